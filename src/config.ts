@@ -1,0 +1,126 @@
+/** Environment → typed configuration. Every limit and default of the server is named here. */
+
+/** The toolsets this build can serve, in the order their tools are registered. */
+export const TOOLSET_NAMES = ["focus"] as const;
+/** One toolset name. */
+export type ToolsetName = typeof TOOLSET_NAMES[number];
+
+/** Limits of the focus toolset. */
+export interface FocusLimits {
+  /** Longest project id, in characters. */
+  projectIdMax: number;
+  /** Longest north star, focus statement, why or task body, in characters. */
+  textMax: number;
+  /** Most open follow-ups (cleanup and record tasks) one project may hold. */
+  openFollowUpsMax: number;
+  /** Largest page of list_projects. */
+  listPageMax: number;
+}
+
+/** Everything the server reads from its environment, validated. */
+export interface Config {
+  port: number;
+  host: string;
+  /** KV path for `Deno.openKv`; `undefined` means the platform default (Deno Deploy's database). */
+  kvPath: string | undefined;
+  /** The secret in URL paths and bearer headers; `undefined` until generated locally. */
+  authToken: string | undefined;
+  /** Running on Deno Deploy, where a missing or short token closes every route. */
+  onDeploy: boolean;
+  toolsets: ToolsetName[];
+  /** Extra `Host`/`Origin` host names accepted when bound to loopback (for tunnels). */
+  allowedHosts: string[];
+  /** Interval of keep-alive comments on legacy SSE streams. */
+  sseKeepAliveMs: number;
+  /** Largest HTTP request body accepted, in bytes. */
+  maxRequestBytes: number;
+  focus: FocusLimits;
+}
+
+/** Shortest `AUTH_TOKEN` accepted on Deno Deploy. */
+export const MIN_DEPLOY_TOKEN_LENGTH = 32;
+/** Where the embedded KV lives when `KV_PATH` is unset locally. */
+export const DEFAULT_KV_PATH = "./data/handoff.kv";
+
+/** Default focus limits. */
+export const DEFAULT_FOCUS_LIMITS: FocusLimits = {
+  projectIdMax: 128,
+  textMax: 4000,
+  openFollowUpsMax: 500,
+  listPageMax: 100,
+};
+
+/** Anything with `get`, so tests can pass a `Map` and `main.ts` passes `Deno.env`. */
+export interface EnvSource {
+  get(name: string): string | undefined;
+}
+
+/** Reads and validates the configuration; throws an `Error` naming the bad variable. */
+export function loadConfig(env: EnvSource): Config {
+  const onDeploy = Boolean(env.get("DENO_DEPLOYMENT_ID"));
+  const token = env.get("AUTH_TOKEN") || undefined;
+  if (token !== undefined && !/^[A-Za-z0-9._~-]+$/.test(token)) {
+    throw new Error(
+      "AUTH_TOKEN must use only URL-safe characters (A-Z a-z 0-9 . _ ~ -) because it is a path segment",
+    );
+  }
+  const kvPath = env.get("KV_PATH") || (onDeploy ? undefined : DEFAULT_KV_PATH);
+  return {
+    port: intVar(env, "PORT", 8787, 0, 65535),
+    host: env.get("HOST") || "127.0.0.1",
+    kvPath,
+    authToken: token,
+    onDeploy,
+    toolsets: parseToolsets(env.get("TOOLSETS"), "TOOLSETS"),
+    allowedHosts: listVar(env.get("ALLOWED_HOSTS")),
+    sseKeepAliveMs: intVar(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
+    maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    focus: {
+      ...DEFAULT_FOCUS_LIMITS,
+      openFollowUpsMax: intVar(env, "FOCUS_OPEN_FOLLOWUPS_MAX", 500, 1, 10_000),
+    },
+  };
+}
+
+/** Why the server must refuse every request, or `undefined` when it may serve. */
+export function closedReason(config: Config): string | undefined {
+  if (!config.onDeploy) return undefined;
+  if (config.authToken === undefined) {
+    return "AUTH_TOKEN is not set: on Deno Deploy it is required (at least 32 characters)";
+  }
+  if (config.authToken.length < MIN_DEPLOY_TOKEN_LENGTH) {
+    return `AUTH_TOKEN is too short: on Deno Deploy it must be at least ${MIN_DEPLOY_TOKEN_LENGTH} characters`;
+  }
+  return undefined;
+}
+
+/** Parses a comma list of toolsets; `undefined` or empty means all of them. */
+export function parseToolsets(raw: string | undefined, what: string): ToolsetName[] {
+  const names = listVar(raw);
+  if (names.length === 0) return [...TOOLSET_NAMES];
+  for (const name of names) {
+    if (!(TOOLSET_NAMES as readonly string[]).includes(name)) {
+      throw new Error(
+        `${what} has unknown toolset "${name}": allowed are ${TOOLSET_NAMES.join(", ")}`,
+      );
+    }
+  }
+  return TOOLSET_NAMES.filter((name) => names.includes(name));
+}
+
+function listVar(raw: string | undefined): string[] {
+  return (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function intVar(env: EnvSource, name: string, fallback: number, min: number, max: number): number {
+  const raw = env.get(name);
+  if (raw === undefined || raw.trim() === "") return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  const value = Number(raw.trim());
+  if (value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
+  }
+  return value;
+}

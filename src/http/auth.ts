@@ -1,0 +1,64 @@
+/** Token checks in constant time, and the loopback Origin/Host guard against DNS rebinding. */
+
+/** Compares a presented token with the secret without leaking where they differ or their lengths. */
+export async function tokenMatches(presented: string | null, secret: string): Promise<boolean> {
+  if (presented === null) return false;
+  const encoder = new TextEncoder();
+  const [a, b] = await Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode(presented)),
+    crypto.subtle.digest("SHA-256", encoder.encode(secret)),
+  ]);
+  const x = new Uint8Array(a);
+  const y = new Uint8Array(b);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+  return diff === 0;
+}
+
+/** The token of an `Authorization: Bearer …` header, or `null`. */
+export function bearerToken(req: Request): string | null {
+  const header = req.headers.get("authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? match[1] : null;
+}
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** True when `host` is a loopback address, so the DNS-rebinding guard applies. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || host.startsWith("127.");
+}
+
+/**
+ * Why a request to a loopback-bound server must be refused, or `undefined`. A page on a foreign
+ * site that rebinds its DNS name to 127.0.0.1 still sends its own name in `Host` and `Origin`.
+ */
+export function rebindingRefusal(
+  req: Request,
+  allowedHosts: readonly string[],
+): string | undefined {
+  const allowed = (name: string) => isLoopback(name) || allowedHosts.includes(name);
+  const host = req.headers.get("host");
+  if (host !== null && !allowed(hostName(host))) {
+    return `Host "${host}" is not allowed: this server is bound to loopback (set ALLOWED_HOSTS to add names)`;
+  }
+  const origin = req.headers.get("origin");
+  if (origin !== null) {
+    let name: string;
+    try {
+      name = new URL(origin).hostname;
+    } catch {
+      return `Origin "${origin}" is not allowed`;
+    }
+    if (!allowed(name)) {
+      return `Origin "${origin}" is not allowed: this server is bound to loopback`;
+    }
+  }
+  return undefined;
+}
+
+function hostName(host: string): string {
+  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
+  const colon = host.indexOf(":");
+  return colon === -1 ? host : host.slice(0, colon);
+}

@@ -1,0 +1,47 @@
+/** A small route table: paths after the token, with `:name` segments, and a handler per method. */
+
+/** What a route handler gets besides the request. */
+export interface RouteContext {
+  url: URL;
+  /** The path prefix the caller used before the route (`/<token>/` or `/`), for links. */
+  base: string;
+  params: Record<string, string>;
+}
+
+/** A handler of one method of one route. */
+export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response> | Response;
+
+/** One path and its handlers by method. */
+export interface Route {
+  /** Path after the token, e.g. `mcp` or `api/handoffs/:key`. */
+  path: string;
+  methods: Partial<Record<string, RouteHandler>>;
+}
+
+/** The route matching `path` and its parameters, or `undefined`. */
+export function matchRoute(
+  routes: readonly Route[],
+  path: string,
+): { route: Route; params: Record<string, string> } | undefined {
+  const parts = path.split("/");
+  for (const route of routes) {
+    const pattern = route.path.split("/");
+    if (pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < pattern.length && ok; i++) {
+      if (pattern[i].startsWith(":")) {
+        try {
+          params[pattern[i].slice(1)] = decodeURIComponent(parts[i]);
+        } catch {
+          ok = false;
+        }
+        ok &&= parts[i] !== "";
+      } else {
+        ok = pattern[i] === parts[i];
+      }
+    }
+    if (ok) return { route, params };
+  }
+  return undefined;
+}

@@ -1,0 +1,45 @@
+/** Starting and stopping the HTTP server. */
+
+import type { Config } from "../config.ts";
+import { ensureAuthToken } from "../store/settings.ts";
+import { createHandler } from "./handler.ts";
+
+/** A listening server. */
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:8787`. */
+  origin: string;
+  /** The token in effect, or `undefined` when the server is closed for lack of one. */
+  token: string | undefined;
+  /** Where a client connects over Streamable HTTP. */
+  mcpUrl: string;
+  shutdown(): Promise<void>;
+  finished: Promise<void>;
+}
+
+/**
+ * Serves HTTP on the configured host and port (0 picks a free port). Locally, a missing
+ * `AUTH_TOKEN` is replaced by one generated once and kept in KV.
+ */
+export async function startHttpServer(config: Config, kv: Deno.Kv): Promise<RunningServer> {
+  const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
+  const handler = createHandler({ kv, config, token });
+  const listening = Promise.withResolvers<Deno.NetAddr>();
+  const server = Deno.serve({
+    hostname: config.host,
+    port: config.port,
+    onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
+  }, handler);
+  const addr = await listening.promise;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  const origin = `http://${host}:${addr.port}`;
+  return {
+    origin,
+    token,
+    mcpUrl: `${origin}/${token ?? "<AUTH_TOKEN>"}/mcp`,
+    finished: server.finished,
+    async shutdown() {
+      await handler.close();
+      await server.shutdown();
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The legacy HTTP+SSE transport (protocol 2024-11-05) over web streams, for `Deno.serve`.
+ * The SDK's own SSE server transport needs node:http. A GET opens an event stream that first
+ * announces the endpoint to POST messages to; responses flow back as `message` events.
+ */
+
+import { BodyError, json, plain, readJson } from "./body.ts";
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type MessageExtraInfo,
+  type Transport,
+} from "../mcp/sdk.ts";
+
+/** What the SSE sessions need from the rest of the server. */
+export interface SseOptions {
+  keepAliveMs: number;
+  maxRequestBytes: number;
+  /** Connects a new MCP server to the transport of a new session. */
+  connect(transport: Transport): Promise<void>;
+}
+
+/** The open legacy SSE sessions of this process. */
+export class SseSessions {
+  readonly #sessions = new Map<string, SseTransport>();
+  readonly #options: SseOptions;
+
+  constructor(options: SseOptions) {
+    this.#options = options;
+  }
+
+  /** How many sessions are open. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Opens a session; `messagesPath` is where its client must POST. */
+  async open(messagesPath: string): Promise<Response> {
+    const sessionId = crypto.randomUUID();
+    const transport = new SseTransport(
+      sessionId,
+      `${messagesPath}?sessionId=${sessionId}`,
+      this.#options.keepAliveMs,
+      () => this.#sessions.delete(sessionId),
+    );
+    this.#sessions.set(sessionId, transport);
+    await this.#options.connect(transport);
+    return new Response(transport.stream, {
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        "x-accel-buffering": "no",
+      },
+    });
+  }
+
+  /** Delivers one POSTed JSON-RPC message (or batch) to its session. */
+  async post(req: Request, sessionId: string | null): Promise<Response> {
+    const transport = sessionId === null ? undefined : this.#sessions.get(sessionId);
+    if (!transport) {
+      return plain(404, "Session not found: open a new one with GET on the sse endpoint");
+    }
+    const type = req.headers.get("content-type") ?? "";
+    if (!type.toLowerCase().startsWith("application/json")) {
+      return plain(415, "Content-Type must be application/json");
+    }
+    let raw: unknown;
+    try {
+      raw = await readJson(req, this.#options.maxRequestBytes);
+    } catch (error) {
+      if (error instanceof BodyError) return plain(error.status, error.message);
+      throw error;
+    }
+    const parsed = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.safeParse(m));
+    if (parsed.length === 0 || parsed.some((p) => !p.success)) {
+      return json(400, {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32700, message: "Parse error: not a JSON-RPC 2.0 message" },
+      });
+    }
+    const headers = Object.fromEntries(req.headers);
+    for (const p of parsed) {
+      transport.deliver(p.data as JSONRPCMessage, { requestInfo: { headers } });
+    }
+    return plain(202, "Accepted");
+  }
+
+  /** Closes every session, e.g. when the server shuts down. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((t) => t.close()));
+  }
+}
+
+/** One SSE session as an MCP `Transport`. */
+class SseTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  readonly sessionId: string;
+  readonly stream: ReadableStream<Uint8Array>;
+  readonly #encoder = new TextEncoder();
+  readonly #forget: () => void;
+  #controller?: ReadableStreamDefaultController<Uint8Array>;
+  #timer?: ReturnType<typeof setInterval>;
+  #closed = false;
+
+  constructor(sessionId: string, endpoint: string, keepAliveMs: number, forget: () => void) {
+    this.sessionId = sessionId;
+    this.#forget = forget;
+    this.stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+        this.#write(`event: endpoint\ndata: ${endpoint}\n\n`);
+        this.#timer = setInterval(() => this.#write(": keep-alive\n\n"), keepAliveMs);
+      },
+      cancel: () => this.close(),
+    });
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("SSE session is closed"));
+    this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    return Promise.resolve();
+  }
+
+  deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
+    this.onmessage?.(message, extra);
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#forget();
+    try {
+      this.#controller?.close();
+    } catch {
+      // The client already went away; the stream is closed either way.
+    }
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  #write(text: string): void {
+    if (this.#closed) return;
+    try {
+      this.#controller?.enqueue(this.#encoder.encode(text));
+    } catch {
+      // Enqueue fails once the client has dropped the stream: end the session.
+      void this.close();
+    }
+  }
+}

@@ -1,0 +1,25 @@
+/** Server settings kept in KV, such as the locally generated auth token. */
+
+import { commitWithRetry, randomToken, retryLocked } from "./kv.ts";
+
+/** Key of the token generated for a local server without `AUTH_TOKEN`. */
+export function authTokenKey(): Deno.KvKey {
+  return ["settings", "auth_token"];
+}
+
+/** Bytes of randomness in a generated token (256 bits). */
+export const GENERATED_TOKEN_BYTES = 32;
+
+/**
+ * The stored token, or a new random one stored so it survives restarts. Two processes starting
+ * at once on one KV file agree on the same token: the create is a create-if-absent.
+ */
+export async function ensureAuthToken(kv: Deno.Kv): Promise<string> {
+  return await commitWithRetry(async () => {
+    const current = await retryLocked(() => kv.get<string>(authTokenKey()));
+    if (current.value !== null) return { value: current.value };
+    const token = randomToken(GENERATED_TOKEN_BYTES);
+    const op = kv.atomic().check(current).set(authTokenKey(), token);
+    return { op, value: token };
+  });
+}
