@@ -1,0 +1,47 @@
+/** Headless Chromium (Debian's package) driven by playwright-core, for page tests. */
+
+import { type Browser, chromium } from "playwright-core";
+
+/** Where Debian installs Chromium. */
+export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
+
+function chromiumInstalled(): boolean {
+  try {
+    return Deno.statSync(CHROMIUM).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Registers a test that needs Chromium. Without Chromium it is skipped, unless
+ * `REQUIRE_BROWSER=1` (set by `.ci/run`), where a missing browser is a failure.
+ */
+export function browserTest(name: string, fn: (browser: Browser) => Promise<void>): void {
+  const required = Deno.env.get("REQUIRE_BROWSER") === "1";
+  Deno.test({
+    name,
+    ignore: !required && !chromiumInstalled(),
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+      try {
+        await fn(browser);
+      } finally {
+        await browser.close();
+      }
+    },
+  });
+}
