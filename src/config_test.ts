@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { closedReason, DEFAULT_KV_PATH, loadConfig, parseToolsets } from "./config.ts";
+
+const env = (vars: Record<string, string>) => new Map(Object.entries(vars));
+
+Deno.test("loadConfig() gives the documented defaults", () => {
+  const config = loadConfig(env({}));
+  assert.equal(config.port, 8787);
+  assert.equal(config.host, "127.0.0.1");
+  assert.equal(config.kvPath, DEFAULT_KV_PATH);
+  assert.equal(config.authToken, undefined);
+  assert.equal(config.onDeploy, false);
+  assert.deepEqual(config.toolsets, parseToolsets(undefined, "x"));
+  assert.equal(closedReason(config), undefined);
+});
+
+Deno.test("loadConfig() names the bad variable and what is allowed", () => {
+  assert.throws(
+    () => loadConfig(env({ PORT: "http" })),
+    /PORT must be a whole number from 0 to 65535/,
+  );
+  assert.throws(() => loadConfig(env({ PORT: "70000" })), /PORT must be .* got 70000/);
+  assert.throws(
+    () => loadConfig(env({ TOOLSETS: "focus,nope" })),
+    /unknown toolset "nope": allowed are/,
+  );
+  assert.throws(() => loadConfig(env({ AUTH_TOKEN: "a/b" })), /AUTH_TOKEN must use only URL-safe/);
+});
+
+Deno.test("loadConfig() on Deno Deploy uses the attached KV and fails closed without a long token", () => {
+  const bare = loadConfig(env({ DENO_DEPLOYMENT_ID: "abc" }));
+  assert.equal(bare.kvPath, undefined);
+  assert.match(closedReason(bare)!, /AUTH_TOKEN is not set/);
+  const short = loadConfig(env({ DENO_DEPLOYMENT_ID: "abc", AUTH_TOKEN: "short" }));
+  assert.match(closedReason(short)!, /at least 32 characters/);
+  const good = loadConfig(env({ DENO_DEPLOYMENT_ID: "abc", AUTH_TOKEN: "x".repeat(32) }));
+  assert.equal(closedReason(good), undefined);
+});

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
+
+Deno.test("tokenMatches() accepts only the exact token", async () => {
+  assert.equal(await tokenMatches("secret-token", "secret-token"), true);
+  assert.equal(await tokenMatches("secret-tokeN", "secret-token"), false);
+  assert.equal(await tokenMatches("secret", "secret-token"), false);
+  assert.equal(await tokenMatches("", "secret-token"), false);
+  assert.equal(await tokenMatches(null, "secret-token"), false);
+});
+
+Deno.test("bearerToken() reads only a Bearer authorization header", () => {
+  const req = (value?: string) =>
+    new Request("http://x/", { headers: value ? { authorization: value } : {} });
+  assert.equal(bearerToken(req("Bearer abc")), "abc");
+  assert.equal(bearerToken(req("bearer abc")), "abc");
+  assert.equal(bearerToken(req("Basic abc")), null);
+  assert.equal(bearerToken(req()), null);
+});
+
+Deno.test("rebindingRefusal() refuses foreign Host and Origin on loopback, allows local ones", () => {
+  const req = (headers: Record<string, string>) => new Request("http://127.0.0.1/", { headers });
+  assert.equal(rebindingRefusal(req({ host: "127.0.0.1:8787" }), []), undefined);
+  assert.equal(
+    rebindingRefusal(req({ host: "localhost:8787", origin: "http://localhost:3000" }), []),
+    undefined,
+  );
+  assert.equal(rebindingRefusal(req({ host: "[::1]:8787" }), []), undefined);
+  assert.match(rebindingRefusal(req({ host: "evil.example.com" }), [])!, /Host "evil.example.com"/);
+  assert.match(
+    rebindingRefusal(req({ host: "127.0.0.1:8787", origin: "http://evil.example.com" }), [])!,
+    /Origin/,
+  );
+  assert.equal(rebindingRefusal(req({ host: "my.tunnel.dev" }), ["my.tunnel.dev"]), undefined);
+  assert.equal(isLoopback("0.0.0.0"), false);
+});

@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { commitWithRetry, isUlid, listPage, randomToken, ulid } from "./kv.ts";
+
+Deno.test("ulid() is a sortable ULID, monotonic within one millisecond", () => {
+  const ids = Array.from({ length: 1000 }, () => ulid(1_700_000_000_000));
+  assert.ok(ids.every(isUlid));
+  assert.deepEqual([...ids].sort(), ids);
+  assert.equal(new Set(ids).size, ids.length);
+  assert.ok(ulid(1_700_000_000_001) > ids.at(-1)!);
+});
+
+Deno.test("randomToken() gives URL-safe text of the requested randomness", () => {
+  const token = randomToken(32);
+  assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+  assert.notEqual(token, randomToken(32));
+});
+
+Deno.test("commitWithRetry() retries a check that failed because another writer won", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await kv.set(["n"], 0);
+    const increment = () =>
+      commitWithRetry(async () => {
+        const current = await kv.get<number>(["n"]);
+        const op = kv.atomic().check(current).set(["n"], current.value! + 1);
+        return { op, value: current.value! + 1 };
+      });
+    const results = await Promise.all(Array.from({ length: 50 }, increment));
+    assert.equal((await kv.get(["n"])).value, 50);
+    assert.deepEqual(
+      [...results].sort((a, b) => a - b),
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("commitWithRetry() returns without writing when the attempt has no op", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    assert.equal(
+      await commitWithRetry(() => Promise.resolve({ value: "nothing to do" })),
+      "nothing to do",
+    );
+    assert.equal((await Array.fromAsync(kv.list({ prefix: [] }))).length, 0);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("listPage() walks both directions without skipping or repeating", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    for (let i = 0; i < 23; i++) await kv.set(["x", i], i);
+    for (const reverse of [false, true]) {
+      const seen: number[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await listPage<number>(kv, ["x"], { limit: 5, cursor, reverse });
+        seen.push(...page.items.map((e) => e.value));
+        if (!page.hasMore) {
+          assert.equal(page.nextCursor, null);
+          break;
+        }
+        cursor = page.nextCursor!;
+      }
+      const expected = Array.from({ length: 23 }, (_, i) => i);
+      assert.deepEqual(seen, reverse ? expected.reverse() : expected);
+    }
+  } finally {
+    kv.close();
+  }
+});
