@@ -79,7 +79,8 @@ export interface ChildServer {
   origin: string;
   /** Everything the child printed on stdout. */
   output: string;
-  close(): Promise<void>;
+  /** Stops the child: SIGTERM lets it shut down, SIGKILL does not. */
+  close(signal?: Deno.Signal): Promise<void>;
 }
 
 /** Starts `main.ts` in a child process on a free port and waits for its connector line. */
@@ -105,8 +106,8 @@ export async function spawnServer(env: Record<string, string>): Promise<ChildSer
   return {
     origin,
     output,
-    async close() {
-      child.kill("SIGTERM");
+    async close(signal: Deno.Signal = "SIGTERM") {
+      child.kill(signal);
       await child.status;
       await reader.cancel();
       await child.stderr.cancel();
