@@ -1,5 +1,59 @@
-/** get_state latency with 0, 1,000 and 10,000 finished tasks, and a bare ping, over HTTP. */
+/**
+ * Focus toolset: median `get_state` latency over Streamable HTTP on loopback with 0, 1,000 and
+ * 10,000 finished tasks in the project, against a bare `ping` on the same server, on a KV file.
+ */
 
-export function benchFocus(): Promise<Record<string, unknown>> {
-  return Promise.resolve({ todo: true });
+import { DEFAULT_FOCUS_LIMITS } from "../src/config.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import { addTask, completeTask, setFocus, setNorthStar } from "../src/store/focus.ts";
+import { startServer, tempKvPath } from "../tests/harness.ts";
+import { measureInterleaved, ratio } from "./lib.ts";
+
+const FINISHED = [0, 1_000, 10_000];
+
+/** Seeds a project with a north star, a focus, three open follow-ups and `finished` done tasks. */
+async function seed(kv: Deno.Kv, projectId: string, finished: number): Promise<void> {
+  const limits = DEFAULT_FOCUS_LIMITS;
+  await setNorthStar(kv, limits, projectId, "Keep get_state fast");
+  await setFocus(kv, limits, projectId, "Measure it", "numbers beat guesses");
+  for (let start = 0; start < finished; start += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, finished - start) }, async (_, i) => {
+      const task = await addTask(kv, limits, projectId, `finished ${start + i}`, "cleanup");
+      await completeTask(kv, task.id);
+    }));
+  }
+  for (const kind of ["cleanup", "record", "main"]) {
+    await addTask(kv, limits, projectId, `open ${kind}`, kind);
+  }
+}
+
+/** Runs the focus benchmark and returns medians and the 10,000-vs-empty ratio. */
+export async function benchFocus(): Promise<Record<string, unknown>> {
+  const kvFile = await tempKvPath();
+  const server = await startServer({ env: { KV_PATH: kvFile.path } });
+  const client = new Client({ name: "bench", version: "1" });
+  try {
+    for (const n of FINISHED) await seed(server.kv, `bench-${n}`, n);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.origin}/${server.token}/mcp`)),
+    );
+    const cases: Record<string, () => Promise<unknown>> = { ping: () => client.ping() };
+    for (const n of FINISHED) {
+      cases[`get_state_${n}_finished`] = () =>
+        client.callTool({ name: "get_state", arguments: { project_id: `bench-${n}` } });
+    }
+    const results = await measureInterleaved(cases, 10, 30);
+    return {
+      transport: "streamable-http (stateless, SSE responses), loopback",
+      kv: "file",
+      results,
+      ratio_10000_vs_empty: ratio(results.get_state_10000_finished, results.get_state_0_finished),
+      ratio_1000_vs_empty: ratio(results.get_state_1000_finished, results.get_state_0_finished),
+      goal: "ratio_10000_vs_empty <= 1.5",
+    };
+  } finally {
+    await client.close();
+    await server.close();
+    await kvFile.cleanup();
+  }
 }

@@ -43,3 +43,29 @@ export function round(ms: number): number {
 export function ratio(a: Summary, b: Summary): number {
   return Math.round((a.median_ms / b.median_ms) * 100) / 100;
 }
+
+/**
+ * Measures several cases in alternating rounds, so drift on a noisy machine (another process, a
+ * GC, thermal changes) spreads over every case instead of landing on one.
+ */
+export async function measureInterleaved(
+  cases: Record<string, () => Promise<unknown>>,
+  rounds: number,
+  perRound: number,
+): Promise<Record<string, Summary>> {
+  const samples: Record<string, number[]> = {};
+  for (const [name, fn] of Object.entries(cases)) {
+    samples[name] = [];
+    for (let i = 0; i < 10; i++) await fn();
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, fn] of Object.entries(cases)) {
+      for (let i = 0; i < perRound; i++) {
+        const start = performance.now();
+        await fn();
+        samples[name].push(performance.now() - start);
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, summarize(s)]));
+}
