@@ -7,7 +7,7 @@ import { openKv } from "./src/store/kv.ts";
 
 function configOrExit(): Config {
   try {
-    return loadConfig(Deno.env);
+    return loadConfig(Deno.env, new URL(".", import.meta.url).pathname);
   } catch (error) {
     console.error(`handoff-mcp: configuration error: ${(error as Error).message}`);
     Deno.exit(1);

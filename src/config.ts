@@ -55,8 +55,12 @@ export interface EnvSource {
   get(name: string): string | undefined;
 }
 
-/** Reads and validates the configuration; throws an `Error` naming the bad variable. */
-export function loadConfig(env: EnvSource): Config {
+/**
+ * Reads and validates the configuration; throws an `Error` naming the bad variable. The default
+ * KV file is placed under `baseDir` (the project folder), so an HTTP server started there and a
+ * stdio server started by a desktop client from any folder share one database.
+ */
+export function loadConfig(env: EnvSource, baseDir = "."): Config {
   const onDeploy = Boolean(env.get("DENO_DEPLOYMENT_ID"));
   const token = env.get("AUTH_TOKEN") || undefined;
   if (token !== undefined && !/^[A-Za-z0-9._~-]+$/.test(token)) {
@@ -64,7 +68,8 @@ export function loadConfig(env: EnvSource): Config {
       "AUTH_TOKEN must use only URL-safe characters (A-Z a-z 0-9 . _ ~ -) because it is a path segment",
     );
   }
-  const kvPath = env.get("KV_PATH") || (onDeploy ? undefined : DEFAULT_KV_PATH);
+  const kvPath = env.get("KV_PATH") ||
+    (onDeploy ? undefined : `${baseDir.replace(/\/$/, "")}/${DEFAULT_KV_PATH.slice(2)}`);
   return {
     port: intVar(env, "PORT", 8787, 0, 65535),
     host: env.get("HOST") || "127.0.0.1",

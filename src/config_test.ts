@@ -8,6 +8,8 @@ Deno.test("loadConfig() gives the documented defaults", () => {
   assert.equal(config.port, 8787);
   assert.equal(config.host, "127.0.0.1");
   assert.equal(config.kvPath, DEFAULT_KV_PATH);
+  assert.equal(loadConfig(env({}), "/srv/app/").kvPath, "/srv/app/data/handoff.kv");
+  assert.equal(loadConfig(env({ KV_PATH: "rel.kv" }), "/srv/app").kvPath, "rel.kv");
   assert.equal(config.authToken, undefined);
   assert.equal(config.onDeploy, false);
   assert.deepEqual(config.toolsets, parseToolsets(undefined, "x"));
