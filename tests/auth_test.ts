@@ -180,3 +180,20 @@ Deno.test("on Deno Deploy without a long enough AUTH_TOKEN every request gets 50
     }
   }
 });
+
+Deno.test("on Deno Deploy with a long token, requests from other sites are served", async () => {
+  const token = "d".repeat(40);
+  const server = await startServer({ env: { DENO_DEPLOYMENT_ID: "test", AUTH_TOKEN: token } });
+  try {
+    const res = await fetch(`${server.origin}/${token}/mcp`, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, origin: "https://claude.ai" },
+      body: INIT,
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    assert.equal(await rawStatus(server.origin, `/${token}/mcp`, "handoff.deno.dev"), 200);
+  } finally {
+    await server.close();
+  }
+});

@@ -40,7 +40,8 @@ export function createHandler(deps: HandlerDeps): Handler {
   const { config } = deps;
   const closed = closedReason(config) ??
     (deps.token === undefined ? "No AUTH_TOKEN is configured" : undefined);
-  const guardRebinding = isLoopback(config.host);
+  // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
+  const guardRebinding = !config.onDeploy && isLoopback(config.host);
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
