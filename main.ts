@@ -1,26 +1,37 @@
 /** handoff-mcp: durable AI work across chats, sessions and vendors, over MCP. */
 
+import { fileURLToPath } from "node:url";
 import { type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer } from "./src/http/serve.ts";
 import { serveStdio } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/store/kv.ts";
 
-function configOrExit(): Config {
+/** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
+async function orExit<T>(what: string, step: () => T | Promise<T>): Promise<T> {
   try {
-    return loadConfig(Deno.env, new URL(".", import.meta.url).pathname);
+    return await step();
   } catch (error) {
-    console.error(`handoff-mcp: configuration error: ${(error as Error).message}`);
+    console.error(`handoff-mcp: ${what}: ${(error as Error).message}`);
     Deno.exit(1);
   }
 }
 
-const config = configOrExit();
-const kv = await openKv(config.kvPath);
+const config: Config = await orExit(
+  "configuration error",
+  () => loadConfig(Deno.env, fileURLToPath(new URL(".", import.meta.url))),
+);
+const kv = await orExit(
+  `cannot open KV at ${config.kvPath ?? "the platform default"}`,
+  () => openKv(config.kvPath),
+);
 
 if (Deno.args.includes("--stdio")) {
   await serveStdio({ kv, config });
 } else {
-  const server = await startHttpServer(config, kv);
+  const server = await orExit(
+    `cannot listen on ${config.host}:${config.port}`,
+    () => startHttpServer(config, kv),
+  );
   const shown = config.authToken === undefined
     ? server.mcpUrl
     : `${server.origin}/<AUTH_TOKEN>/mcp`;

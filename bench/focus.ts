@@ -39,8 +39,17 @@ export async function benchFocus(): Promise<Record<string, unknown>> {
     );
     const cases: Record<string, () => Promise<unknown>> = { ping: () => client.ping() };
     for (const n of FINISHED) {
-      cases[`get_state_${n}_finished`] = () =>
+      const getState = () =>
         client.callTool({ name: "get_state", arguments: { project_id: `bench-${n}` } });
+      // Time only a call that returns the seeded state, never a fast error.
+      const first = await getState();
+      const text = (first.content as { text: string }[])[0].text;
+      if (
+        first.isError || text.split("\n").length !== 5 || !text.includes("[record] open record")
+      ) {
+        throw new Error(`get_state for bench-${n} did not return the seeded state: ${text}`);
+      }
+      cases[`get_state_${n}_finished`] = getState;
     }
     const results = await measureInterleaved(cases, 10, 30);
     return {

@@ -1,5 +1,7 @@
 /** Environment → typed configuration. Every limit and default of the server is named here. */
 
+import { join } from "node:path";
+
 /** The toolsets this build can serve, in the order their tools are registered. */
 export const TOOLSET_NAMES = ["focus"] as const;
 /** One toolset name. */
@@ -25,8 +27,10 @@ export interface Config {
   kvPath: string | undefined;
   /** The secret in URL paths and bearer headers; `undefined` until generated locally. */
   authToken: string | undefined;
-  /** Running on Deno Deploy, where a missing or short token closes every route. */
+  /** Running on Deno Deploy, where a missing or bad token closes every route. */
   onDeploy: boolean;
+  /** What is wrong with `AUTH_TOKEN` on Deno Deploy (where it closes the server, not crash it). */
+  tokenProblem?: string;
   toolsets: ToolsetName[];
   /** Extra `Host`/`Origin` host names accepted when bound to loopback (for tunnels). */
   allowedHosts: string[];
@@ -62,20 +66,26 @@ export interface EnvSource {
  */
 export function loadConfig(env: EnvSource, baseDir = "."): Config {
   const onDeploy = Boolean(env.get("DENO_DEPLOYMENT_ID"));
-  const token = env.get("AUTH_TOKEN") || undefined;
-  if (token !== undefined && !/^[A-Za-z0-9._~-]+$/.test(token)) {
+  const rawToken = env.get("AUTH_TOKEN") || undefined;
+  const tokenProblem = rawToken !== undefined && !/^[A-Za-z0-9._~-]+$/.test(rawToken)
+    ? "AUTH_TOKEN must use only URL-safe characters (A-Z a-z 0-9 . _ ~ -) because it is a path segment"
+    : undefined;
+  if (tokenProblem && !onDeploy) throw new Error(tokenProblem);
+  const token = tokenProblem ? undefined : rawToken;
+  const host = env.get("HOST") || "127.0.0.1";
+  if (!/^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[?[0-9A-Fa-f:.]+\]?)$/.test(host)) {
     throw new Error(
-      "AUTH_TOKEN must use only URL-safe characters (A-Z a-z 0-9 . _ ~ -) because it is a path segment",
+      `HOST must be a host name or IP address such as 127.0.0.1 or 0.0.0.0, got "${host}"`,
     );
   }
-  const kvPath = env.get("KV_PATH") ||
-    (onDeploy ? undefined : `${baseDir.replace(/\/$/, "")}/${DEFAULT_KV_PATH.slice(2)}`);
+  const kvPath = env.get("KV_PATH") || (onDeploy ? undefined : join(baseDir, DEFAULT_KV_PATH));
   return {
     port: intVar(env, "PORT", 8787, 0, 65535),
-    host: env.get("HOST") || "127.0.0.1",
+    host,
     kvPath,
     authToken: token,
     onDeploy,
+    tokenProblem,
     toolsets: parseToolsets(env.get("TOOLSETS"), "TOOLSETS"),
     allowedHosts: listVar(env.get("ALLOWED_HOSTS")),
     sseKeepAliveMs: intVar(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
@@ -90,6 +100,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
 /** Why the server must refuse every request, or `undefined` when it may serve. */
 export function closedReason(config: Config): string | undefined {
   if (!config.onDeploy) return undefined;
+  if (config.tokenProblem) return config.tokenProblem;
   if (config.authToken === undefined) {
     return "AUTH_TOKEN is not set: on Deno Deploy it is required (at least 32 characters)";
   }

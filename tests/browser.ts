@@ -1,6 +1,9 @@
 /** Headless Chromium (Debian's package) driven by playwright-core, for page tests. */
 
-import { type Browser, chromium } from "playwright-core";
+// A test-only tool: imported by full specifier, not through deno.json, so it is pinned in
+// deno.test.lock and never enters deno.lock, which holds only what the server itself runs.
+// deno-lint-ignore no-import-prefix
+import { type Browser, chromium } from "npm:playwright-core@1.65.1";
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { startServer } from "./harness.ts";
+import { ROOT, startServer } from "./harness.ts";
 
 /** The suite's version; it needs a newer Node than this machine's, so Deno runs it. */
 export const CONFORMANCE = "npm:@modelcontextprotocol/conformance@0.1.16";
@@ -34,6 +34,8 @@ Deno.test({
             args: [
               "run",
               "--no-prompt",
+              // Test tools are pinned in deno.test.lock; deno.lock holds only what the server runs.
+              "--lock=deno.test.lock",
               "--allow-net=127.0.0.1,localhost,registry.npmjs.org",
               "--allow-env",
               "--allow-read",
@@ -44,6 +46,7 @@ Deno.test({
               "--scenario",
               scenario,
             ],
+            cwd: ROOT,
             env: { NO_COLOR: "1" },
           }).output();
           const out = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);

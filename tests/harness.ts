@@ -67,7 +67,9 @@ export async function connectStdio(kvPath: string, env: Record<string, string> =
     command: Deno.execPath(),
     args: ["run", "--allow-env", "--allow-read", "--allow-write", "main.ts", "--stdio"],
     cwd: ROOT,
-    env: { KV_PATH: kvPath, NO_COLOR: "1", ...env },
+    // The SDK passes only a few variables by default; DENO_DIR, proxies and the like must reach
+    // the child too, or it cannot load its modules on a machine that sets them.
+    env: { ...Deno.env.toObject(), KV_PATH: kvPath, NO_COLOR: "1", ...env },
     stderr: "pipe",
   });
   await client.connect(transport);

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import { call, type ChildServer, spawnServer, tempKvPath } from "./harness.ts";
+import { call, type ChildServer, ROOT, spawnServer, tempKvPath } from "./harness.ts";
 
 async function connectTo(url: string) {
   const client = new Client({ name: "restart", version: "1" });
@@ -79,5 +79,26 @@ Deno.test("a restart on the same KV file loses nothing acknowledged, even after 
     await second.close();
   } finally {
     await kvFile.cleanup();
+  }
+});
+
+Deno.test("start-up problems end the process with one clear line, not a stack trace", async () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: "eighty" }, /configuration error: PORT must be a whole number from 0 to 65535/],
+    [{ HOST: "no such host" }, /configuration error: HOST must be a host name or IP address/],
+    [{ TOOLSETS: "focus,nope" }, /configuration error: TOOLSETS has unknown toolset "nope"/],
+    [{ KV_PATH: "/proc/no-such-dir/x.kv" }, /cannot open KV at \/proc\/no-such-dir\/x.kv/],
+  ];
+  for (const [env, pattern] of cases) {
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "main.ts"],
+      cwd: ROOT,
+      env: { KV_PATH: ":memory:", PORT: "0", NO_COLOR: "1", ...env },
+      stdout: "null",
+    }).output();
+    const text = new TextDecoder().decode(stderr);
+    assert.equal(code, 1, text);
+    assert.match(text, pattern);
+    assert.doesNotMatch(text, /\n\s+at /, "no stack trace");
   }
 });

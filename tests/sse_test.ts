@@ -94,3 +94,18 @@ Deno.test("an SSE message POST for an unknown session gets 404", async () => {
     await server.close();
   }
 });
+
+Deno.test("?toolsets= narrows the tools on /sse as on /mcp, and an unknown one is refused", async () => {
+  const server = await startServer();
+  try {
+    for (const path of ["sse", "mcp"]) {
+      const res = await fetch(`${server.origin}/${server.token}/${path}?toolsets=nope`, {
+        method: path === "mcp" ? "POST" : "GET",
+      });
+      assert.equal(res.status, 400);
+      assert.match(await res.text(), /unknown toolset \\"nope\\"/);
+    }
+  } finally {
+    await server.close();
+  }
+});

@@ -22,11 +22,16 @@ export function bearerToken(req: Request): string | null {
   return match ? match[1] : null;
 }
 
-const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+const LOOPBACK_NAMES = new Set(["localhost", "[::1]", "::1"]);
+const LOOPBACK_V4 = /^127(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-/** True when `host` is a loopback address, so the DNS-rebinding guard applies. */
+/**
+ * True when `host` is a loopback address, so the DNS-rebinding guard applies. Only literal
+ * addresses count: a name such as `127.0.0.1.evil.example` is a foreign site.
+ */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || host.startsWith("127.");
+  const name = host.toLowerCase().replace(/\.$/, "");
+  return LOOPBACK_NAMES.has(name) || LOOPBACK_V4.test(name);
 }
 
 /**

@@ -33,4 +33,15 @@ Deno.test("rebindingRefusal() refuses foreign Host and Origin on loopback, allow
   );
   assert.equal(rebindingRefusal(req({ host: "my.tunnel.dev" }), ["my.tunnel.dev"]), undefined);
   assert.equal(isLoopback("0.0.0.0"), false);
+  for (const name of ["127.0.0.1.evil.com", "127.attacker.example", "localhost.evil.com"]) {
+    assert.equal(isLoopback(name), false, name);
+    assert.match(rebindingRefusal(req({ host: name }), [])!, /not allowed/, name);
+    assert.match(
+      rebindingRefusal(req({ host: "127.0.0.1", origin: `http://${name}` }), [])!,
+      /not allowed/,
+      name,
+    );
+  }
+  assert.equal(isLoopback("127.0.0.2"), true);
+  assert.equal(isLoopback("LOCALHOST"), true);
 });

@@ -45,7 +45,7 @@ export function createHandler(deps: HandlerDeps): Handler {
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
-    connect: (transport) => createMcpServer(deps).connect(transport),
+    connect: (transport, toolsets) => createMcpServer(deps, toolsets).connect(transport),
   });
 
   const routes: Route[] = [
@@ -53,7 +53,12 @@ export function createHandler(deps: HandlerDeps): Handler {
       path: "mcp",
       methods: { POST: (req, { url }) => streamable(deps, req, toolsetsOf(url, config)) },
     },
-    { path: "sse", methods: { GET: (_req, { base }) => sse.open(`${base}messages`) } },
+    {
+      path: "sse",
+      methods: {
+        GET: (_req, { url, base }) => sse.open(`${base}messages`, toolsetsOf(url, config)),
+      },
+    },
     {
       path: "messages",
       methods: { POST: (req, { url }) => sse.post(req, url.searchParams.get("sessionId")) },
@@ -141,8 +146,13 @@ async function streamable(
     maxRequestBodySize: deps.config.maxRequestBytes,
   });
   await server.connect(transport);
-  const res = await transport.handleRequest(req);
-  return onBodyDone(res, () => void server.close());
+  try {
+    const res = await transport.handleRequest(req);
+    return onBodyDone(res, () => void server.close());
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
 }
 
 function errorResponse(error: unknown): Response {

@@ -24,11 +24,11 @@ export async function startHttpServer(config: Config, kv: Deno.Kv): Promise<Runn
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
   const handler = createHandler({ kv, config, token });
   const listening = Promise.withResolvers<Deno.NetAddr>();
-  const server = Deno.serve({
-    hostname: config.host,
-    port: config.port,
-    onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
-  }, handler);
+  const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
+  // Deno Deploy chooses the address itself.
+  const server = config.onDeploy
+    ? Deno.serve({ onListen }, handler)
+    : Deno.serve({ hostname: config.host, port: config.port, onListen }, handler);
   const addr = await listening.promise;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const origin = `http://${host}:${addr.port}`;

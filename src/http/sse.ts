@@ -4,6 +4,7 @@
  * announces the endpoint to POST messages to; responses flow back as `message` events.
  */
 
+import type { ToolsetName } from "../config.ts";
 import { BodyError, json, plain, readJson } from "./body.ts";
 import {
   type JSONRPCMessage,
@@ -16,8 +17,8 @@ import {
 export interface SseOptions {
   keepAliveMs: number;
   maxRequestBytes: number;
-  /** Connects a new MCP server to the transport of a new session. */
-  connect(transport: Transport): Promise<void>;
+  /** Connects a new MCP server, exposing `toolsets`, to the transport of a new session. */
+  connect(transport: Transport, toolsets: readonly ToolsetName[]): Promise<void>;
 }
 
 /** The open legacy SSE sessions of this process. */
@@ -34,8 +35,8 @@ export class SseSessions {
     return this.#sessions.size;
   }
 
-  /** Opens a session; `messagesPath` is where its client must POST. */
-  async open(messagesPath: string): Promise<Response> {
+  /** Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. */
+  async open(messagesPath: string, toolsets: readonly ToolsetName[]): Promise<Response> {
     const sessionId = crypto.randomUUID();
     const transport = new SseTransport(
       sessionId,
@@ -44,7 +45,7 @@ export class SseSessions {
       () => this.#sessions.delete(sessionId),
     );
     this.#sessions.set(sessionId, transport);
-    await this.#options.connect(transport);
+    await this.#options.connect(transport, toolsets);
     return new Response(transport.stream, {
       headers: {
         "content-type": "text/event-stream",

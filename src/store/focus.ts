@@ -85,9 +85,12 @@ export function openFollowUpKey(projectId: string, taskId: string): Deno.KvKey {
 /** Checks a project id: 1–max characters, no control characters. */
 export function validateProjectId(projectId: string, limits: FocusLimits): string {
   const length = [...projectId].length;
-  if (length < 1 || length > limits.projectIdMax || /\p{Cc}/u.test(projectId)) {
+  if (
+    length < 1 || length > limits.projectIdMax || /\p{Cc}/u.test(projectId) ||
+    !projectId.isWellFormed()
+  ) {
     invalid(
-      `project_id must be 1–${limits.projectIdMax} characters without control characters, got ${
+      `project_id must be 1–${limits.projectIdMax} characters without control characters or lone surrogates, got ${
         length === 0 ? "an empty string" : `${length} characters`
       }`,
     );
@@ -120,8 +123,8 @@ export function validateLine(
       `${what}: ${field} must be a single line (no line breaks), 1–${limits.textMax} characters`,
     );
   }
-  if (/[\p{Cc}]/u.test(trimmed.replaceAll("\t", " "))) {
-    invalid(`${what}: ${field} must not contain control characters`);
+  if (/[\p{Cc}]/u.test(trimmed.replaceAll("\t", " ")) || !trimmed.isWellFormed()) {
+    invalid(`${what}: ${field} must not contain control characters or lone surrogates`);
   }
   return trimmed;
 }

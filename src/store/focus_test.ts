@@ -68,6 +68,9 @@ Deno.test("validateProjectId() bounds length and refuses control characters", ()
     await assert.rejects(() => setNorthStar(kv, limits, "", "x"), /project_id must be 1–128/);
     await assert.rejects(() => setNorthStar(kv, limits, "a".repeat(129), "x"), /129 characters/);
     await assert.rejects(() => setNorthStar(kv, limits, "a\u0000b", "x"), /control characters/);
+    // KV would store both lone surrogates as U+FFFD, merging two different ids into one.
+    await assert.rejects(() => setNorthStar(kv, limits, "a\uD800", "x"), /lone surrogates/);
+    await assert.rejects(() => setNorthStar(kv, limits, "p", "bad \uDC00 text"), /lone surrogates/);
     // 128 characters counted as characters, not UTF-16 units.
     await setNorthStar(kv, limits, "🎯".repeat(128), "ok");
     assert.deepEqual(await dump(kv).then((d) => d.length), 1);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { commitWithRetry, isUlid, listPage, randomToken, ulid } from "./kv.ts";
+import { commitWithRetry, isUlid, listPage, randomToken, retryLocked, ulid } from "./kv.ts";
 
 Deno.test("ulid() is a sortable ULID, monotonic within one millisecond", () => {
   const ids = Array.from({ length: 1000 }, () => ulid(1_700_000_000_000));
@@ -71,4 +71,25 @@ Deno.test("listPage() walks both directions without skipping or repeating", asyn
   } finally {
     kv.close();
   }
+});
+
+Deno.test("retryLocked() retries while another process holds the KV file, and only then", async () => {
+  let calls = 0;
+  const value = await retryLocked(() => {
+    calls++;
+    if (calls < 4) return Promise.reject(new Error("database is locked"));
+    return Promise.resolve("done");
+  });
+  assert.equal(value, "done");
+  assert.equal(calls, 4);
+  let other = 0;
+  await assert.rejects(
+    () =>
+      retryLocked(() => {
+        other++;
+        return Promise.reject(new Error("disk full"));
+      }),
+    /disk full/,
+  );
+  assert.equal(other, 1, "other errors are not retried");
 });
