@@ -1,7 +1,7 @@
 /** Environment → typed configuration. Every limit and default of the server is named here. */
 
 /** The toolsets this build can serve, in the order their tools are registered. */
-export const TOOLSET_NAMES = ["focus"] as const;
+export const TOOLSET_NAMES = ["focus", "thinking"] as const;
 /** One toolset name. */
 export type ToolsetName = typeof TOOLSET_NAMES[number];
 

@@ -646,11 +646,10 @@ export async function addThought(
         branches: seq.branches.map((b) => b.id),
         thoughtHistoryLength: index,
         isRevision: thought.isRevision,
-        revisesThought: thought.revisesThought,
-        revisesIndex,
-        branchFromThought: thought.branchFromThought,
-        branchFromIndex,
-        branchFromBranchId: parentId,
+        ...(revisesIndex !== undefined && { revisesThought: input.revisesThought, revisesIndex }),
+        ...(branchFromIndex !== undefined &&
+          { branchFromThought: input.branchFromThought, branchFromIndex }),
+        ...(parentId !== undefined && { branchFromBranchId: parentId }),
         flags,
       },
     };
