@@ -8,6 +8,7 @@ import {
   deleteSequence,
   getHistory,
   MAIN_BRANCH,
+  SequenceCache,
   type ThoughtInput,
 } from "../store/thinking.ts";
 import viewHtml from "../view/thinking.html" with { type: "text" };
@@ -57,6 +58,8 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
   const limits = deps.config.thinking;
   /** The sequence this session last wrote, for clients that never send sequenceId. */
   const session: { sequenceId?: string } = {};
+  /** The state of that sequence as this session last wrote it, so its next thought skips reads. */
+  const cache = new SequenceCache();
   const count = (what: string) =>
     z.coerce.number().int().min(1).max(limits.numberMax).describe(
       `${what} (a whole number from 1 to ${limits.numberMax})`,
@@ -130,7 +133,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
       input.sequenceId = session.sequenceId;
       flags.push("SESSION_SEQUENCE");
     }
-    const result = await addThought(kv, limits, input);
+    const result = await addThought(kv, limits, input, { cache });
     session.sequenceId = result.sequenceId;
     flags.push(...result.flags);
     const { index, flags: _, ...rest } = result;

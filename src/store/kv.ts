@@ -40,6 +40,8 @@ export async function openKv(path: string | undefined): Promise<Deno.Kv> {
 export interface Attempt<T> {
   op?: Deno.AtomicOperation;
   value: T;
+  /** Called with the versionstamp of the commit that landed (for callers that cache state). */
+  committed?: (versionstamp: string) => void;
 }
 
 /** How long the retry loop keeps trying before it gives up. */
@@ -53,10 +55,13 @@ export const RETRY_BUDGET_MS = 20_000;
 export async function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
   const started = Date.now();
   for (let round = 0;; round++) {
-    const { op, value } = await retryLocked(attempt);
+    const { op, value, committed: onCommit } = await retryLocked(attempt);
     if (op === undefined) return value;
     const committed = await retryLocked(() => op.commit());
-    if (committed.ok) return value;
+    if (committed.ok) {
+      onCommit?.(committed.versionstamp);
+      return value;
+    }
     if (Date.now() - started > RETRY_BUDGET_MS) {
       throw new StoreError(
         "busy",

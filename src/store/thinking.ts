@@ -278,8 +278,11 @@ function checkBranchId(name: string, value: string, limits: ThinkingLimits): voi
   }
 }
 
-/** Checks everything that needs no read: text, numbers, ids and how the flags combine. */
-export function validateThought(input: ThoughtInput, limits: ThinkingLimits): void {
+/**
+ * Checks everything that needs no read: text, numbers, ids and how the flags combine.
+ * Returns the thought's length in characters.
+ */
+export function validateThought(input: ThoughtInput, limits: ThinkingLimits): number {
   if (input.thought.trim() === "") {
     fail("THOUGHT_EMPTY", "thought must contain the thinking step; it is empty");
   }
@@ -328,6 +331,7 @@ export function validateThought(input: ThoughtInput, limits: ThinkingLimits): vo
       "branchFromBranchId names the branch a fork starts from; it needs branchFromThought too",
     );
   }
+  return characters;
 }
 
 function notFound(sequenceId: string): never {
@@ -386,6 +390,39 @@ function titleOf(text: string): string {
   return chars.length > 80 ? chars.slice(0, 79).join("") + "…" : line;
 }
 
+/** The state of one sequence as this session last committed it. */
+export interface CachedSequence {
+  versionstamp: string;
+  seq: SequenceRecord;
+  /** Branch records already read or written (they never change once created). */
+  branches: Map<string, BranchRecord>;
+}
+
+/**
+ * Remembers the sequence a session wrote last, as of its own commit, so the session's next
+ * thought needs no read: the commit checks the cached versionstamp, and when another writer got
+ * there first the check fails and the retry reads afresh.
+ */
+export class SequenceCache {
+  #state: CachedSequence | undefined;
+  /** Hands out (and forgets) the cached state of `sequenceId`, if that is the one cached. */
+  take(sequenceId: string): CachedSequence | undefined {
+    const state = this.#state;
+    this.#state = undefined;
+    return state?.seq.id === sequenceId ? state : undefined;
+  }
+  /** Keeps the state a commit just produced. */
+  put(state: CachedSequence): void {
+    this.#state = state;
+  }
+}
+
+/** Options of `addThought`: a clock for tests, and the session's cache. */
+export interface AddThoughtOptions {
+  clock?: Clock;
+  cache?: SequenceCache;
+}
+
 /**
  * Records one thought: creates the sequence when `sequenceId` is absent, validates branches and
  * revisions against what is stored, and writes the thought with its indexes in one atomic that
@@ -395,47 +432,57 @@ export async function addThought(
   kv: Deno.Kv,
   limits: ThinkingLimits,
   input: ThoughtInput,
-  clock: Clock = Date.now,
+  options: AddThoughtOptions = {},
 ): Promise<AddThoughtResult> {
-  validateThought(input, limits);
+  const characters = validateThought(input, limits);
+  const clock = options.clock ?? Date.now;
   const creating = input.sequenceId === undefined;
-  const sequenceId = input.sequenceId ?? newSequenceId();
-  if (!SEQUENCE_ID.test(sequenceId)) notFound(sequenceId);
+  if (!creating && !SEQUENCE_ID.test(input.sequenceId!)) notFound(input.sequenceId!);
   const expiryMs = physicalExpiry(limits);
-  const characters = characterCount(input.thought);
   const parts = input.thought.length > INLINE_UNITS ? splitText(input.thought) : undefined;
   const named = input.branchId !== undefined && input.branchId !== MAIN_BRANCH
     ? input.branchId
     : undefined;
+  const branchId = named ?? MAIN_BRANCH;
   const parentArg = input.branchFromBranchId;
   /** The last expiry reset this call made, so a retried attempt does not repeat it. */
   const refreshed = { at: 0, expiryMs: -1 };
 
   return await commitWithRetry<AddThoughtResult>(async () => {
     const now = clock();
-    const keys: Deno.KvKey[] = [
-      sequenceKey(sequenceId),
-      thoughtNumberKey(sequenceId, named ?? MAIN_BRANCH, input.thoughtNumber),
-    ];
-    if (named !== undefined) keys.push(branchKey(sequenceId, named));
-    if (parentArg !== undefined && parentArg !== MAIN_BRANCH) {
-      keys.push(branchKey(sequenceId, parentArg));
+    const sequenceId = input.sequenceId ?? newSequenceId();
+    const numberKey = thoughtNumberKey(sequenceId, branchId, input.thoughtNumber);
+    // The sequence as this session last committed it, or else as stored now.
+    const cached = creating ? undefined : options.cache?.take(sequenceId);
+    const branches = new Map(cached?.branches);
+    let seqCheck: Deno.AtomicCheck = { key: sequenceKey(sequenceId), versionstamp: null };
+    let stored: SequenceRecord | null = null;
+    /** Unknown when cached: the commit then checks that the number is unused. */
+    let numberReused: boolean | undefined = creating ? false : undefined;
+    if (cached !== undefined) {
+      seqCheck = { key: sequenceKey(sequenceId), versionstamp: cached.versionstamp };
+      stored = cached.seq;
+    } else if (!creating) {
+      const ids = [named, parentArg].filter((id): id is string =>
+        id !== undefined && id !== MAIN_BRANCH
+      );
+      const [seqEntry, numberEntry, ...found] = await kv.getMany<unknown[]>([
+        sequenceKey(sequenceId),
+        numberKey,
+        ...ids.map((id) => branchKey(sequenceId, id)),
+      ]);
+      seqCheck = seqEntry;
+      stored = seqEntry.value as SequenceRecord | null;
+      numberReused = numberEntry.value !== null;
+      for (const entry of found as Deno.KvEntryMaybe<BranchRecord>[]) {
+        if (entry.value !== null) branches.set(entry.value.id, entry.value);
+      }
     }
-    const entries = await kv.getMany<unknown[]>(keys);
-    const seqEntry = entries[0] as Deno.KvEntryMaybe<SequenceRecord>;
-    const numberEntry = entries[1] as Deno.KvEntryMaybe<number>;
-    const branchEntry = named === undefined
-      ? undefined
-      : entries[2] as Deno.KvEntryMaybe<BranchRecord>;
-    const parentEntry = keys.length === 4
-      ? entries[3] as Deno.KvEntryMaybe<BranchRecord>
-      : undefined;
 
     const flags: ThoughtFlag[] = [];
     const iso = new Date(now).toISOString();
     let seq: SequenceRecord;
     if (creating) {
-      if (seqEntry.value !== null) throw new Error("Sequence id collision; retry");
       flags.push("NEW_SEQUENCE");
       seq = {
         id: sequenceId,
@@ -453,11 +500,23 @@ export async function addThought(
         refreshedAt: now,
       };
     } else {
-      const found = live(seqEntry.value, limits, now);
+      const found = live(stored, limits, now);
       if (found === null) notFound(sequenceId);
-      seq = structuredClone(found);
+      seq = { ...found, branches: found.branches.map((b) => ({ ...b })) };
       if (seq.completed) flags.push("REOPENED");
     }
+    // Branch records this thought names that the sequence has and this call does not know yet.
+    // They never change once created, and the sequence check covers their creation.
+    const missing = [named, parentArg].filter((id): id is string =>
+      id !== undefined && id !== MAIN_BRANCH && !branches.has(id) &&
+      seq.branches.some((b) => b.id === id)
+    );
+    if (missing.length > 0) {
+      const got = await kv.getMany<BranchRecord[]>(missing.map((id) => branchKey(sequenceId, id)));
+      for (const entry of got) if (entry.value !== null) branches.set(entry.value.id, entry.value);
+    }
+    const existing = named === undefined ? null : branches.get(named) ?? null;
+    const parentRecord = parentArg === undefined ? null : branches.get(parentArg) ?? null;
     if (seq.thoughtCount >= limits.thoughtsPerSequenceMax) {
       fail(
         "SEQUENCE_FULL",
@@ -466,13 +525,11 @@ export async function addThought(
     }
 
     // Which branch the thought goes on, and the lines its references resolve through.
-    const branchId = named ?? MAIN_BRANCH;
     let lineage: string[] = [MAIN_BRANCH];
     let newBranch: BranchRecord | undefined;
     let forkLineage: string[] | undefined;
     let parentId: string | undefined;
     if (named !== undefined) {
-      const existing = branchEntry!.value;
       if (existing !== null) {
         const forkDiffers = input.branchFromThought !== undefined &&
           input.branchFromThought !== existing.forkThought;
@@ -497,7 +554,7 @@ export async function addThought(
         parentId = parentArg ?? MAIN_BRANCH;
         let parentAncestors: string[] = [];
         if (parentId !== MAIN_BRANCH) {
-          const parent = parentEntry?.value ?? null;
+          const parent = parentRecord;
           if (parent === null) {
             fail(
               "BRANCH_NOT_FOUND",
@@ -556,7 +613,7 @@ export async function addThought(
       }
       newBranch.forkIndex = branchFromIndex;
     } else if (named !== undefined && input.branchFromThought !== undefined) {
-      branchFromIndex = branchEntry!.value!.forkIndex;
+      branchFromIndex = existing!.forkIndex;
     }
     let revisesIndex: number | undefined;
     if (input.revisesThought !== undefined) {
@@ -570,7 +627,7 @@ export async function addThought(
         );
       }
     }
-    if (newBranch === undefined && numberEntry.value !== null) flags.push("NUMBER_REUSED");
+    if (newBranch === undefined && numberReused) flags.push("NUMBER_REUSED");
     const totalThoughts = Math.max(input.totalThoughts, input.thoughtNumber);
     if (totalThoughts !== input.totalThoughts) flags.push("TOTAL_RAISED");
 
@@ -624,18 +681,26 @@ export async function addThought(
     if (branchId === MAIN_BRANCH) seq.mainThoughts++;
     else seq.branches.find((b) => b.id === branchId)!.thoughts++;
 
-    const options = setOptions(expiryMs);
+    const expiry = setOptions(expiryMs);
     const op = kv.atomic()
-      .check(seqEntry)
-      .set(sequenceKey(sequenceId), seq, options)
-      .set(thoughtKey(sequenceId, index), thought, options)
-      .set(thoughtNumberKey(sequenceId, branchId, input.thoughtNumber), index, options)
-      .set(branchThoughtKey(sequenceId, branchId, index), index, options);
-    parts?.forEach((part, i) => op.set(thoughtPartKey(sequenceId, index, i), part, options));
-    if (newBranch !== undefined) op.set(branchKey(sequenceId, newBranch.id), newBranch, options);
+      .check(seqCheck)
+      .set(sequenceKey(sequenceId), seq, expiry)
+      .set(thoughtKey(sequenceId, index), thought, expiry)
+      .set(numberKey, index, expiry)
+      .set(branchThoughtKey(sequenceId, branchId, index), index, expiry);
+    // Assumed unused without a read: if it is used, this fails and the retry reads.
+    if (numberReused === undefined && newBranch === undefined) {
+      op.check({ key: numberKey, versionstamp: null });
+    }
+    parts?.forEach((part, i) => op.set(thoughtPartKey(sequenceId, index, i), part, expiry));
+    if (newBranch !== undefined) {
+      op.set(branchKey(sequenceId, newBranch.id), newBranch, expiry);
+      branches.set(newBranch.id, newBranch);
+    }
 
     return {
       op,
+      committed: (versionstamp) => options.cache?.put({ versionstamp, seq, branches }),
       value: {
         sequenceId,
         index,
