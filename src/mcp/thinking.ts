@@ -66,7 +66,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     );
   const sequenceId = z.string().max(64);
   const branchName = (what: string) =>
-    z.string().max(limits.branchIdMax * 2).describe(
+    z.string().max(limits.branchIdMax).describe(
       `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
     );
   const ui = { ui: { resourceUri: THINKING_VIEW_URI } };
