@@ -2,13 +2,19 @@
 
 import { z } from "zod";
 import type { Config } from "../config.ts";
-import { renderDelete, renderHistory, renderThought } from "../render/thinking.ts";
+import {
+  renderDelete,
+  renderHistory,
+  renderThought,
+  type SessionFlag,
+} from "../render/thinking.ts";
 import {
   addThought,
   deleteSequence,
   getHistory,
   MAIN_BRANCH,
   SequenceCache,
+  type ThoughtFlag,
   type ThoughtInput,
 } from "../store/thinking.ts";
 import viewHtml from "../view/thinking.html" with { type: "text" };
@@ -128,7 +134,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     _meta: ui,
   }, async (args) => {
     const input: ThoughtInput = { ...args };
-    const flags: string[] = [];
+    const flags: (ThoughtFlag | SessionFlag)[] = [];
     if (input.sequenceId === undefined && session.sequenceId !== undefined && !startsOver(input)) {
       input.sequenceId = session.sequenceId;
       flags.push("SESSION_SEQUENCE");

@@ -6,6 +6,7 @@ import type {
   DeleteResult,
   HistoryPage,
   HistoryThought,
+  ThoughtFlag,
 } from "../store/thinking.ts";
 
 /** Flags the MCP layer adds to the store's: a thought that continued the session's sequence. */
@@ -28,7 +29,7 @@ function branchPhrase(branchId: string, fromThought?: number, fromBranch?: strin
  */
 export function renderThought(
   result: AddThoughtResult,
-  flags: readonly (string)[] = result.flags,
+  flags: readonly (ThoughtFlag | SessionFlag)[] = result.flags,
 ): string {
   const head = [`Thought ${result.thoughtNumber}/${result.totalThoughts}`];
   if (result.isRevision && result.revisesThought !== undefined) {
@@ -41,8 +42,7 @@ export function renderThought(
   }
   const lines = [head.join(" · ")];
   for (const flag of flags) {
-    const note = noteOf(flag, result);
-    if (note) lines.push(`Note: ${note}`);
+    lines.push(`Note: ${noteOf(flag, result)}`);
   }
   const tail = result.nextThoughtNeeded ? "" : " · complete (get_thought_history reads it back)";
   lines.push(
@@ -53,7 +53,7 @@ export function renderThought(
   return lines.join("\n");
 }
 
-function noteOf(flag: string, r: AddThoughtResult): string | undefined {
+function noteOf(flag: ThoughtFlag | SessionFlag, r: AddThoughtResult): string {
   switch (flag) {
     case "NEW_SEQUENCE":
       return `new sequence started; pass sequenceId "${r.sequenceId}" with every later thought of it.`;
@@ -65,8 +65,6 @@ function noteOf(flag: string, r: AddThoughtResult): string | undefined {
       return `thought number ${r.thoughtNumber} was already used on ${r.branchId}; later references to ${r.thoughtNumber} there resolve to this newest thought.`;
     case "TOTAL_RAISED":
       return `totalThoughts raised to ${r.totalThoughts} to match thoughtNumber.`;
-    default:
-      return undefined;
   }
 }
 

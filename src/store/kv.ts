@@ -202,8 +202,6 @@ export function nowIso(): string {
 
 /** Most keys one atomic may check (Deno KV refuses more). */
 export const MAX_ATOMIC_CHECKS = 100;
-/** Most mutations one atomic may hold (Deno KV refuses more). */
-export const MAX_ATOMIC_MUTATIONS = 1000;
 /** Bytes of values we let one batch write, well under KV's 800 KiB per atomic. */
 const BATCH_BYTES = 400 * 1024;
 
