@@ -4,9 +4,11 @@
  */
 
 import { benchFocus } from "./focus.ts";
+import { benchThinking } from "./thinking.ts";
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   focus: benchFocus,
+  thinking: benchThinking,
 };
 
 const chosen = Deno.args.length > 0 ? Deno.args : Object.keys(SUITES);

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 
 /** The toolsets this build can serve, in the order their tools are registered. */
-export const TOOLSET_NAMES = ["focus"] as const;
+export const TOOLSET_NAMES = ["focus", "thinking"] as const;
 /** One toolset name. */
 export type ToolsetName = typeof TOOLSET_NAMES[number];
 
@@ -17,6 +17,28 @@ export interface FocusLimits {
   openFollowUpsMax: number;
   /** Largest page of list_projects. */
   listPageMax: number;
+}
+
+/** Limits of the thinking toolset. */
+export interface ThinkingLimits {
+  /** Longest thought, in characters (Unicode code points) of any script. */
+  thoughtMax: number;
+  /** Largest thoughtNumber, totalThoughts, revisesThought or branchFromThought. */
+  numberMax: number;
+  /** Longest branch id, in characters. */
+  branchIdMax: number;
+  /** Most branches one sequence may hold. */
+  branchesMax: number;
+  /** Most thoughts one sequence may hold. */
+  thoughtsPerSequenceMax: number;
+  /** Largest and default page of get_thought_history, in thoughts. */
+  historyPageMax: number;
+  historyPageDefault: number;
+  /** Largest and default budget of thought text in one history page, in characters. */
+  historyCharactersMax: number;
+  historyCharactersDefault: number;
+  /** Milliseconds a sequence lives after its last write; 0 keeps it until deleted. */
+  retentionMs: number;
 }
 
 /** Everything the server reads from its environment, validated. */
@@ -39,6 +61,7 @@ export interface Config {
   /** Largest HTTP request body accepted, in bytes. */
   maxRequestBytes: number;
   focus: FocusLimits;
+  thinking: ThinkingLimits;
 }
 
 /** Shortest `AUTH_TOKEN` accepted on Deno Deploy. */
@@ -53,6 +76,24 @@ export const DEFAULT_FOCUS_LIMITS: FocusLimits = {
   openFollowUpsMax: 500,
   listPageMax: 100,
 };
+
+/** Default thinking limits (retention 0: keep every sequence until it is deleted). */
+export const DEFAULT_THINKING_LIMITS: ThinkingLimits = {
+  thoughtMax: 20_000,
+  numberMax: 1_000_000,
+  branchIdMax: 64,
+  branchesMax: 200,
+  thoughtsPerSequenceMax: 10_000,
+  historyPageMax: 100,
+  historyPageDefault: 50,
+  historyCharactersMax: 250_000,
+  historyCharactersDefault: 60_000,
+  retentionMs: 0,
+};
+
+/** Longest `THOUGHT_RETENTION_DAYS` accepted (ten years). */
+export const MAX_RETENTION_DAYS = 3650;
+const DAY_MS = 86_400_000;
 
 /** Anything with `get`, so tests can pass a `Map` and `main.ts` passes `Deno.env`. */
 export interface EnvSource {
@@ -93,6 +134,10 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     focus: {
       ...DEFAULT_FOCUS_LIMITS,
       openFollowUpsMax: intVar(env, "FOCUS_OPEN_FOLLOWUPS_MAX", 500, 1, 10_000),
+    },
+    thinking: {
+      ...DEFAULT_THINKING_LIMITS,
+      retentionMs: intVar(env, "THOUGHT_RETENTION_DAYS", 0, 0, MAX_RETENTION_DAYS) * DAY_MS,
     },
   };
 }

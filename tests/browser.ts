@@ -4,6 +4,8 @@
 // deno.test.lock and never enters deno.lock, which holds only what the server itself runs.
 // deno-lint-ignore no-import-prefix
 import { type Browser, chromium } from "npm:playwright-core@1.65.1";
+// deno-lint-ignore no-import-prefix
+export type { Browser, Page } from "npm:playwright-core@1.65.1";
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
@@ -47,4 +49,18 @@ export function browserTest(name: string, fn: (browser: Browser) => Promise<void
       }
     },
   });
+}
+
+/**
+ * Where a test saves a screenshot: `tests/screenshots/<name>.png` when `UPDATE_SCREENSHOTS=1`
+ * (the committed pictures people look at), otherwise a temporary file, so an ordinary test run
+ * still renders the picture but leaves the work tree clean.
+ */
+export async function screenshotPath(name: string): Promise<string> {
+  if (Deno.env.get("UPDATE_SCREENSHOTS") === "1") {
+    const dir = new URL("./screenshots/", import.meta.url);
+    await Deno.mkdir(dir, { recursive: true });
+    return new URL(`${name}.png`, dir).pathname;
+  }
+  return await Deno.makeTempFile({ prefix: `${name}-`, suffix: ".png" });
 }

@@ -3,6 +3,7 @@
 import type { Config, ToolsetName } from "../config.ts";
 import { FOCUS_INSTRUCTIONS, registerFocusTools } from "./focus.ts";
 import { McpServer } from "./sdk.ts";
+import { registerThinkingTools, THINKING_INSTRUCTIONS } from "./thinking.ts";
 
 /** What every toolset may need. KV is opened once per process and passed in. */
 export interface McpDeps {
@@ -20,6 +21,7 @@ interface Toolset {
 
 const TOOLSETS: Record<ToolsetName, Toolset> = {
   focus: { instructions: FOCUS_INSTRUCTIONS, register: registerFocusTools },
+  thinking: { instructions: THINKING_INSTRUCTIONS, register: registerThinkingTools },
 };
 
 /** A new `McpServer` exposing `toolsets` (all configured ones by default). */

@@ -40,6 +40,8 @@ export async function openKv(path: string | undefined): Promise<Deno.Kv> {
 export interface Attempt<T> {
   op?: Deno.AtomicOperation;
   value: T;
+  /** Called with the versionstamp of the commit that landed (for callers that cache state). */
+  committed?: (versionstamp: string) => void;
 }
 
 /** How long the retry loop keeps trying before it gives up. */
@@ -53,10 +55,13 @@ export const RETRY_BUDGET_MS = 20_000;
 export async function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
   const started = Date.now();
   for (let round = 0;; round++) {
-    const { op, value } = await retryLocked(attempt);
+    const { op, value, committed: onCommit } = await retryLocked(attempt);
     if (op === undefined) return value;
     const committed = await retryLocked(() => op.commit());
-    if (committed.ok) return value;
+    if (committed.ok) {
+      onCommit?.(committed.versionstamp);
+      return value;
+    }
     if (Date.now() - started > RETRY_BUDGET_MS) {
       throw new StoreError(
         "busy",
@@ -193,4 +198,78 @@ export async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.K
 /** The current time as ISO-8601 UTC. */
 export function nowIso(): string {
   return new Date().toISOString();
+}
+
+/** Most keys one atomic may check (Deno KV refuses more). */
+export const MAX_ATOMIC_CHECKS = 100;
+/** Bytes of values we let one batch write, well under KV's 800 KiB per atomic. */
+const BATCH_BYTES = 400 * 1024;
+
+/** Deletes every key under `prefix`, `batch` keys per atomic; returns how many it deleted. */
+export async function deleteUnder(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  batch = 500,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const keys: Deno.KvKey[] = [];
+    for await (const entry of kv.list({ prefix }, { limit: batch })) keys.push(entry.key);
+    if (keys.length === 0) return deleted;
+    const op = kv.atomic();
+    for (const key of keys) op.delete(key);
+    const res = await retryLocked(() => op.commit());
+    if (!res.ok) throw new StoreError("busy", "Delete batch failed to commit; try again");
+    deleted += keys.length;
+  }
+}
+
+/**
+ * Rewrites every key under `prefixes` unchanged but with a new expiry (`undefined`: never
+ * expire). Each key is checked against the version just read, so a key deleted or replaced
+ * meanwhile is never brought back or overwritten with an old value.
+ */
+export async function resetExpiry(
+  kv: Deno.Kv,
+  prefixes: Deno.KvKey[],
+  expireIn: number | undefined,
+): Promise<void> {
+  const options = expireIn === undefined ? undefined : { expireIn };
+  for (const prefix of prefixes) {
+    let keys: Deno.KvKey[] = [];
+    let bytes = 0;
+    const flush = async () => {
+      const batch = keys;
+      keys = [];
+      bytes = 0;
+      await commitWithRetry(async () => {
+        const op = kv.atomic();
+        for (const entry of await getAll(kv, batch)) {
+          if (entry.versionstamp === null) continue;
+          op.check(entry).set(entry.key, entry.value, options);
+        }
+        return { op, value: undefined };
+      });
+    };
+    for await (const entry of kv.list({ prefix })) {
+      const size = approximateSize(entry.value);
+      if (keys.length === MAX_ATOMIC_CHECKS || (keys.length > 0 && bytes + size > BATCH_BYTES)) {
+        await flush();
+      }
+      keys.push(entry.key);
+      bytes += size;
+    }
+    if (keys.length > 0) await flush();
+  }
+}
+
+/** A generous estimate of a value's stored size in bytes (strings may take two per unit). */
+function approximateSize(value: unknown): number {
+  if (typeof value === "string") return value.length * 2 + 16;
+  if (value instanceof Uint8Array) return value.byteLength + 16;
+  try {
+    return (JSON.stringify(value)?.length ?? 16) * 2 + 16;
+  } catch {
+    return 64 * 1024;
+  }
 }
