@@ -1,7 +1,7 @@
 /** Environment → typed configuration. Every limit and default of the server is named here. */
 
 /** The toolsets this build can serve, in the order their tools are registered. */
-export const TOOLSET_NAMES = ["focus"] as const;
+export const TOOLSET_NAMES = ["focus", "handoff"] as const;
 /** One toolset name. */
 export type ToolsetName = typeof TOOLSET_NAMES[number];
 
@@ -14,6 +14,40 @@ export interface FocusLimits {
   /** Most open follow-ups (cleanup and record tasks) one project may hold. */
   openFollowUpsMax: number;
   /** Largest page of list_projects. */
+  listPageMax: number;
+}
+
+/** Limits of the handoff toolset; all sizes of text are UTF-8 bytes unless named chars. */
+export interface HandoffLimits {
+  /** Largest conversation, in UTF-8 bytes (`HANDOFF_CONVERSATION_MAX_BYTES`). */
+  conversationMaxBytes: number;
+  /** Largest summary, in UTF-8 bytes (`HANDOFF_SUMMARY_MAX_BYTES`). */
+  summaryMaxBytes: number;
+  /** Longest title, in characters (`HANDOFF_TITLE_MAX_CHARS`). */
+  titleMaxChars: number;
+  /** Longest key, in characters of `[A-Za-z0-9_-]` (`HANDOFF_KEY_MAX_CHARS`). */
+  keyMaxChars: number;
+  /** Most tags on one handoff (`HANDOFF_TAGS_MAX`). */
+  tagsMax: number;
+  /** Longest tag, in characters of `[a-z0-9_:-]` (`HANDOFF_TAG_MAX_CHARS`). */
+  tagMaxChars: number;
+  /** Most comments on one handoff (`HANDOFF_COMMENTS_MAX`). */
+  commentsMax: number;
+  /** Largest comment, in UTF-8 bytes (`HANDOFF_COMMENT_MAX_BYTES`). */
+  commentMaxBytes: number;
+  /** Most handoffs the store keeps (`HANDOFF_MAX_COUNT`). */
+  maxHandoffs: number;
+  /** When full, evict the oldest handoff (true) or refuse the save (false) (`HANDOFF_EVICT`). */
+  evictWhenFull: boolean;
+  /** Most source handoffs one merge takes (`HANDOFF_MERGE_MAX_SOURCES`). */
+  mergeSourcesMax: number;
+  /** Longest `from_ai`, `author`, in characters. */
+  nameMaxChars: number;
+  /** Longest `from_project`, in characters. */
+  projectMaxChars: number;
+  /** Longest `next_action`, in characters. */
+  nextActionMaxChars: number;
+  /** Largest page of handoff_list and handoff_search. */
   listPageMax: number;
 }
 
@@ -35,6 +69,9 @@ export interface Config {
   /** Largest HTTP request body accepted, in bytes. */
   maxRequestBytes: number;
   focus: FocusLimits;
+  handoff: HandoffLimits;
+  /** File the handoff toolset appends JSON-lines audit records to; `undefined` = no audit log. */
+  handoffAuditLog: string | undefined;
 }
 
 /** Shortest `AUTH_TOKEN` accepted on Deno Deploy. */
@@ -47,6 +84,25 @@ export const DEFAULT_FOCUS_LIMITS: FocusLimits = {
   projectIdMax: 128,
   textMax: 4000,
   openFollowUpsMax: 500,
+  listPageMax: 100,
+};
+
+/** Default handoff limits. */
+export const DEFAULT_HANDOFF_LIMITS: HandoffLimits = {
+  conversationMaxBytes: 1024 * 1024,
+  summaryMaxBytes: 10 * 1024,
+  titleMaxChars: 200,
+  keyMaxChars: 100,
+  tagsMax: 20,
+  tagMaxChars: 50,
+  commentsMax: 50,
+  commentMaxBytes: 10 * 1024,
+  maxHandoffs: 1000,
+  evictWhenFull: true,
+  mergeSourcesMax: 10,
+  nameMaxChars: 100,
+  projectMaxChars: 200,
+  nextActionMaxChars: 1000,
   listPageMax: 100,
 };
 
@@ -79,6 +135,36 @@ export function loadConfig(env: EnvSource): Config {
       ...DEFAULT_FOCUS_LIMITS,
       openFollowUpsMax: intVar(env, "FOCUS_OPEN_FOLLOWUPS_MAX", 500, 1, 10_000),
     },
+    handoff: handoffLimits(env),
+    handoffAuditLog: env.get("HANDOFF_AUDIT_LOG") || undefined,
+  };
+}
+
+/**
+ * Reads the handoff limits. The upper bounds keep one handoff's record under Deno KV's 64 KiB
+ * value limit (text is stored as UTF-16 there) and a merge's atomic under its key-size budget.
+ */
+function handoffLimits(env: EnvSource): HandoffLimits {
+  const d = DEFAULT_HANDOFF_LIMITS;
+  return {
+    ...d,
+    conversationMaxBytes: intVar(
+      env,
+      "HANDOFF_CONVERSATION_MAX_BYTES",
+      d.conversationMaxBytes,
+      1024,
+      8 * 1024 * 1024,
+    ),
+    summaryMaxBytes: intVar(env, "HANDOFF_SUMMARY_MAX_BYTES", d.summaryMaxBytes, 100, 20_000),
+    titleMaxChars: intVar(env, "HANDOFF_TITLE_MAX_CHARS", d.titleMaxChars, 10, 1000),
+    keyMaxChars: intVar(env, "HANDOFF_KEY_MAX_CHARS", d.keyMaxChars, 8, 200),
+    tagsMax: intVar(env, "HANDOFF_TAGS_MAX", d.tagsMax, 0, 50),
+    tagMaxChars: intVar(env, "HANDOFF_TAG_MAX_CHARS", d.tagMaxChars, 1, 100),
+    commentsMax: intVar(env, "HANDOFF_COMMENTS_MAX", d.commentsMax, 0, 500),
+    commentMaxBytes: intVar(env, "HANDOFF_COMMENT_MAX_BYTES", d.commentMaxBytes, 100, 20_000),
+    maxHandoffs: intVar(env, "HANDOFF_MAX_COUNT", d.maxHandoffs, 1, 100_000),
+    evictWhenFull: boolVar(env, "HANDOFF_EVICT", d.evictWhenFull),
+    mergeSourcesMax: intVar(env, "HANDOFF_MERGE_MAX_SOURCES", d.mergeSourcesMax, 2, 10),
   };
 }
 
@@ -110,6 +196,14 @@ export function parseToolsets(raw: string | undefined, what: string): ToolsetNam
 
 function listVar(raw: string | undefined): string[] {
   return (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function boolVar(env: EnvSource, name: string, fallback: boolean): boolean {
+  const raw = env.get(name)?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new Error(`${name} must be true or false (also 1/0, yes/no, on/off), got "${raw}"`);
 }
 
 function intVar(env: EnvSource, name: string, fallback: number, min: number, max: number): number {
