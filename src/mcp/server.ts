@@ -2,6 +2,7 @@
 
 import type { Config, ToolsetName } from "../config.ts";
 import { FOCUS_INSTRUCTIONS, registerFocusTools } from "./focus.ts";
+import { HANDOFF_INSTRUCTIONS, registerHandoffTools } from "./handoff.ts";
 import { McpServer } from "./sdk.ts";
 
 /** What every toolset may need. KV is opened once per process and passed in. */
@@ -20,6 +21,7 @@ interface Toolset {
 
 const TOOLSETS: Record<ToolsetName, Toolset> = {
   focus: { instructions: FOCUS_INSTRUCTIONS, register: registerFocusTools },
+  handoff: { instructions: HANDOFF_INSTRUCTIONS, register: registerHandoffTools },
 };
 
 /** A new `McpServer` exposing `toolsets` (all configured ones by default). */

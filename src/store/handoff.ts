@@ -99,7 +99,10 @@ export interface Evicted {
   updatedAt: string;
 }
 
-/** Reports progress of a long write: `done` of `total` steps. */
+/**
+ * Reports progress of a long write: `done` of `total` steps. `done` grows with every call;
+ * `total` may grow once the number of staging batches is known.
+ */
 export type Progress = (done: number, total: number, message: string) => Promise<void> | void;
 
 /** Key of a handoff's record. */
@@ -503,13 +506,16 @@ export async function saveHandoff(
     key: checked.key ?? generateKey(),
     refs: [] as ChunkRef[],
     staged: null as Staged | null,
+    steps: 1,
   };
   const stage = async () => {
     const chunked = chunkEntries(target.key, bytes);
     target.refs = chunked.refs;
     target.staged = await stageWrites(kv, chunked.entries, {
-      onBatch: (done, total) =>
-        progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`),
+      onBatch: (done, total) => {
+        target.steps = total + 1;
+        return progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`);
+      },
     });
   };
   await progress?.(0, 1, `saving ${bytes.byteLength} bytes`);
@@ -573,7 +579,7 @@ export async function saveHandoff(
       return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
     });
     await collectAfter(collect);
-    await progress?.(1, 1, "saved");
+    await progress?.(target.steps, target.steps, "saved");
     return result;
   } catch (error) {
     await target.staged?.abandon();
@@ -655,7 +661,7 @@ export async function appendHandoff(
   if (chunk.length === 0) invalid(`${what}: chunk must not be empty`);
   const add = encoder.encode(chunk);
   const big = add.byteLength > INLINE_APPEND_BYTES;
-  const steps = big ? Math.ceil(add.byteLength / 600_000) + 1 : 1;
+  let steps = 1;
   await progress?.(0, steps, `appending ${add.byteLength} bytes`);
 
   let staged: Staged | null = null;
@@ -670,8 +676,10 @@ export async function appendHandoff(
     stagedRefs = chunked.refs;
     staged = await stageWrites(kv, chunked.entries, {
       inlineBytes: 0,
-      onBatch: (done, total) =>
-        progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`),
+      onBatch: (done, total) => {
+        steps = total + 1;
+        return progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`);
+      },
     });
   }
   try {
