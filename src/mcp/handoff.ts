@@ -3,9 +3,9 @@
 import { z } from "zod";
 import type { Config, HandoffLimits } from "../config.ts";
 import {
-  evictedJson,
   limitsJson,
   loadedJson,
+  mergedJson,
   renderAppended,
   renderList,
   renderLoaded,
@@ -13,6 +13,7 @@ import {
   renderSaved,
   renderSearch,
   renderStats,
+  savedJson,
   statsJson,
   summaryJson,
 } from "../render/handoff.ts";
@@ -244,15 +245,7 @@ export function registerHandoffTools(server: McpServer, deps: HandoffDeps): void
     );
     return {
       ...text(renderSaved(result)),
-      structuredContent: {
-        key: result.handoff.key,
-        title: result.handoff.title,
-        overwritten: result.overwritten,
-        generated_key: result.generatedKey,
-        bytes: result.handoff.bytes,
-        message_count: result.handoff.messageCount,
-        evicted: evictedJson(result.evicted),
-      },
+      structuredContent: savedJson(result),
     };
   });
 
@@ -406,15 +399,7 @@ export function registerHandoffTools(server: McpServer, deps: HandoffDeps): void
     );
     return {
       ...text(renderMerged(result)),
-      structuredContent: {
-        key: result.handoff.key,
-        merged_from: result.handoff.mergedFrom ?? [],
-        deleted_sources: result.deletedSources,
-        bytes: result.handoff.bytes,
-        message_count: result.handoff.messageCount,
-        carried_comments: result.carriedComments,
-        evicted: evictedJson(result.evicted),
-      },
+      structuredContent: mergedJson(result),
     };
   });
 

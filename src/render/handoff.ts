@@ -102,6 +102,32 @@ export function evictedJson(
   return e === null ? null : { key: e.key, title: e.title, updated_at: e.updatedAt };
 }
 
+/** The JSON shape of a save's result. */
+export function savedJson(r: SaveResult) {
+  return {
+    key: r.handoff.key,
+    title: r.handoff.title,
+    overwritten: r.overwritten,
+    generated_key: r.generatedKey,
+    bytes: r.handoff.bytes,
+    message_count: r.handoff.messageCount,
+    evicted: evictedJson(r.evicted),
+  };
+}
+
+/** The JSON shape of a merge's result. */
+export function mergedJson(r: MergeResult) {
+  return {
+    key: r.handoff.key,
+    merged_from: r.handoff.mergedFrom ?? [],
+    deleted_sources: r.deletedSources,
+    bytes: r.handoff.bytes,
+    message_count: r.handoff.messageCount,
+    carried_comments: r.carriedComments,
+    evicted: evictedJson(r.evicted),
+  };
+}
+
 /** The JSON shape of the stats. */
 export function statsJson(s: HandoffStats) {
   return {
