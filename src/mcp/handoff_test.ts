@@ -162,7 +162,7 @@ Deno.test("handoff_load with max_messages keeps the last N after a marker", asyn
       key: "long",
       max_messages: 2,
     });
-    assert.match(text, /Showing the last 2 of 6 messages: 4 earlier messages are left out/);
+    assert.match(text, /Showing the last 2 of 6 messages; left out: 4 earlier messages \(call/);
     assert.match(text, /\[… 4 earlier messages left out by max_messages; 2 of 6 follow …\]/);
     assert.equal(structured?.conversation, "## User\nmessage 4\n## Assistant\nmessage 5\n");
     assert.equal(structured?.messages_omitted, 4);

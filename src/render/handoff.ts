@@ -193,6 +193,11 @@ export function wrapUntrusted(body: string, nonce: string, origin: string): stri
   ].join("\n");
 }
 
+/** `n` and the noun, plural unless `n` is 1: "1 message", "3 messages". */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 function dateOf(iso: string): string {
   return iso.replace("T", " ").replace(/\.\d+Z$/, " UTC");
 }
@@ -210,11 +215,13 @@ export function renderSaved(r: SaveResult): string {
   const h = r.handoff;
   const how = r.overwritten
     ? `overwrote the existing handoff "${h.key}"${
-      h.commentIds.length > 0 ? ` (its ${h.commentIds.length} comments were kept)` : ""
+      h.commentIds.length > 0 ? ` (its ${count(h.commentIds.length, "comment")} kept)` : ""
     }`
     : `saved new handoff "${h.key}"${r.generatedKey ? " (generated key)" : ""}`;
   const lines = [
-    `OK: ${how}: ${h.messageCount} messages, ${h.bytes} bytes, status ${h.status}${tagsOf(h)}.`,
+    `OK: ${how}: ${count(h.messageCount, "message")}, ${h.bytes} bytes, status ${h.status}${
+      tagsOf(h)
+    }.`,
   ];
   if (r.evicted) lines.push(evictionLine(r.evicted));
   lines.push(
@@ -232,7 +239,9 @@ function evictionLine(e: Evicted): string {
 /** The result of an append. */
 export function renderAppended(r: AppendResult): string {
   const h = r.handoff;
-  return `OK: appended ${r.appendedBytes} bytes to handoff "${h.key}": now ${h.messageCount} messages, ${h.bytes} bytes.`;
+  return `OK: appended ${r.appendedBytes} bytes to handoff "${h.key}": now ${
+    count(h.messageCount, "message")
+  }, ${h.bytes} bytes.`;
 }
 
 /** The result of a merge. */
@@ -241,9 +250,9 @@ export function renderMerged(r: MergeResult): string {
   const lines = [
     `OK: merged ${h.mergedFrom?.length ?? 0} handoffs (${
       (h.mergedFrom ?? []).map((k) => `"${k}"`).join(", ")
-    }) into "${h.key}": ${h.messageCount} messages, ${h.bytes} bytes, ${r.carriedComments} comments carried over${
-      tagsOf(h)
-    }.`,
+    }) into "${h.key}": ${count(h.messageCount, "message")}, ${h.bytes} bytes, ${
+      count(r.carriedComments, "comment")
+    } carried over${tagsOf(h)}.`,
   ];
   if (r.replacedSource) lines.push(`"${h.key}" was a source and now holds the merge.`);
   if (r.deletedSources.length > 0) {
@@ -257,9 +266,9 @@ export function renderMerged(r: MergeResult): string {
 
 /** One line of metadata about a handoff, safe outside the wrapper (no free text). */
 function metaLine(h: Handoff): string {
-  return `"${h.key}" · ${h.status} · updated ${
-    dateOf(h.updatedAt)
-  } · ${h.messageCount} messages · ${h.bytes} bytes · ${h.commentIds.length} comments${tagsOf(h)}`;
+  return `"${h.key}" · ${h.status} · updated ${dateOf(h.updatedAt)} · ${
+    count(h.messageCount, "message")
+  } · ${h.bytes} bytes · ${count(h.commentIds.length, "comment")}${tagsOf(h)}`;
 }
 
 /** The free-text lines of one handoff in a list (shown inside the wrapper). */
@@ -318,9 +327,11 @@ export function renderLoaded(loaded: LoadedHandoff, tail: MessageTail, nonce: st
   ];
   if (tail.omitted > 0) {
     head.push(
-      `Showing the last ${tail.shown} of ${tail.total} messages: ${tail.omitted} earlier messages${
+      `Showing the last ${tail.shown} of ${tail.total} messages; left out: ${
+        count(tail.omitted, "earlier message")
+      }${
         tail.preambleOmitted ? " and the text before them" : ""
-      } are left out (call handoff_load without max_messages for all).`,
+      } (call handoff_load without max_messages for all).`,
     );
   }
   const body = [
@@ -343,7 +354,9 @@ export function renderLoaded(loaded: LoadedHandoff, tail: MessageTail, nonce: st
   body.push("Conversation:");
   if (tail.omitted > 0) {
     body.push(
-      `[… ${tail.omitted} earlier messages left out by max_messages; ${tail.shown} of ${tail.total} follow …]`,
+      `[… ${
+        count(tail.omitted, "earlier message")
+      } left out by max_messages; ${tail.shown} of ${tail.total} follow …]`,
     );
   }
   body.push(tail.text);
@@ -361,7 +374,9 @@ export function renderStats(s: HandoffStats): string {
         ? "the oldest handoff is evicted and the save names it"
         : "saves of new keys are refused (eviction off)"
     }.`,
-    `Stored: ${s.totalBytes} bytes of conversation, ${s.totalMessages} messages, ${s.totalComments} comments.`,
+    `Stored: ${s.totalBytes} bytes of conversation, ${count(s.totalMessages, "message")}, ${
+      count(s.totalComments, "comment")
+    }.`,
     `Status: ${s.byStatus.active} active, ${s.byStatus.completed} completed, ${s.byStatus.pending} pending.`,
     s.count > 0
       ? `Largest: "${s.largest?.key}" (${s.largest?.bytes} bytes) · oldest: "${s.oldest?.key}" (updated ${
