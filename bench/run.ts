@@ -4,9 +4,11 @@
  */
 
 import { benchFocus } from "./focus.ts";
+import { benchHandoff } from "./handoff.ts";
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   focus: benchFocus,
+  handoff: benchHandoff,
 };
 
 const chosen = Deno.args.length > 0 ? Deno.args : Object.keys(SUITES);

@@ -15,9 +15,9 @@ import {
   listHandoffs,
   loadHandoff,
   saveHandoff,
-  searchHandoffs,
   utf8Bytes,
 } from "../store/handoff.ts";
+import { searchHandoffs } from "../store/handoff_search.ts";
 import { mergeHandoffs } from "../store/handoff_merge.ts";
 import { lastMessages } from "../store/handoff_messages.ts";
 import { invalid } from "../store/kv.ts";

@@ -29,11 +29,10 @@ import {
   listHandoffs,
   loadHandoff,
   type Progress,
-  QUERY_MAX_CHARS,
   saveHandoff,
-  searchHandoffs,
   utf8Bytes,
 } from "../store/handoff.ts";
+import { QUERY_MAX_CHARS, searchHandoffs } from "../store/handoff_search.ts";
 import { MERGE_STRATEGIES, mergeHandoffs } from "../store/handoff_merge.ts";
 import { lastMessages } from "../store/handoff_messages.ts";
 import { invalid, randomToken } from "../store/kv.ts";

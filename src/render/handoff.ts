@@ -13,8 +13,8 @@ import type {
   HandoffStats,
   LoadedHandoff,
   SaveResult,
-  SearchResult,
 } from "../store/handoff.ts";
+import type { SearchResult } from "../store/handoff_search.ts";
 import type { MergeResult } from "../store/handoff_merge.ts";
 import type { MessageTail } from "../store/handoff_messages.ts";
 import type { Page } from "../store/kv.ts";

@@ -249,7 +249,8 @@ export function checkText(
   return value;
 }
 
-function checkStatus(value: unknown, what: string): HandoffStatus {
+/** Checks a status, `active` when absent. */
+export function checkStatus(value: unknown, what: string): HandoffStatus {
   if (value === undefined || value === null) return "active";
   if (!(HANDOFF_STATUSES as readonly unknown[]).includes(value)) {
     invalid(`${what}: status must be one of ${HANDOFF_STATUSES.join(", ")}, got "${value}"`);
@@ -257,7 +258,8 @@ function checkStatus(value: unknown, what: string): HandoffStatus {
   return value as HandoffStatus;
 }
 
-function clip(text: string, max = 40): string {
+/** `text` cut to `max` UTF-16 units with "…", for quoting input in messages. */
+export function clip(text: string, max = 40): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
@@ -793,110 +795,6 @@ export async function listHandoffs(
   return { ...page, items };
 }
 
-/** Filters of `searchHandoffs`; all given ones must match. */
-export interface SearchFilter {
-  /** At least one of these tags. */
-  tags?: string[];
-  /** All of these tags. */
-  tagsAll?: string[];
-  /** Case-insensitive text in the title, summary or conversation. */
-  query?: string;
-  /** Case-insensitive part of `from_project`. */
-  fromProject?: string;
-  /** Case-insensitive part of `from_ai`. */
-  fromAi?: string;
-  status?: string;
-  /** ISO-8601 date or time; created at or after it. */
-  createdAfter?: string;
-  /** ISO-8601 date or time; created before it. */
-  createdBefore?: string;
-  limit: number;
-}
-
-/** Matches of a search, newest first. */
-export interface SearchResult {
-  items: Handoff[];
-  hasMore: boolean;
-  /** How many handoffs were looked at. */
-  scanned: number;
-}
-
-/** Longest search query, in characters. */
-export const QUERY_MAX_CHARS = 1000;
-
-function checkDate(value: string | undefined, field: string, what: string): number | null {
-  if (value === undefined || value.trim() === "") return null;
-  const t = Date.parse(value.trim());
-  if (Number.isNaN(t)) {
-    invalid(
-      `${what}: ${field} must be an ISO-8601 date or time (e.g. 2025-01-31 or 2025-01-31T12:00:00Z), got "${
-        clip(value)
-      }"`,
-    );
-  }
-  return t;
-}
-
-/**
- * Handoffs matching every given filter, most recently saved first, at most `limit` of them.
- * The query is looked for in the title and summary first and only then in the conversation.
- */
-export async function searchHandoffs(
-  kv: Deno.Kv,
-  limits: HandoffLimits,
-  filter: SearchFilter,
-): Promise<SearchResult> {
-  const what = "Cannot search handoffs";
-  const anyTags = normalizeTags(filter.tags, { ...limits, tagsMax: 100 }, what);
-  const allTags = normalizeTags(filter.tagsAll, { ...limits, tagsMax: 100 }, what);
-  const query = filter.query?.trim().toLowerCase() ?? "";
-  if ([...query].length > QUERY_MAX_CHARS) {
-    invalid(`${what}: query is longer than ${QUERY_MAX_CHARS} characters`);
-  }
-  const fromProject = filter.fromProject?.trim().toLowerCase() ?? "";
-  const fromAi = filter.fromAi?.trim().toLowerCase() ?? "";
-  const status = filter.status === undefined ? null : checkStatus(filter.status, what);
-  const after = checkDate(filter.createdAfter, "created_after", what);
-  const before = checkDate(filter.createdBefore, "created_before", what);
-
-  const meta = (h: Handoff) => {
-    if (anyTags.length > 0 && !anyTags.some((t) => h.tags.includes(t))) return false;
-    if (!allTags.every((t) => h.tags.includes(t))) return false;
-    if (status !== null && h.status !== status) return false;
-    if (fromProject && !(h.fromProject ?? "").toLowerCase().includes(fromProject)) return false;
-    if (fromAi && !(h.fromAi ?? "").toLowerCase().includes(fromAi)) return false;
-    const created = Date.parse(h.createdAt);
-    if (after !== null && created < after) return false;
-    if (before !== null && created >= before) return false;
-    return true;
-  };
-  const text = async (h: Handoff) => {
-    if (query === "") return true;
-    if (h.title.toLowerCase().includes(query) || h.summary.toLowerCase().includes(query)) {
-      return true;
-    }
-    const whole = await readWhole(kv, h.key);
-    return whole !== null && decoder.decode(whole.bytes).toLowerCase().includes(query);
-  };
-
-  const items: Handoff[] = [];
-  let scanned = 0;
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await listHandoffs(kv, { limit: 100, cursor });
-    scanned += page.items.length;
-    const candidates = page.items.filter(meta);
-    const hits = await Promise.all(candidates.map(text));
-    for (let i = 0; i < candidates.length; i++) {
-      if (!hits[i]) continue;
-      if (items.length === filter.limit) return { items, hasMore: true, scanned };
-      items.push(candidates[i]);
-    }
-    if (!page.hasMore || page.nextCursor === null) return { items, hasMore: false, scanned };
-    cursor = page.nextCursor;
-  }
-}
-
 /** Adds a comment; at most `commentsMax` per handoff. */
 export async function addComment(
   kv: Deno.Kv,
@@ -1034,7 +932,7 @@ export interface HandoffStats {
   limits: HandoffLimits;
 }
 
-/** Reads the count and scans every record for sizes and statuses. */
+/** Reads the count and scans every record (one range scan) for sizes and statuses. */
 export async function handoffStats(kv: Deno.Kv, limits: HandoffLimits): Promise<HandoffStats> {
   const count = (await kv.get<number>(handoffCountKey())).value ?? 0;
   const byStatus: Record<HandoffStatus, number> = { active: 0, completed: 0, pending: 0 };
@@ -1042,20 +940,21 @@ export async function handoffStats(kv: Deno.Kv, limits: HandoffLimits): Promise<
   let totalMessages = 0;
   let totalComments = 0;
   let largest: HandoffStats["largest"] = null;
-  let oldest: HandoffStats["oldest"] = null;
-  let newest: HandoffStats["newest"] = null;
-  const ordered = await Array.fromAsync(kv.list<string>({ prefix: handoffTimePrefix() }));
-  const records = await getAll<Handoff>(kv, ordered.map((e) => handoffKey(e.value)));
-  for (const { value: h } of records) {
-    if (h === null) continue;
+  let first: Handoff | null = null;
+  let last: Handoff | null = null;
+  for await (
+    const { value: h } of kv.list<Handoff>({ prefix: handoffPrefix() }, { batchSize: 500 })
+  ) {
     byStatus[h.status]++;
     totalBytes += h.bytes;
     totalMessages += h.messageCount;
     totalComments += h.commentIds.length;
     if (largest === null || h.bytes > largest.bytes) largest = { key: h.key, bytes: h.bytes };
-    oldest ??= { key: h.key, updatedAt: h.updatedAt };
-    newest = { key: h.key, updatedAt: h.updatedAt };
+    if (first === null || h.order < first.order) first = h;
+    if (last === null || h.order > last.order) last = h;
   }
+  const oldest = first && { key: first.key, updatedAt: first.updatedAt };
+  const newest = last && { key: last.key, updatedAt: last.updatedAt };
   const now = Date.now();
   let merging = 0;
   for await (const lease of kv.list<Lease>({ prefix: ["handoff_lease"] })) {

@@ -16,9 +16,9 @@ import {
   loadHandoff,
   saveHandoff,
   type SaveInput,
-  searchHandoffs,
   titleFromSummary,
 } from "./handoff.ts";
+import { searchHandoffs } from "./handoff_search.ts";
 import { StoreError } from "./kv.ts";
 
 const LIMITS: HandoffLimits = { ...DEFAULT_HANDOFF_LIMITS };
