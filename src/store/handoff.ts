@@ -596,18 +596,15 @@ async function refuseEarlyWhenFull(
   key: string | null,
   what: string,
 ): Promise<void> {
-  const [current, count] = await kv.getMany<[Handoff, number]>([
-    handoffKey(key ?? "-"),
-    handoffCountKey(),
-  ]);
-  if ((key === null || current.value === null) && (count.value ?? 0) >= limits.maxHandoffs) {
-    throw fullError(
-      what,
-      limits,
-      count.value ?? 0,
-      "eviction is off (HANDOFF_EVICT=false): delete a handoff with handoff_clear first",
-    );
-  }
+  const count = (await kv.get<number>(handoffCountKey())).value ?? 0;
+  if (count < limits.maxHandoffs) return;
+  if (key !== null && (await kv.get(handoffKey(key))).value !== null) return; // an overwrite
+  throw fullError(
+    what,
+    limits,
+    count,
+    "eviction is off (HANDOFF_EVICT=false): delete a handoff with handoff_clear first",
+  );
 }
 
 /** A handoff's record and its conversation, read consistently. */
@@ -676,6 +673,7 @@ export async function appendHandoff(
     }
     const chunked = chunkEntries(key, add);
     stagedRefs = chunked.refs;
+    await sweepPendingDeletes(kv);
     staged = await stageWrites(kv, chunked.entries, {
       inlineBytes: 0,
       onBatch: (done, total) => {

@@ -1,7 +1,13 @@
 /** `handoff_merge`: one handoff from several, all or nothing, with the sources leased. */
 
 import type { HandoffLimits } from "../config.ts";
-import { deleteWith, INLINE_BYTES, type Staged, stageWrites } from "./chunks.ts";
+import {
+  deleteWith,
+  INLINE_BYTES,
+  type Staged,
+  stageWrites,
+  sweepPendingDeletes,
+} from "./chunks.ts";
 import {
   checkText,
   chunkEntries,
@@ -117,6 +123,7 @@ export async function mergeHandoffs(
       .trim();
 
   const mergeId = ulid();
+  await sweepPendingDeletes(kv);
   await takeLeases(kv, keys, newKey, replacing, mergeId, what);
   let staged: Staged | null = null;
   try {
