@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../config.ts";
-import { countPendingDeletes } from "./chunks.ts";
+import {
+  countPendingDeletes,
+  splitBytes,
+  STAGE_TTL_MS,
+  stageWrites,
+  sweepPendingDeletes,
+} from "./chunks.ts";
 import {
   addComment,
   appendHandoff,
@@ -8,6 +14,7 @@ import {
   deleteComment,
   deleteHandoff,
   type Handoff,
+  handoffChunkKey,
   handoffCountKey,
   handoffKey,
   handoffLeaseKey,
@@ -486,5 +493,47 @@ Deno.test("handoffStats() counts, sums bytes and reports limits", async () => {
     assert.equal(stats.oldest?.key, "a");
     assert.equal(stats.newest?.key, "b");
     assert.equal(stats.limits.maxHandoffs, 4);
+  });
+});
+
+Deno.test("readers see the old or the new conversation, never a mix, while large saves land", async () => {
+  await withKv(async (kv) => {
+    const a = "## User\n" + "A".repeat(700_000);
+    const b = "## User\n" + "ß".repeat(350_000);
+    await saveHandoff(kv, LIMITS, input({ key: "k", conversation: a }));
+    const writes = (async () => {
+      for (let i = 0; i < 6; i++) {
+        await saveHandoff(kv, LIMITS, input({ key: "k", conversation: i % 2 ? a : b }));
+      }
+      await appendHandoff(kv, LIMITS, "k", "## Assistant\ntail\n");
+    })();
+    const seen = new Set<string>();
+    let done = false;
+    writes.finally(() => done = true);
+    while (!done) {
+      const text = (await loadHandoff(kv, LIMITS, "k")).conversation;
+      assert.ok(text === a || text === b || text === a + "## Assistant\ntail\n", "never a mix");
+      seen.add(text.slice(8, 9));
+    }
+    await writes;
+    assert.ok(seen.size >= 2, "reads interleaved with the writes and saw both versions");
+    await assertConsistent(kv);
+  });
+});
+
+Deno.test("a save whose writer died after staging leaves nothing visible and is swept", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, input({ key: "k" }));
+    // Simulate the crash: stage chunks the way saveHandoff does, then never adopt them.
+    const big = new TextEncoder().encode("## User\n" + "x".repeat(900_000));
+    const entries = splitBytes(big).map((part, i) =>
+      [handoffChunkKey("k", `01DEAD${String(i).padStart(4, "0")}`), part.slice()] as const
+    );
+    const staged = await stageWrites(kv, entries);
+    assert.equal(staged.inlineBytes, 0, "written before any record points at it");
+    assert.equal((await loadHandoff(kv, LIMITS, "k")).conversation, input().conversation);
+    assert.equal(await sweepPendingDeletes(kv), 0, "not before the TTL");
+    assert.equal(await sweepPendingDeletes(kv, Date.now() + STAGE_TTL_MS + 1), 1);
+    await assertConsistent(kv);
   });
 });
