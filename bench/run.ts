@@ -4,10 +4,12 @@
  */
 
 import { benchFocus } from "./focus.ts";
+import { benchHandoff } from "./handoff.ts";
 import { benchThinking } from "./thinking.ts";
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   focus: benchFocus,
+  handoff: benchHandoff,
   thinking: benchThinking,
 };
 

@@ -4,7 +4,6 @@
 // deno.test.lock and never enters deno.lock, which holds only what the server itself runs.
 // deno-lint-ignore no-import-prefix
 import { type Browser, chromium } from "npm:playwright-core@1.65.1";
-// deno-lint-ignore no-import-prefix
 export type { Browser, Page } from "npm:playwright-core@1.65.1";
 
 /** Where Debian installs Chromium. */

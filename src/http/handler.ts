@@ -4,6 +4,7 @@ import { closedReason, type Config, parseToolsets, type ToolsetName } from "../c
 import { createMcpServer, type McpDeps } from "../mcp/server.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 import { StoreError, type StoreErrorKind } from "../store/kv.ts";
+import { handoffApiRoutes } from "./api_handoff.ts";
 import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
 import { BodyError, json, onBodyDone, plain } from "./body.ts";
 import { matchRoute, type Route } from "./router.ts";
@@ -63,6 +64,7 @@ export function createHandler(deps: HandlerDeps): Handler {
       path: "messages",
       methods: { POST: (req, { url }) => sse.post(req, url.searchParams.get("sessionId")) },
     },
+    ...(config.toolsets.includes("handoff") ? handoffApiRoutes(deps) : []),
     ...(deps.routes ?? []),
   ];
 

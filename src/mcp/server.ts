@@ -2,6 +2,7 @@
 
 import type { Config, ToolsetName } from "../config.ts";
 import { FOCUS_INSTRUCTIONS, registerFocusTools } from "./focus.ts";
+import { HANDOFF_INSTRUCTIONS, registerHandoffTools } from "./handoff.ts";
 import { McpServer } from "./sdk.ts";
 import { registerThinkingTools, THINKING_INSTRUCTIONS } from "./thinking.ts";
 
@@ -21,6 +22,7 @@ interface Toolset {
 
 const TOOLSETS: Record<ToolsetName, Toolset> = {
   focus: { instructions: FOCUS_INSTRUCTIONS, register: registerFocusTools },
+  handoff: { instructions: HANDOFF_INSTRUCTIONS, register: registerHandoffTools },
   thinking: { instructions: THINKING_INSTRUCTIONS, register: registerThinkingTools },
 };
 

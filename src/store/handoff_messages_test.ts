@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { countMessages, findMessages, lastMessages } from "./handoff_messages.ts";
+
+const CONVERSATION = [
+  "Context from before.",
+  "## User",
+  "How do I merge?",
+  "",
+  "## Assistant",
+  "Like this:",
+  "```md",
+  "## User",
+  "User: inside a fence is not a message",
+  "```",
+  "**User:** thanks",
+  "Human: one more",
+  "Assistant: sure",
+  "",
+].join("\n");
+
+Deno.test("findMessages() counts ## headings, bold and plain speakers, not fenced lines", () => {
+  const roles = findMessages(CONVERSATION).map((m) => m.role);
+  assert.deepEqual(roles, ["user", "assistant", "user", "human", "assistant"]);
+  assert.equal(countMessages(CONVERSATION), 5);
+});
+
+Deno.test("findMessages() ignores look-alikes: 'User stories', 'Note:', indented speakers", () => {
+  const text = "## User stories\nNote: this\n  User: indented\n### Claude (Opus)\nhi\n";
+  assert.deepEqual(findMessages(text).map((m) => m.role), ["claude"]);
+});
+
+Deno.test("findMessages() needs the same fence to close; tildes and longer fences work", () => {
+  const text = "## User\n````\n```\n## User\n```\n````\n~~~\n## Assistant\n~~~\n## Assistant\n";
+  assert.deepEqual(findMessages(text).map((m) => m.role), ["user", "assistant"]);
+});
+
+Deno.test("countMessages() is 1 for text without speakers and 0 for empty text", () => {
+  assert.equal(countMessages("just notes"), 1);
+  assert.equal(countMessages(""), 0);
+});
+
+Deno.test("lastMessages() keeps a verbatim tail and says how many were left out", () => {
+  const tail = lastMessages(CONVERSATION, 2);
+  assert.equal(tail.total, 5);
+  assert.equal(tail.shown, 2);
+  assert.equal(tail.omitted, 3);
+  assert.equal(tail.preambleOmitted, true);
+  assert.equal(tail.text, "Human: one more\nAssistant: sure\n");
+  assert.ok(CONVERSATION.endsWith(tail.text));
+  const all = lastMessages(CONVERSATION, 10);
+  assert.equal(all.text, CONVERSATION);
+  assert.equal(all.omitted, 0);
+});
+
+Deno.test("lastMessages() handles CRLF line ends", () => {
+  const text = "## User\r\nhi\r\n## Assistant\r\nhello\r\n";
+  assert.equal(lastMessages(text, 1).text, "## Assistant\r\nhello\r\n");
+});
