@@ -25,6 +25,7 @@ import {
   nowIso,
   type Page,
   retryLocked,
+  StaleRead,
   StoreError,
   ulid,
 } from "./kv.ts";
@@ -466,6 +467,10 @@ export async function makeRoom(
     }
     const victim = await pickVictim(kv, exclude);
     if (victim === null) {
+      // Concurrent evictions can empty the index under a stale count: only an unchanged count
+      // means every handoff really is held by a merge.
+      const recount = await kv.get<number>(handoffCountKey());
+      if (recount.versionstamp !== count.versionstamp) throw new StaleRead("handoff count moved");
       throw fullError(what, limits, current, "every handoff is being merged; try again shortly");
     }
     op.check(victim.record, victim.lease);

@@ -48,19 +48,36 @@ export interface Attempt<T> {
 export const RETRY_BUDGET_MS = 20_000;
 
 /**
+ * Thrown by an attempt whose reads contradict each other (a concurrent writer moved on between
+ * two of them), so `commitWithRetry` tries again instead of failing the caller.
+ */
+export class StaleRead extends Error {
+  constructor(what: string) {
+    super(`stale read: ${what}`);
+    this.name = "StaleRead";
+  }
+}
+
+/**
  * Runs `attempt` until its atomic commits. `attempt` must read what it checks afresh each time;
- * a failed check or a `database is locked` throw (another process holds the local file; nothing
- * was applied) is retried with jittered exponential backoff.
+ * a failed check, a `StaleRead` from the attempt, or a `database is locked` throw (another
+ * process holds the local file; nothing was applied) is retried with jittered exponential backoff.
  */
 export async function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
   const started = Date.now();
   for (let round = 0;; round++) {
-    const { op, value, committed: onCommit } = await retryLocked(attempt);
-    if (op === undefined) return value;
-    const committed = await retryLocked(() => op.commit());
-    if (committed.ok) {
-      onCommit?.(committed.versionstamp);
-      return value;
+    const tried = await retryLocked(attempt).catch((error) => {
+      if (error instanceof StaleRead) return undefined;
+      throw error;
+    });
+    if (tried !== undefined) {
+      const { op, value, committed: onCommit } = tried;
+      if (op === undefined) return value;
+      const committed = await retryLocked(() => op.commit());
+      if (committed.ok) {
+        onCommit?.(committed.versionstamp);
+        return value;
+      }
     }
     if (Date.now() - started > RETRY_BUDGET_MS) {
       throw new StoreError(

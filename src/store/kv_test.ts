@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { commitWithRetry, isUlid, listPage, randomToken, retryLocked, ulid } from "./kv.ts";
+import {
+  commitWithRetry,
+  isUlid,
+  listPage,
+  randomToken,
+  retryLocked,
+  StaleRead,
+  ulid,
+} from "./kv.ts";
 
 Deno.test("ulid() is a sortable ULID, monotonic within one millisecond", () => {
   const ids = Array.from({ length: 1000 }, () => ulid(1_700_000_000_000));
@@ -92,4 +100,14 @@ Deno.test("retryLocked() retries while another process holds the KV file, and on
     /disk full/,
   );
   assert.equal(other, 1, "other errors are not retried");
+});
+
+Deno.test("commitWithRetry() runs the attempt again when it reports a stale read", async () => {
+  let rounds = 0;
+  const value = await commitWithRetry(() => {
+    rounds++;
+    if (rounds < 3) return Promise.reject(new StaleRead("moved"));
+    return Promise.resolve({ value: rounds });
+  });
+  assert.equal(value, 3);
 });
