@@ -996,12 +996,14 @@ export async function deleteSequence(
   });
   if (marked === null) return { sequenceId, deleted: false, deletedThoughts: 0 };
   for (const prefix of childPrefixes(sequenceId)) await deleteUnder(kv, prefix);
-  const removed = await commitWithRetry(async () => {
+  await commitWithRetry(async () => {
     const entry = await kv.get<SequenceRecord>(sequenceKey(sequenceId));
-    if (entry.value === null) return { value: false };
-    return { op: kv.atomic().check(entry).delete(sequenceKey(sequenceId)), value: true };
+    if (entry.value === null) return { value: undefined };
+    return { op: kv.atomic().check(entry).delete(sequenceKey(sequenceId)), value: undefined };
   });
-  const deleted = removed && marked.wasLive;
+  // The call that took the live sequence to "deleting" deleted it, even when a concurrent
+  // delete of the same sequence removed the record first.
+  const deleted = marked.wasLive;
   return {
     sequenceId,
     deleted,
