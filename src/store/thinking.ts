@@ -341,9 +341,22 @@ function notFound(sequenceId: string): never {
   );
 }
 
-/** True once a sequence has gone `retentionMs` without a write (KV's own expiry runs late). */
+/**
+ * How long a sequence lives after its last write, in ms (0: until deleted): the configured
+ * retention, or the one its keys were last written under when that is shorter, since KV drops
+ * those keys on that schedule whatever the configuration says now.
+ */
+export function retentionOf(seq: SequenceRecord, limits: ThinkingLimits): number {
+  const written = seq.expiryMs / 2;
+  if (written <= 0) return limits.retentionMs;
+  if (limits.retentionMs <= 0) return written;
+  return Math.min(written, limits.retentionMs);
+}
+
+/** True once a sequence has outlived its retention without a write (KV's own expiry runs late). */
 export function isExpired(seq: SequenceRecord, limits: ThinkingLimits, now: number): boolean {
-  return limits.retentionMs > 0 && now - Date.parse(seq.updatedAt) > limits.retentionMs;
+  const retention = retentionOf(seq, limits);
+  return retention > 0 && now - Date.parse(seq.updatedAt) > retention;
 }
 
 /** The live sequence record, or `null` when unknown, being deleted or expired. */
@@ -356,7 +369,10 @@ function live(
   return seq;
 }
 
-/** The `expireIn` keys are written with: twice the retention, so a key outlives its sequence's logical expiry. */
+/**
+ * The `expireIn` keys are written with: twice the retention, so a key outlives its sequence's
+ * logical expiry (`retentionOf` relies on this factor).
+ */
 function physicalExpiry(limits: ThinkingLimits): number {
   return limits.retentionMs > 0 ? 2 * limits.retentionMs : 0;
 }
@@ -859,8 +875,8 @@ function summarize(
         thoughts: counts.get(b.id) ?? 0,
         createdAt: b.createdAt,
       })),
-    expiresAt: limits.retentionMs > 0
-      ? new Date(Date.parse(seq.updatedAt) + limits.retentionMs).toISOString()
+    expiresAt: retentionOf(seq, limits) > 0
+      ? new Date(Date.parse(seq.updatedAt) + retentionOf(seq, limits)).toISOString()
       : null,
   };
 }

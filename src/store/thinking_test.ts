@@ -623,6 +623,39 @@ Deno.test("a retention change is applied to a sequence's keys on its next write"
   });
 });
 
+Deno.test("a sequence past the retention it was written under stays expired when the retention is raised or switched off", async () => {
+  await withKv(async (kv) => {
+    // Its keys were written to expire under the old retention, so KV may already have dropped
+    // some thoughts: showing it as live again would show a damaged history.
+    const day = 86_400_000;
+    const short = { ...LIMITS, retentionMs: 10 * day };
+    let now = Date.UTC(2030, 0, 1);
+    const clock = () => now;
+    const { sequenceId } = await addThought(kv, short, step(1), { clock });
+    now += 11 * day;
+    for (const limits of [short, { ...LIMITS, retentionMs: 30 * day }, LIMITS]) {
+      assert.equal(await getSequence(kv, limits, sequenceId, clock), null, `${limits.retentionMs}`);
+      await rejectsWith(getHistory(kv, limits, sequenceId, {}, clock), "SEQUENCE_NOT_FOUND");
+      await rejectsWith(
+        addThought(kv, limits, step(2, { sequenceId }), { clock }),
+        "SEQUENCE_NOT_FOUND",
+      );
+    }
+
+    // Within the old retention it is live, and says when it expires unless written again.
+    const other = (await addThought(kv, short, step(1), { clock })).sequenceId;
+    now += 9 * day;
+    const page = await getHistory(kv, LIMITS, other, {}, clock);
+    assert.equal(page.sequence.expiresAt, new Date(now + day).toISOString());
+    // A write under the new setting rewrites every key without expiry: kept until deleted.
+    await addThought(kv, LIMITS, step(2, { sequenceId: other }), { clock });
+    now += 1000 * day;
+    const kept = await getHistory(kv, LIMITS, other, {}, clock);
+    assert.equal(kept.thoughts.length, 2);
+    assert.equal(kept.sequence.expiresAt, null);
+  });
+});
+
 Deno.test("a session cache skips reads yet stays correct when other writers get in first", async () => {
   await withKv(async (kv) => {
     const cache = new SequenceCache();
