@@ -213,6 +213,44 @@ Deno.test("a session that omits sequenceId continues its sequence; thought 1 sta
   });
 });
 
+Deno.test("a session whose implied sequence was deleted starts a new one instead of failing", async () => {
+  await withClient(async (connect) => {
+    // A client written for the standard tool never sends sequenceId, so "omit sequenceId to
+    // start a new sequence" is advice it cannot act on.
+    const client = await connect();
+    const first = await call(client, "sequentialthinking", think(1));
+    await call(client, "sequentialthinking", think(2));
+    const deleted = await call(client, "delete_thought_sequence", {
+      sequenceId: first.structured.sequenceId,
+      confirm: true,
+    });
+    assert.equal(deleted.structured.deleted, true);
+    const after = await call(client, "sequentialthinking", think(3));
+    assert.equal(after.isError, false, after.text);
+    assert.notEqual(after.structured.sequenceId, first.structured.sequenceId);
+    assert.deepEqual(after.structured.flags, ["NEW_SEQUENCE"]);
+    assert.equal(after.structured.thoughtHistoryLength, 1);
+
+    // The same when another session deletes it.
+    const other = await connect();
+    await call(other, "delete_thought_sequence", {
+      sequenceId: after.structured.sequenceId,
+      confirm: true,
+    });
+    const again = await call(client, "sequentialthinking", think(4));
+    assert.equal(again.isError, false, again.text);
+    assert.notEqual(again.structured.sequenceId, after.structured.sequenceId);
+    assert.deepEqual(again.structured.flags, ["NEW_SEQUENCE"]);
+    // An explicit unknown sequenceId is still an error.
+    const explicit = await call(
+      client,
+      "sequentialthinking",
+      think(5, { sequenceId: after.structured.sequenceId }),
+    );
+    assert.ok(explicit.text.startsWith("SEQUENCE_NOT_FOUND: "), explicit.text);
+  });
+});
+
 Deno.test("every thinking error code reaches the client in an isError result", async () => {
   await withClient(async (connect) => {
     const client = await connect();
