@@ -77,7 +77,8 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     z.string().max(limits.branchIdMax).describe(
       `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
     );
-  const ui = { ui: { resourceUri: THINKING_VIEW_URI } };
+  // `ui.resourceUri` is the MCP Apps key; hosts built on its earlier draft read the flat key.
+  const ui = { ui: { resourceUri: THINKING_VIEW_URI }, "ui/resourceUri": THINKING_VIEW_URI };
 
   server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",

@@ -94,10 +94,11 @@ Deno.test("thinking tools are listed with honest annotations, schemas and the vi
     for (const field of ["sequenceId", "thoughtNumber", "branches", "thoughtHistoryLength"]) {
       assert.ok(seq.outputSchema?.properties?.[field], `outputSchema has ${field}`);
     }
-    assert.deepEqual(seq._meta, { ui: { resourceUri: THINKING_VIEW_URI } });
+    const link = { ui: { resourceUri: THINKING_VIEW_URI }, "ui/resourceUri": THINKING_VIEW_URI };
+    assert.deepEqual(seq._meta, link, "the MCP Apps key and the legacy flat key");
     const history = byName.get("get_thought_history")!;
     assert.equal(history.annotations?.readOnlyHint, true);
-    assert.deepEqual(history._meta, { ui: { resourceUri: THINKING_VIEW_URI } });
+    assert.deepEqual(history._meta, link);
     const del = byName.get("delete_thought_sequence")!;
     assert.equal(del.annotations?.destructiveHint, true);
     assert.equal(del.annotations?.readOnlyHint, false);
