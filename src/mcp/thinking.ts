@@ -8,17 +8,13 @@ import {
   renderThought,
   type SessionFlag,
 } from "../render/thinking.ts";
-import {
-  addThought,
-  type AddThoughtResult,
-  deleteSequence,
-  getHistory,
-  MAIN_BRANCH,
-  SequenceCache,
-  ThinkingError,
-  type ThoughtFlag,
-  type ThoughtInput,
-} from "../store/thinking.ts";
+import { SequenceCache } from "../store/thinking_cache.ts";
+import { deleteSequence } from "../store/thinking_delete.ts";
+import { ThinkingError } from "../store/thinking_errors.ts";
+import { getHistory } from "../store/thinking_history.ts";
+import { MAIN_BRANCH } from "../store/thinking_keys.ts";
+import type { ThoughtInput } from "../store/thinking_validate.ts";
+import { addThought, type AddThoughtResult, type ThoughtFlag } from "../store/thinking_write.ts";
 import viewHtml from "../view/thinking.html" with { type: "text" };
 import type { McpServer } from "./sdk.ts";
 

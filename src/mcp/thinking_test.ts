@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type Config, loadConfig } from "../config.ts";
-import { THINKING_ERRORS, type ThinkingErrorCode } from "../store/thinking.ts";
+import { THINKING_ERRORS, type ThinkingErrorCode } from "../store/thinking_errors.ts";
 import { Client, InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer } from "./server.ts";
 import { MCP_APP_MIME, THINKING_VIEW_URI } from "./thinking.ts";
