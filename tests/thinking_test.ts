@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import type { Client } from "../src/mcp/sdk_client.ts";
 import { DEFAULT_THINKING_LIMITS } from "../src/config.ts";
 import { randomToken } from "../src/store/kv.ts";
-import { addThought } from "../src/store/thinking.ts";
+import { addThought } from "../src/store/thinking_write.ts";
 import {
   call,
   connect,

@@ -1,22 +1,20 @@
 /** The thinking toolset: durable sequential thinking, its history, and deleting a sequence. */
 
 import { z } from "zod";
-import type { Config } from "../config.ts";
+import type { Config, ThinkingLimits } from "../config.ts";
 import {
   renderDelete,
   renderHistory,
   renderThought,
   type SessionFlag,
 } from "../render/thinking.ts";
-import {
-  addThought,
-  deleteSequence,
-  getHistory,
-  MAIN_BRANCH,
-  SequenceCache,
-  type ThoughtFlag,
-  type ThoughtInput,
-} from "../store/thinking.ts";
+import { SequenceCache } from "../store/thinking_cache.ts";
+import { deleteSequence } from "../store/thinking_delete.ts";
+import { ThinkingError } from "../store/thinking_errors.ts";
+import { getHistory } from "../store/thinking_history.ts";
+import { MAIN_BRANCH } from "../store/thinking_keys.ts";
+import type { ThoughtInput } from "../store/thinking_validate.ts";
+import { addThought, type AddThoughtResult, type ThoughtFlag } from "../store/thinking_write.ts";
 import viewHtml from "../view/thinking.html" with { type: "text" };
 import type { McpServer } from "./sdk.ts";
 
@@ -75,7 +73,8 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     z.string().max(limits.branchIdMax).describe(
       `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
     );
-  const ui = { ui: { resourceUri: THINKING_VIEW_URI } };
+  // `ui.resourceUri` is the MCP Apps key; hosts built on its earlier draft read the flat key.
+  const ui = { ui: { resourceUri: THINKING_VIEW_URI }, "ui/resourceUri": THINKING_VIEW_URI };
 
   server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
@@ -134,13 +133,14 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     _meta: ui,
   }, async (args) => {
     const input: ThoughtInput = { ...args };
-    const flags: (ThoughtFlag | SessionFlag)[] = [];
-    if (input.sequenceId === undefined && session.sequenceId !== undefined && !startsOver(input)) {
-      input.sequenceId = session.sequenceId;
-      flags.push("SESSION_SEQUENCE");
-    }
-    const result = await addThought(kv, limits, input, { cache });
+    const implied = input.sequenceId === undefined && !startsOver(input)
+      ? session.sequenceId
+      : undefined;
+    const { result, continued } = implied === undefined
+      ? { result: await addThought(kv, limits, input, { cache }), continued: false }
+      : await addToSessionSequence(kv, limits, input, implied, cache);
     session.sequenceId = result.sequenceId;
+    const flags: (ThoughtFlag | SessionFlag)[] = continued ? ["SESSION_SEQUENCE"] : [];
     flags.push(...result.flags);
     const { index, flags: _, ...rest } = result;
     return {
@@ -268,6 +268,27 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
       _meta: { ui: { prefersBorder: true } },
     }],
   }));
+}
+
+/**
+ * Adds a thought that named no sequence to the one this session wrote last. When that sequence
+ * is gone (deleted or expired) the thought starts a new one, as it would have in a new session:
+ * the caller sent no id, so "unknown sequence" is not an error it could act on.
+ */
+async function addToSessionSequence(
+  kv: Deno.Kv,
+  limits: ThinkingLimits,
+  input: ThoughtInput,
+  sequenceId: string,
+  cache: SequenceCache,
+): Promise<{ result: AddThoughtResult; continued: boolean }> {
+  try {
+    const result = await addThought(kv, limits, { ...input, sequenceId }, { cache });
+    return { result, continued: true };
+  } catch (error) {
+    if (!(error instanceof ThinkingError) || error.code !== "SEQUENCE_NOT_FOUND") throw error;
+    return { result: await addThought(kv, limits, input, { cache }), continued: false };
+  }
 }
 
 /** A first thought with no sequenceId starts a new sequence even within a session. */

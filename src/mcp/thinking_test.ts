@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type Config, loadConfig } from "../config.ts";
-import { THINKING_ERRORS, type ThinkingErrorCode } from "../store/thinking.ts";
+import { THINKING_ERRORS, type ThinkingErrorCode } from "../store/thinking_errors.ts";
 import { Client, InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer } from "./server.ts";
 import { MCP_APP_MIME, THINKING_VIEW_URI } from "./thinking.ts";
@@ -94,10 +94,11 @@ Deno.test("thinking tools are listed with honest annotations, schemas and the vi
     for (const field of ["sequenceId", "thoughtNumber", "branches", "thoughtHistoryLength"]) {
       assert.ok(seq.outputSchema?.properties?.[field], `outputSchema has ${field}`);
     }
-    assert.deepEqual(seq._meta, { ui: { resourceUri: THINKING_VIEW_URI } });
+    const link = { ui: { resourceUri: THINKING_VIEW_URI }, "ui/resourceUri": THINKING_VIEW_URI };
+    assert.deepEqual(seq._meta, link, "the MCP Apps key and the legacy flat key");
     const history = byName.get("get_thought_history")!;
     assert.equal(history.annotations?.readOnlyHint, true);
-    assert.deepEqual(history._meta, { ui: { resourceUri: THINKING_VIEW_URI } });
+    assert.deepEqual(history._meta, link);
     const del = byName.get("delete_thought_sequence")!;
     assert.equal(del.annotations?.destructiveHint, true);
     assert.equal(del.annotations?.readOnlyHint, false);
@@ -210,6 +211,44 @@ Deno.test("a session that omits sequenceId continues its sequence; thought 1 sta
     const separate = await call(other, "sequentialthinking", think(2));
     assert.notEqual(separate.structured.sequenceId, restart.structured.sequenceId);
     assert.deepEqual(separate.structured.flags, ["NEW_SEQUENCE"]);
+  });
+});
+
+Deno.test("a session whose implied sequence was deleted starts a new one instead of failing", async () => {
+  await withClient(async (connect) => {
+    // A client written for the standard tool never sends sequenceId, so "omit sequenceId to
+    // start a new sequence" is advice it cannot act on.
+    const client = await connect();
+    const first = await call(client, "sequentialthinking", think(1));
+    await call(client, "sequentialthinking", think(2));
+    const deleted = await call(client, "delete_thought_sequence", {
+      sequenceId: first.structured.sequenceId,
+      confirm: true,
+    });
+    assert.equal(deleted.structured.deleted, true);
+    const after = await call(client, "sequentialthinking", think(3));
+    assert.equal(after.isError, false, after.text);
+    assert.notEqual(after.structured.sequenceId, first.structured.sequenceId);
+    assert.deepEqual(after.structured.flags, ["NEW_SEQUENCE"]);
+    assert.equal(after.structured.thoughtHistoryLength, 1);
+
+    // The same when another session deletes it.
+    const other = await connect();
+    await call(other, "delete_thought_sequence", {
+      sequenceId: after.structured.sequenceId,
+      confirm: true,
+    });
+    const again = await call(client, "sequentialthinking", think(4));
+    assert.equal(again.isError, false, again.text);
+    assert.notEqual(again.structured.sequenceId, after.structured.sequenceId);
+    assert.deepEqual(again.structured.flags, ["NEW_SEQUENCE"]);
+    // An explicit unknown sequenceId is still an error.
+    const explicit = await call(
+      client,
+      "sequentialthinking",
+      think(5, { sequenceId: after.structured.sequenceId }),
+    );
+    assert.ok(explicit.text.startsWith("SEQUENCE_NOT_FOUND: "), explicit.text);
   });
 });
 

@@ -1,13 +1,8 @@
 /** The text formats of the thinking toolset: one thought's receipt and a page of history. */
 
-import type {
-  AddThoughtResult,
-  BranchSummary,
-  DeleteResult,
-  HistoryPage,
-  HistoryThought,
-  ThoughtFlag,
-} from "../store/thinking.ts";
+import type { DeleteResult } from "../store/thinking_delete.ts";
+import type { BranchSummary, HistoryPage, HistoryThought } from "../store/thinking_history.ts";
+import type { AddThoughtResult, ThoughtFlag } from "../store/thinking_write.ts";
 
 /** Flags the MCP layer adds to the store's: a thought that continued the session's sequence. */
 export type SessionFlag = "SESSION_SEQUENCE";
