@@ -589,7 +589,8 @@ export async function saveHandoff(
     await progress?.(target.steps, target.steps, "saved");
     return result;
   } catch (error) {
-    await target.staged?.abandon();
+    // Staged chunks a failed abandon leaves behind are swept after their TTL.
+    await target.staged?.abandon().catch(() => {});
     throw error;
   }
 }
@@ -735,7 +736,8 @@ export async function appendHandoff(
     await progress?.(steps, steps, "appended");
     return result;
   } catch (error) {
-    await staged?.abandon();
+    // Staged chunks a failed abandon leaves behind are swept after their TTL.
+    await staged?.abandon().catch(() => {});
     throw error;
   }
 }
@@ -908,7 +910,8 @@ export async function clearHandoffs(kv: Deno.Kv, limits: HandoffLimits): Promise
       } catch (error) {
         if (!(error instanceof StoreError && error.kind === "not_found")) throw error;
         // Deleted concurrently, or a stale index entry: drop the entry if it is still there.
-        await kv.atomic().check(entry).delete(entry.key).commit();
+        const op = kv.atomic().check(entry).delete(entry.key);
+        await retryLocked(() => op.commit());
       }
     }
   }

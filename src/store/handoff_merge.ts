@@ -297,8 +297,10 @@ export async function mergeHandoffs(
       }
     }
   } catch (error) {
-    await staged?.abandon();
-    await releaseLeases(kv, keys, mergeId);
+    // Cleanup failures must not hide why the merge failed: staged chunks left behind are swept
+    // after their TTL, and a lease left behind expires by itself.
+    await staged?.abandon().catch(() => {});
+    await releaseLeases(kv, keys, mergeId).catch(() => {});
     throw error;
   }
 }
@@ -343,14 +345,16 @@ async function takeLeases(
   });
 }
 
-/** Gives back the leases a failed merge holds. */
+/** Gives back the leases a failed merge holds (those still its own). */
 async function releaseLeases(kv: Deno.Kv, keys: string[], mergeId: string): Promise<void> {
-  const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
-  const op = kv.atomic();
-  for (const lease of leases) {
-    if (lease.value?.id === mergeId) op.check(lease).delete(lease.key);
-  }
-  await op.commit();
+  await commitWithRetry(async () => {
+    const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
+    const held = leases.filter((lease) => lease.value?.id === mergeId);
+    if (held.length === 0) return { value: undefined };
+    const op = kv.atomic();
+    for (const lease of held) op.check(lease).delete(lease.key);
+    return { op, value: undefined };
+  });
 }
 
 /** The line put before each part of a merged conversation. */
