@@ -140,7 +140,8 @@ export function handoffLeaseKey(key: string): Deno.KvKey {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+/** Strict UTF-8 that keeps a leading byte order mark: conversations load back byte for byte. */
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** UTF-8 bytes of `text`. */
 export function utf8Bytes(text: string): number {

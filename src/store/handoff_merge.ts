@@ -45,7 +45,8 @@ export type MergeStrategy = typeof MERGE_STRATEGIES[number];
 export const MERGE_LEASE_MS = 120_000;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+/** Strict UTF-8 that keeps a leading byte order mark: conversations load back byte for byte. */
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** What `mergeHandoffs` takes. */
 export interface MergeInput {

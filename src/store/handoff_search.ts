@@ -50,7 +50,7 @@ export const QUERY_MAX_CHARS = 1000;
 /** From this many conversations to search on, one range scan of all chunks beats point reads. */
 export const CHUNK_SCAN_FROM = 64;
 
-const decoder = new TextDecoder();
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 function checkDate(value: string | undefined, field: string, what: string): number | null {
   if (value === undefined || value.trim() === "") return null;

@@ -575,3 +575,19 @@ Deno.test("two KV handles on one file (two processes) never fail large writes wi
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a conversation starting with a byte order mark keeps it, through save, append and merge", async () => {
+  await withKv(async (kv) => {
+    const text = "\uFEFF## User\nexported from Notepad\n";
+    await saveHandoff(kv, LIMITS, input({ key: "bom", conversation: text }));
+    assert.equal((await loadHandoff(kv, LIMITS, "bom")).conversation, text);
+    await appendHandoff(kv, LIMITS, "bom", "## Assistant\nok\n");
+    assert.equal(
+      (await loadHandoff(kv, LIMITS, "bom")).conversation,
+      `${text}## Assistant\nok\n`,
+    );
+    await saveHandoff(kv, LIMITS, input({ key: "other" }));
+    await mergeHandoffs(kv, LIMITS, { keys: ["other", "bom"], newKey: "both" });
+    assert.ok((await loadHandoff(kv, LIMITS, "both")).conversation.includes(`===\n\n${text}`));
+  });
+});
