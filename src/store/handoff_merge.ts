@@ -163,7 +163,9 @@ export async function mergeHandoffs(
           `${what}: the sources have ${tags.length} distinct tags together; at most ${limits.tagsMax} are allowed on one handoff. Remove some first. Nothing was merged`,
         );
       }
-      const comments = parts.flatMap((s) => s.comments)
+      // A merged handoff holds its sources' comments under their ids: merging it with one of
+      // those sources again must carry each comment once.
+      const comments = [...new Map(parts.flatMap((s) => s.comments).map((c) => [c.id, c])).values()]
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
       if (comments.length > limits.commentsMax) {
         throw new StoreError(
@@ -172,11 +174,11 @@ export async function mergeHandoffs(
         );
       }
       const chunked = chunkEntries(newKey, bytes);
-      const copies: [Deno.KvKey, HandoffComment][] = parts
-        .filter((s) => s.entry.value.key !== newKey)
-        .flatMap((s) =>
-          s.comments.map((c): [Deno.KvKey, HandoffComment] => [handoffCommentKey(newKey, c.id), c])
-        );
+      const kept = new Set(
+        parts.find((s) => s.entry.value.key === newKey)?.entry.value.commentIds ?? [],
+      );
+      const copies = comments.filter((c) => !kept.has(c.id))
+        .map((c): [Deno.KvKey, HandoffComment] => [handoffCommentKey(newKey, c.id), c]);
       staged = await stageWrites(kv, [...chunked.entries, ...copies], {
         inlineBytes: INLINE_BYTES / 2,
         onBatch: (done, total) =>

@@ -268,3 +268,19 @@ Deno.test("concurrent merges of the same sources: one wins, the other changes no
     await assertNoOrphans(kv);
   });
 });
+
+Deno.test("merging a merged handoff with one of its sources carries each comment once", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, input("a"));
+    await saveHandoff(kv, LIMITS, input("b"));
+    await addComment(kv, LIMITS, "a", "note on a");
+    await mergeHandoffs(kv, LIMITS, { keys: ["a", "b"], newKey: "ab" });
+    // "ab" holds copies of a's comment under the same id.
+    const again = await mergeHandoffs(kv, LIMITS, { keys: ["a", "ab"], newKey: "again" });
+    assert.equal(again.carriedComments, 1);
+    assert.equal(again.handoff.commentIds.length, 1);
+    const loaded = await loadHandoff(kv, LIMITS, "again");
+    assert.deepEqual(loaded.comments.map((c) => c.content), ["note on a"]);
+    await assertNoOrphans(kv);
+  });
+});
