@@ -360,7 +360,9 @@ export function renderLoaded(loaded: LoadedHandoff, tail: MessageTail, nonce: st
     );
   }
   body.push(tail.text);
-  const origin = `another AI session${h.fromAi ? ` (${h.fromAi})` : ""} as handoff "${h.key}"`;
+  // Only the key (a checked character set) goes in the banner: free text such as from_ai stays
+  // inside the fence, where it cannot pose as part of the warning.
+  const origin = `another AI session as handoff "${h.key}"`;
   return `${head.join("\n")}\n\n${wrapUntrusted(body.join("\n"), nonce, origin)}`;
 }
 
