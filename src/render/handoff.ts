@@ -264,6 +264,12 @@ export function renderMerged(r: MergeResult): string {
   return lines.join("\n");
 }
 
+/** `text` cut to at most `max` UTF-16 units, never between the two halves of a surrogate pair. */
+function cutUnits(text: string, max: number): string {
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 /** One line of metadata about a handoff, safe outside the wrapper (no free text). */
 function metaLine(h: Handoff): string {
   return `"${h.key}" · ${h.status} · updated ${dateOf(h.updatedAt)} · ${
@@ -273,7 +279,7 @@ function metaLine(h: Handoff): string {
 
 /** The free-text lines of one handoff in a list (shown inside the wrapper). */
 function entryText(h: Handoff, index: number): string {
-  const summary = h.summary.length > 300 ? `${h.summary.slice(0, 300)}…` : h.summary;
+  const summary = h.summary.length > 300 ? `${cutUnits(h.summary, 300)}…` : h.summary;
   const lines = [
     `${index}. [${h.key}] ${h.title}`,
     `   from: ${h.fromAi ?? "(unknown AI)"}${h.fromProject ? ` · project: ${h.fromProject}` : ""}`,

@@ -260,9 +260,11 @@ export function checkStatus(value: unknown, what: string): HandoffStatus {
   return value as HandoffStatus;
 }
 
-/** `text` cut to `max` UTF-16 units with "…", for quoting input in messages. */
+/** `text` cut to `max` UTF-16 units with "…" (never inside a surrogate pair), for messages. */
 export function clip(text: string, max = 40): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
 }
 
 /** Cuts `text` to at most `max` characters, at a word break when one is near, with "…". */

@@ -591,3 +591,13 @@ Deno.test("a conversation starting with a byte order mark keeps it, through save
     assert.ok((await loadHandoff(kv, LIMITS, "both")).conversation.includes(`===\n\n${text}`));
   });
 });
+
+Deno.test("error messages quote bad input without splitting an emoji", async () => {
+  await withKv(async (kv) => {
+    const key = `${"k".repeat(39)}🎌🎌`;
+    await rejectsWith(() => loadHandoff(kv, LIMITS, key), "invalid", /outside A-Z/);
+    await loadHandoff(kv, LIMITS, key).catch((error: Error) => {
+      assert.ok(error.message.isWellFormed(), error.message);
+    });
+  });
+});
