@@ -261,6 +261,9 @@ Deno.test("the audit log holds JSON lines with tool, key, sizes and outcome, nev
       await call(client, "handoff_save", SAVE);
       await call(client, "handoff_load", { key: "design" });
       await call(client, "handoff_load", { key: "nope" });
+      // A model that puts text where a key goes gets an error; the log must not keep the text.
+      await call(client, "handoff_load", { key: "secret launch plan for friday" });
+      await call(client, "handoff_merge", { keys: ["design", "secret merge words"] });
       await Promise.all(
         Array.from(
           { length: 20 },
@@ -270,13 +273,20 @@ Deno.test("the audit log holds JSON lines with tool, key, sizes and outcome, nev
     });
     const raw = await Deno.readTextFile(path);
     for (
-      const secret of ["chunked store", "chunks under a manifest", "secret-", "Claude Desktop"]
+      const secret of [
+        "chunked store",
+        "chunks under a manifest",
+        "secret-",
+        "Claude Desktop",
+        "launch plan",
+        "merge words",
+      ]
     ) {
       assert.ok(!raw.includes(secret), `the log must not contain "${secret}"`);
     }
     const lines = raw.trimEnd().split("\n").map((l) => JSON.parse(l));
     const size = new TextEncoder().encode(SAVE.conversation).byteLength;
-    assert.equal(lines.length, 23);
+    assert.equal(lines.length, 25);
     assert.deepEqual(
       { ...lines[0], time: "t", ms: 0 },
       {
@@ -294,7 +304,11 @@ Deno.test("the audit log holds JSON lines with tool, key, sizes and outcome, nev
     assert.equal(lines[1].bytes, size);
     assert.equal(lines[2].outcome, "error");
     assert.equal(lines[2].error_kind, "not_found");
-    assert.ok(lines.slice(3).every((l) => l.tool === "handoff_append" && l.outcome === "ok"));
+    assert.deepEqual(
+      [lines[3].key, lines[3].error_kind, lines[4].keys, lines[4].error_kind],
+      ["(invalid)", "invalid", ["design", "(invalid)"], "invalid"],
+    );
+    assert.ok(lines.slice(5).every((l) => l.tool === "handoff_append" && l.outcome === "ok"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
