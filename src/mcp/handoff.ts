@@ -127,10 +127,10 @@ export function searchShape(limits: HandoffLimits) {
     from_ai: z.string().optional().describe('Part of from_ai, case-insensitive, e.g. "claude"'),
     status: z.enum(HANDOFF_STATUSES).optional().describe("Only handoffs with this status"),
     created_after: z.string().optional().describe(
-      "ISO-8601 date or time: created at or after it, e.g. 2025-06-01",
+      "ISO-8601 date or time, UTC unless it names a zone: created at or after it, e.g. 2025-06-01",
     ),
     created_before: z.string().optional().describe(
-      "ISO-8601 date or time: created before it",
+      "ISO-8601 date or time, UTC unless it names a zone: created before it",
     ),
     limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
       `Most matches to return, 1–${limits.listPageMax} (default 20)`,

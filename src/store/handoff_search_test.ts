@@ -45,3 +45,42 @@ for (const count of [CHUNK_SCAN_FROM - 10, CHUNK_SCAN_FROM + 10]) {
     });
   });
 }
+
+Deno.test("searchHandoffs() reads dates as UTC, like every stored time, whatever the server's zone", async () => {
+  const zone = Deno.env.get("TZ");
+  Deno.env.set("TZ", "Asia/Tokyo"); // a local server on a laptop nine hours ahead of UTC
+  try {
+    await withKv(async (kv) => {
+      const { handoff } = await saveHandoff(kv, LIMITS, {
+        key: "k",
+        summary: "s",
+        conversation: "## User\nhi\n",
+      });
+      const created = Date.parse(handoff.createdAt);
+      const local = (ms: number) => new Date(ms).toISOString().slice(0, 19); // no zone suffix
+      const keys = async (filter: { createdAfter?: string; createdBefore?: string }) =>
+        (await searchHandoffs(kv, LIMITS, { limit: 5, ...filter })).items.map((h) => h.key);
+      assert.deepEqual(await keys({ createdBefore: local(created + 60_000) }), ["k"]);
+      assert.deepEqual(await keys({ createdAfter: local(created + 60_000) }), []);
+      const tokyo = `${local(created + 60_000 + 9 * 3_600_000)}+09:00`; // a minute later
+      assert.deepEqual(await keys({ createdAfter: tokyo }), []);
+      assert.deepEqual(await keys({ createdBefore: tokyo }), ["k"]);
+      assert.deepEqual(await keys({ createdAfter: handoff.createdAt.slice(0, 10) }), ["k"]);
+    });
+  } finally {
+    if (zone === undefined) Deno.env.delete("TZ");
+    else Deno.env.set("TZ", zone);
+  }
+});
+
+Deno.test("searchHandoffs() refuses dates that are not ISO-8601 or not on the calendar", async () => {
+  await withKv(async (kv) => {
+    for (const bad of ["June 1, 2025", "1", "2025-02-30", "2025-06-01T25:00", "yesterday"]) {
+      await assert.rejects(
+        () => searchHandoffs(kv, LIMITS, { limit: 5, createdAfter: bad }),
+        /created_after must be an ISO-8601 date/,
+        bad,
+      );
+    }
+  });
+});
