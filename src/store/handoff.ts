@@ -485,6 +485,19 @@ export async function makeRoom(
   return evicted;
 }
 
+/** Reports the last step of a write that has landed: a report that fails cannot undo it. */
+export async function reportLanded(
+  progress: Progress | undefined,
+  steps: number,
+  message: string,
+): Promise<void> {
+  try {
+    await progress?.(steps, steps, message);
+  } catch {
+    // Best effort: the client may be gone; the write's result still stands.
+  }
+}
+
 /** Runs a commit's garbage collector; old chunks left behind are swept later if it fails. */
 export async function collectAfter(collect: () => Promise<void>): Promise<void> {
   try {
@@ -589,7 +602,7 @@ export async function saveHandoff(
       return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
     });
     await collectAfter(collect);
-    await progress?.(target.steps, target.steps, "saved");
+    await reportLanded(progress, target.steps, "saved");
     return result;
   } catch (error) {
     // Staged chunks a failed abandon leaves behind are swept after their TTL.
@@ -736,7 +749,7 @@ export async function appendHandoff(
       return { op, value: { result: { handoff, appendedBytes: add.byteLength }, collect } };
     });
     await collectAfter(collect);
-    await progress?.(steps, steps, "appended");
+    await reportLanded(progress, steps, "appended");
     return result;
   } catch (error) {
     // Staged chunks a failed abandon leaves behind are swept after their TTL.

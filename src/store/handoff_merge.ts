@@ -30,6 +30,7 @@ import {
   readComments,
   readWhole,
   removeInto,
+  reportLanded,
   truncateBytes,
   truncateChars,
   validateKey,
@@ -283,7 +284,7 @@ export async function mergeHandoffs(
         });
         staged = null;
         await collectAfter(collect);
-        await progress?.(keys.length + 2, keys.length + 2, "merged");
+        await reportLanded(progress, keys.length + 2, "merged");
         return result;
       } catch (error) {
         if (!(error instanceof SourcesChanged) || round + 1 >= MERGE_REBUILDS) {
