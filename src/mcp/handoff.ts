@@ -18,20 +18,14 @@ import {
   summaryJson,
 } from "../render/handoff.ts";
 import { audited, type AuditFacts } from "../store/audit.ts";
-import {
-  addComment,
-  appendHandoff,
-  clearHandoffs,
-  deleteComment,
-  deleteHandoff,
-  HANDOFF_STATUSES,
-  handoffStats,
-  listHandoffs,
-  loadHandoff,
-  type Progress,
-  saveHandoff,
-  utf8Bytes,
-} from "../store/handoff.ts";
+import { appendHandoff } from "../store/handoff_append.ts";
+import { addComment, deleteComment } from "../store/handoff_comments.ts";
+import { clearHandoffs, deleteHandoff } from "../store/handoff_delete.ts";
+import { listHandoffs, loadHandoff } from "../store/handoff_read.ts";
+import { saveHandoff } from "../store/handoff_save.ts";
+import { HANDOFF_STATUSES, type Progress } from "../store/handoff_schema.ts";
+import { handoffStats } from "../store/handoff_stats.ts";
+import { utf8Bytes } from "../store/handoff_validate.ts";
 import { QUERY_MAX_CHARS, searchHandoffs } from "../store/handoff_search.ts";
 import { MERGE_STRATEGIES, mergeHandoffs } from "../store/handoff_merge.ts";
 import { lastMessages } from "../store/handoff_messages.ts";

@@ -5,15 +5,11 @@
  */
 
 import type { HandoffLimits } from "../config.ts";
-import type {
-  AppendResult,
-  Evicted,
-  Handoff,
-  HandoffComment,
-  HandoffStats,
-  LoadedHandoff,
-  SaveResult,
-} from "../store/handoff.ts";
+import type { AppendResult } from "../store/handoff_append.ts";
+import type { LoadedHandoff } from "../store/handoff_read.ts";
+import type { SaveResult } from "../store/handoff_save.ts";
+import type { Evicted, Handoff, HandoffComment } from "../store/handoff_schema.ts";
+import type { HandoffStats } from "../store/handoff_stats.ts";
 import type { SearchResult } from "../store/handoff_search.ts";
 import type { MergeResult } from "../store/handoff_merge.ts";
 import type { MessageTail } from "../store/handoff_messages.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Handoff } from "../store/handoff.ts";
+import type { Handoff } from "../store/handoff_schema.ts";
 import { renderList } from "./handoff.ts";
 
 function handoff(overrides: Partial<Handoff> = {}): Handoff {

@@ -8,12 +8,11 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "./chunks.ts";
+import { makeRoom, removeInto } from "./handoff_evict.ts";
+import { releaseLeases, takeLeases } from "./handoff_lease.ts";
+import { notFound, readComments, readWhole } from "./handoff_read.ts";
 import {
-  checkText,
-  chunkEntries,
-  collectAfter,
   type Evicted,
-  generateKey,
   type Handoff,
   handoffChunkKey,
   type HandoffComment,
@@ -23,18 +22,17 @@ import {
   handoffLeaseKey,
   handoffTimeKey,
   type Lease,
-  makeRoom,
-  notFound,
-  optionalLine,
   type Progress,
-  readComments,
-  readWhole,
-  removeInto,
-  reportLanded,
+} from "./handoff_schema.ts";
+import {
+  checkText,
+  generateKey,
+  optionalLine,
   truncateBytes,
   truncateChars,
   validateKey,
-} from "./handoff.ts";
+} from "./handoff_validate.ts";
+import { chunkEntries, collectAfter, reportLanded } from "./handoff_write.ts";
 import { countMessages } from "./handoff_messages.ts";
 import { commitWithRetry, invalid, nowIso, StoreError, ulid } from "./kv.ts";
 
@@ -42,8 +40,6 @@ import { commitWithRetry, invalid, nowIso, StoreError, ulid } from "./kv.ts";
 export const MERGE_STRATEGIES = ["chronological", "sequential"] as const;
 /** One merge strategy. */
 export type MergeStrategy = typeof MERGE_STRATEGIES[number];
-/** How long a merge holds its sources against eviction and other merges. */
-export const MERGE_LEASE_MS = 120_000;
 
 const encoder = new TextEncoder();
 /** Strict UTF-8 that keeps a leading byte order mark: conversations load back byte for byte. */
@@ -307,58 +303,6 @@ export async function mergeHandoffs(
     await releaseLeases(kv, keys, mergeId).catch(() => {});
     throw error;
   }
-}
-
-/** Leases every source for `mergeId`; refuses unknown sources and ones another merge holds. */
-async function takeLeases(
-  kv: Deno.Kv,
-  keys: string[],
-  newKey: string,
-  replacing: boolean,
-  mergeId: string,
-  what: string,
-): Promise<void> {
-  await commitWithRetry(async () => {
-    const records = await kv.getMany<Handoff[]>(keys.map(handoffKey));
-    const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
-    const unknown = keys.filter((_, i) => records[i].value === null);
-    if (unknown.length > 0) {
-      throw new StoreError(
-        "not_found",
-        `${what}: no handoff has key ${
-          unknown.map((k) => `"${k}"`).join(", ")
-        } (handoff_list shows the keys). Nothing was merged`,
-      );
-    }
-    const now = Date.now();
-    const held = keys.find((_, i) => (leases[i].value?.until ?? 0) > now);
-    if (held !== undefined) {
-      throw new StoreError(
-        "busy",
-        `${what}: "${held}" is being merged by another call; try again when it is done`,
-      );
-    }
-    if (!replacing && (await kv.get(handoffKey(newKey))).value !== null) {
-      invalid(`${what}: new_key "${newKey}" already exists; choose another or delete it first`);
-    }
-    const op = kv.atomic().check(...records, ...leases);
-    for (const key of keys) {
-      op.set(handoffLeaseKey(key), { id: mergeId, until: now + MERGE_LEASE_MS } satisfies Lease);
-    }
-    return { op, value: undefined };
-  });
-}
-
-/** Gives back the leases a failed merge holds (those still its own). */
-async function releaseLeases(kv: Deno.Kv, keys: string[], mergeId: string): Promise<void> {
-  await commitWithRetry(async () => {
-    const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
-    const held = leases.filter((lease) => lease.value?.id === mergeId);
-    if (held.length === 0) return { value: undefined };
-    const op = kv.atomic();
-    for (const lease of held) op.check(lease).delete(lease.key);
-    return { op, value: undefined };
-  });
 }
 
 /** The line put before each part of a merged conversation. */

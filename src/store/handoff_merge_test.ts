@@ -1,16 +1,10 @@
 import assert from "node:assert/strict";
 import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../config.ts";
 import { countPendingDeletes } from "./chunks.ts";
-import {
-  addComment,
-  type Handoff,
-  handoffCountKey,
-  handoffLeaseKey,
-  listHandoffs,
-  loadHandoff,
-  saveHandoff,
-  type SaveInput,
-} from "./handoff.ts";
+import { addComment } from "./handoff_comments.ts";
+import { listHandoffs, loadHandoff } from "./handoff_read.ts";
+import { saveHandoff, type SaveInput } from "./handoff_save.ts";
+import { type Handoff, handoffCountKey, handoffLeaseKey } from "./handoff_schema.ts";
 import { mergeHandoffs } from "./handoff_merge.ts";
 import { StoreError } from "./kv.ts";
 

@@ -6,15 +6,9 @@
 
 import type { HandoffLimits } from "../config.ts";
 import { concatBytes } from "./chunks.ts";
-import {
-  checkStatus,
-  clip,
-  type Handoff,
-  handoffChunkKey,
-  handoffPrefix,
-  normalizeTags,
-  readWhole,
-} from "./handoff.ts";
+import { readWhole } from "./handoff_read.ts";
+import { type Handoff, handoffChunkPrefix, handoffPrefix } from "./handoff_schema.ts";
+import { checkStatus, clip, normalizeTags } from "./handoff_validate.ts";
 import { invalid } from "./kv.ts";
 
 /** Filters of `searchHandoffs`; all given ones must match. */
@@ -186,7 +180,7 @@ async function scanChunks(
     }
     if (matcher.test(decoder.decode(concatBytes(ordered as Uint8Array[])))) found.push(h);
   };
-  const prefix = handoffChunkKey("", "").slice(0, 1);
+  const prefix = handoffChunkPrefix();
   for await (const entry of kv.list<Uint8Array>({ prefix }, { batchSize: 500 })) {
     const key = String(entry.key[1]);
     if (current?.h.key !== key) {

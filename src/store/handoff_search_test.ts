@@ -1,19 +1,9 @@
 import assert from "node:assert/strict";
-import { DEFAULT_HANDOFF_LIMITS } from "../config.ts";
 import { CHUNK_BYTES } from "./chunks.ts";
-import { appendHandoff, saveHandoff } from "./handoff.ts";
+import { appendHandoff } from "./handoff_append.ts";
+import { input, LIMITS, rejectsWith, withKv } from "./handoff_fixtures.ts";
+import { saveHandoff } from "./handoff_save.ts";
 import { CHUNK_SCAN_FROM, searchHandoffs } from "./handoff_search.ts";
-
-const LIMITS = { ...DEFAULT_HANDOFF_LIMITS };
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 /** A conversation with `needle` placed so its bytes straddle the first chunk boundary. */
 function straddling(needle: string): string {
@@ -82,5 +72,60 @@ Deno.test("searchHandoffs() refuses dates that are not ISO-8601 or not on the ca
         bad,
       );
     }
+  });
+});
+
+Deno.test("searchHandoffs() filters by tags, text, origin, status and dates", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(
+      kv,
+      LIMITS,
+      input({
+        key: "a",
+        tags: ["deno", "kv"],
+        fromAi: "Claude Desktop",
+        fromProject: "handoff-mcp",
+        conversation: "## User\nThe LEASE design\n",
+      }),
+    );
+    await saveHandoff(
+      kv,
+      LIMITS,
+      input({
+        key: "b",
+        tags: ["deno"],
+        fromAi: "Cursor",
+        status: "completed",
+        summary: "Lease notes",
+      }),
+    );
+    await saveHandoff(kv, LIMITS, input({ key: "c", tags: ["web"] }));
+    const keys = async (f: Partial<Parameters<typeof searchHandoffs>[2]>) =>
+      (await searchHandoffs(kv, LIMITS, { limit: 10, ...f })).items.map((h) => h.key);
+    assert.deepEqual(await keys({ tags: ["KV", "web"] }), ["c", "a"]);
+    assert.deepEqual(await keys({ tagsAll: ["deno", "kv"] }), ["a"]);
+    assert.deepEqual(await keys({ query: "lease" }), ["b", "a"], "summary and conversation");
+    assert.deepEqual(await keys({ fromAi: "claude" }), ["a"]);
+    assert.deepEqual(await keys({ fromProject: "HANDOFF" }), ["a"]);
+    assert.deepEqual(await keys({ status: "completed" }), ["b"]);
+    assert.deepEqual(await keys({ createdAfter: "2000-01-01", createdBefore: "2999-01-01" }), [
+      "c",
+      "b",
+      "a",
+    ]);
+    assert.deepEqual(await keys({ createdAfter: "2999-01-01" }), []);
+    const cut = await searchHandoffs(kv, LIMITS, { limit: 2 });
+    assert.equal(cut.hasMore, true);
+    assert.equal(cut.items.length, 2);
+    await rejectsWith(
+      () => searchHandoffs(kv, LIMITS, { limit: 5, createdAfter: "last tuesday" }),
+      "invalid",
+      /created_after must be an ISO-8601 date/,
+    );
+    await rejectsWith(
+      () => searchHandoffs(kv, LIMITS, { limit: 5, status: "open" }),
+      "invalid",
+      /status must be one of/,
+    );
   });
 });
