@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import type { Config } from "../config.ts";
-import { mergeShape, saveShape } from "../mcp/handoff.ts";
+import { mergeShape, saveShape } from "../mcp/handoff_schemas.ts";
 import { loadedJson, mergedJson, savedJson, statsJson, summaryJson } from "../render/handoff.ts";
 import { audited, type AuditFacts } from "../store/audit.ts";
 import { deleteHandoff } from "../store/handoff_delete.ts";
