@@ -4,7 +4,7 @@
  */
 
 import { loadConfig } from "../src/config.ts";
-import { saveHandoff } from "../src/store/handoff.ts";
+import { saveHandoff } from "../src/store/handoff_save.ts";
 import { call, connect, startServer, tempKvPath } from "../tests/harness.ts";
 import { measure, ratio } from "./lib.ts";
 

@@ -8,9 +8,11 @@ import { call, connect, connectStdio, startServer, tempKvPath } from "./harness.
 
 /** About 1 MiB of multi-byte text with every kind of line ending and fence, under the limit. */
 function bigConversation(): string {
-  const unit = "## User\r\n日本語 ünïcödé 🎌 ```\n\t\u0000\u2028\n## Assistant\n> quoted ~~~\n";
+  const unit =
+    "## User\r\n日本語 ünïcödé 🎌 ```\n\t\u0000\u2028\rlone CR\n## Assistant\n> quoted ~~~\n";
   const unitBytes = new TextEncoder().encode(unit).byteLength;
-  return unit.repeat(Math.floor((1024 * 1024) / unitBytes));
+  // A leading byte order mark must survive too.
+  return `\uFEFF${unit.repeat(Math.floor((1024 * 1024 - 3) / unitBytes))}`;
 }
 
 Deno.test("a handoff saved in a stdio client loads byte for byte in an HTTP and an SSE client", async () => {

@@ -87,7 +87,10 @@ browserTest("handoff_list view: cards, expand, load messages, delete, more", asy
       arguments: {
         key: "release-notes",
         summary: "Draft release notes for v0.2 waiting for review",
-        conversation: "## User\nDraft the notes\n\n## Assistant\nHere they are…\n",
+        // The first answer was cut off inside a code block: the messages after it still count.
+        conversation:
+          "## User\nDraft the notes\n\n## Assistant\nHere they are:\n```md\n# v0.2\n\n" +
+          "## User\nThat got cut off; again please\n\n## Assistant\nHere they are…\n",
         from_ai: "Codex",
         status: "pending",
       },
@@ -149,6 +152,19 @@ browserTest("handoff_list view: cards, expand, load messages, delete, more", asy
     await page.waitForTimeout(150); // let the size-changed notification resize the frame
     await page.screenshot({ path: await screenshotPath("handoff_list"), fullPage: true });
 
+    const notes = app.locator('.card[data-key="release-notes"]');
+    assert.match(String(await notes.locator(".meta").textContent()), / · 4 messages · /);
+    await notes.locator(".head").click();
+    await notes.locator("button.load").click();
+    await notes.locator(".msg").nth(3).waitFor();
+    assert.deepEqual(await notes.locator(".msg .who").allTextContents(), [
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    await notes.locator(".head").click();
+
     const auth = app.locator('.card[data-key="auth-refactor"]');
     await auth.locator(".head").click();
     await auth.locator("button.delete").click();
@@ -162,7 +178,7 @@ browserTest("handoff_list view: cards, expand, load messages, delete, more", asy
     });
     assert.equal(gone.isError, true, "deleted on the server, not just hidden");
 
-    assert.deepEqual(calls, ["handoff_list", "handoff_load", "handoff_clear"]);
+    assert.deepEqual(calls, ["handoff_list", "handoff_load", "handoff_load", "handoff_clear"]);
     const log = await page.evaluate(() => (window as unknown as { hostLog: string[] }).hostLog);
     assert.ok(log.includes("ui/initialize") && log.includes("ui/notifications/initialized"));
     assert.ok(log.includes("ui/notifications/size-changed"));

@@ -6,17 +6,14 @@
 
 import { z } from "zod";
 import type { Config } from "../config.ts";
-import { mergeShape, saveShape } from "../mcp/handoff.ts";
+import { mergeShape, saveShape } from "../mcp/handoff_schemas.ts";
 import { loadedJson, mergedJson, savedJson, statsJson, summaryJson } from "../render/handoff.ts";
 import { audited, type AuditFacts } from "../store/audit.ts";
-import {
-  deleteHandoff,
-  handoffStats,
-  listHandoffs,
-  loadHandoff,
-  saveHandoff,
-  utf8Bytes,
-} from "../store/handoff.ts";
+import { deleteHandoff } from "../store/handoff_delete.ts";
+import { listHandoffs, loadHandoff } from "../store/handoff_read.ts";
+import { saveHandoff } from "../store/handoff_save.ts";
+import { handoffStats } from "../store/handoff_stats.ts";
+import { utf8Bytes } from "../store/handoff_validate.ts";
 import { searchHandoffs } from "../store/handoff_search.ts";
 import { mergeHandoffs } from "../store/handoff_merge.ts";
 import { lastMessages } from "../store/handoff_messages.ts";

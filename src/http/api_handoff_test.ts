@@ -140,6 +140,8 @@ Deno.test("the handoff API maps each store error to its status", async () => {
       assert.equal(wrong.status, 405);
       assert.equal(wrong.headers.get("allow"), "POST");
       await wrong.body?.cancel();
+      await expect(api("GET", `${BASE}/handoffs/merge`), 405, /use POST/);
+      await expect(api("PUT", `${BASE}/handoffs/design`), 405, /use GET, DELETE/);
     },
   );
 });

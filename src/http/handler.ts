@@ -35,6 +35,8 @@ const STATUS_OF: Record<StoreErrorKind, number> = {
 };
 
 const NOT_FOUND = () => plain(404, "Not found");
+/** Routes spoken to by MCP clients, whose errors are JSON-RPC messages. */
+const MCP_PATHS = ["mcp", "sse", "messages"];
 
 /** Creates the request handler of the whole server. */
 export function createHandler(deps: HandlerDeps): Handler {
@@ -85,11 +87,12 @@ export function createHandler(deps: HandlerDeps): Handler {
     const handle = match.route.methods[req.method];
     if (!handle) {
       const allow = Object.keys(match.route.methods).join(", ");
-      return json(405, {
-        jsonrpc: "2.0",
-        id: null,
-        error: { code: -32000, message: `Method ${req.method} not allowed here; use ${allow}` },
-      }, { allow });
+      const message = `Method ${req.method} not allowed here; use ${allow}`;
+      // MCP endpoints answer in JSON-RPC; the JSON APIs in their own { error } shape.
+      const body = MCP_PATHS.includes(match.route.path)
+        ? { jsonrpc: "2.0", id: null, error: { code: -32000, message } }
+        : { error: message };
+      return json(405, body, { allow });
     }
     try {
       return await handle(req, { url, base: auth.base, params: match.params });

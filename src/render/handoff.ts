@@ -5,15 +5,11 @@
  */
 
 import type { HandoffLimits } from "../config.ts";
-import type {
-  AppendResult,
-  Evicted,
-  Handoff,
-  HandoffComment,
-  HandoffStats,
-  LoadedHandoff,
-  SaveResult,
-} from "../store/handoff.ts";
+import type { AppendResult } from "../store/handoff_append.ts";
+import type { LoadedHandoff } from "../store/handoff_read.ts";
+import type { SaveResult } from "../store/handoff_save.ts";
+import type { Evicted, Handoff, HandoffComment } from "../store/handoff_schema.ts";
+import type { HandoffStats } from "../store/handoff_stats.ts";
 import type { SearchResult } from "../store/handoff_search.ts";
 import type { MergeResult } from "../store/handoff_merge.ts";
 import type { MessageTail } from "../store/handoff_messages.ts";
@@ -264,6 +260,12 @@ export function renderMerged(r: MergeResult): string {
   return lines.join("\n");
 }
 
+/** `text` cut to at most `max` UTF-16 units, never between the two halves of a surrogate pair. */
+function cutUnits(text: string, max: number): string {
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 /** One line of metadata about a handoff, safe outside the wrapper (no free text). */
 function metaLine(h: Handoff): string {
   return `"${h.key}" · ${h.status} · updated ${dateOf(h.updatedAt)} · ${
@@ -273,7 +275,7 @@ function metaLine(h: Handoff): string {
 
 /** The free-text lines of one handoff in a list (shown inside the wrapper). */
 function entryText(h: Handoff, index: number): string {
-  const summary = h.summary.length > 300 ? `${h.summary.slice(0, 300)}…` : h.summary;
+  const summary = h.summary.length > 300 ? `${cutUnits(h.summary, 300)}…` : h.summary;
   const lines = [
     `${index}. [${h.key}] ${h.title}`,
     `   from: ${h.fromAi ?? "(unknown AI)"}${h.fromProject ? ` · project: ${h.fromProject}` : ""}`,
@@ -360,7 +362,9 @@ export function renderLoaded(loaded: LoadedHandoff, tail: MessageTail, nonce: st
     );
   }
   body.push(tail.text);
-  const origin = `another AI session${h.fromAi ? ` (${h.fromAi})` : ""} as handoff "${h.key}"`;
+  // Only the key (a checked character set) goes in the banner: free text such as from_ai stays
+  // inside the fence, where it cannot pose as part of the warning.
+  const origin = `another AI session as handoff "${h.key}"`;
   return `${head.join("\n")}\n\n${wrapUntrusted(body.join("\n"), nonce, origin)}`;
 }
 

@@ -27,6 +27,14 @@ export interface AuditEntry {
 /** What an audited call reports about itself; `time`, `outcome` and `ms` are filled in. */
 export type AuditFacts = Omit<AuditEntry, "time" | "outcome" | "ms" | "error_kind">;
 
+/** What a logged key may look like: a key's characters only, so no prose gets in. */
+const KEY_SHAPE = /^[A-Za-z0-9_-]{1,200}$/;
+
+/** `key` when it has a key's shape, else "(invalid)": a caller may put any text where a key goes. */
+export function auditKey(key: string): string {
+  return KEY_SHAPE.test(key) ? key : "(invalid)";
+}
+
 /** Whether a failed write was already reported, so a broken log is reported once. */
 const auditState = { warned: false };
 
@@ -54,6 +62,11 @@ export async function audited<T>(
   after: (value: T) => Partial<AuditFacts> = () => ({}),
 ): Promise<T> {
   if (path === undefined) return await work();
+  before = {
+    ...before,
+    ...(typeof before.key === "string" ? { key: auditKey(before.key) } : {}),
+    ...(before.keys ? { keys: before.keys.map((k) => auditKey(String(k))) } : {}),
+  };
   const started = performance.now();
   const time = new Date().toISOString();
   const ms = () => Math.round((performance.now() - started) * 10) / 10;

@@ -11,7 +11,7 @@
  * collected right after; anything a crash leaves is collected by `sweepPendingDeletes`.
  */
 
-import { ulid } from "./kv.ts";
+import { retryLocked, ulid } from "./kv.ts";
 
 /** Bytes in one chunk: below the 65,536-byte value limit with room for the encoding. */
 export const CHUNK_BYTES = 60_000;
@@ -146,7 +146,7 @@ export async function stageWrites(
         op.set(pendingDeleteKey(id), record);
       }
       for (const [key, value] of batches[i]) op.set(key, value);
-      const res = await op.commit();
+      const res = await retryLocked(() => op.commit());
       if (!res.ok) throw new Error("staging a new pending-delete record failed its check");
       if (i === 0) versionstamp = res.versionstamp;
       await options.onBatch?.(i + 1, batches.length);
@@ -203,7 +203,10 @@ export async function sweepPendingDeletes(
   limit = 20,
 ): Promise<number> {
   let collected = 0;
-  for await (const entry of kv.list<PendingDelete>({ prefix: pendingDeletePrefix() }, { limit })) {
+  const entries = await retryLocked(() =>
+    Array.fromAsync(kv.list<PendingDelete>({ prefix: pendingDeletePrefix() }, { limit }))
+  );
+  for (const entry of entries) {
     if (entry.value.after > now) continue;
     const id = String(entry.key[1]);
     if (entry.value.kind === "staged") await convertToGarbage(kv, id);
@@ -227,7 +230,7 @@ export async function readChunks(
 ): Promise<Uint8Array | null> {
   const reads: Promise<Deno.KvEntryMaybe<Uint8Array>[]>[] = [];
   for (let i = 0; i < keys.length; i += 10) {
-    reads.push(kv.getMany<Uint8Array[]>(keys.slice(i, i + 10)));
+    reads.push(retryLocked(() => kv.getMany<Uint8Array[]>(keys.slice(i, i + 10))));
   }
   const entries = (await Promise.all(reads)).flat();
   const parts: Uint8Array[] = [];
@@ -280,24 +283,24 @@ export function pendingKeys(record: PendingDelete): Deno.KvKey[] {
  * fails and nothing is deleted), and collects it.
  */
 async function convertToGarbage(kv: Deno.Kv, id: string): Promise<void> {
-  const entry = await kv.get<PendingDelete>(pendingDeleteKey(id));
+  const entry = await retryLocked(() => kv.get<PendingDelete>(pendingDeleteKey(id)));
   if (entry.value === null) return;
-  const res = await kv.atomic().check(entry).delete(entry.key)
-    .set(pendingDeleteKey(`${id}.g`), { ...entry.value, after: 0, kind: "garbage" })
-    .commit();
+  const op = kv.atomic().check(entry).delete(entry.key)
+    .set(pendingDeleteKey(`${id}.g`), { ...entry.value, after: 0, kind: "garbage" });
+  const res = await retryLocked(() => op.commit());
   if (res.ok) await collectGarbage(kv, `${id}.g`);
 }
 
 /** Deletes the keys of a garbage record in batches, then the record. Idempotent. */
 async function collectGarbage(kv: Deno.Kv, id: string): Promise<void> {
-  const entry = await kv.get<PendingDelete>(pendingDeleteKey(id));
+  const entry = await retryLocked(() => kv.get<PendingDelete>(pendingDeleteKey(id)));
   if (entry.value === null) return;
   const keys = pendingKeys(entry.value);
   for (let i = 0; i < keys.length; i += BATCH_KEYS) {
     const op = kv.atomic();
     for (const key of keys.slice(i, i + BATCH_KEYS)) op.delete(key);
-    const res = await op.commit();
+    const res = await retryLocked(() => op.commit());
     if (!res.ok) throw new Error("deleting garbage keys failed");
   }
-  await kv.delete(entry.key);
+  await retryLocked(() => kv.delete(entry.key));
 }

@@ -8,12 +8,11 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "./chunks.ts";
+import { makeRoom, removeInto } from "./handoff_evict.ts";
+import { releaseLeases, takeLeases } from "./handoff_lease.ts";
+import { notFound, readComments, readWhole } from "./handoff_read.ts";
 import {
-  checkText,
-  chunkEntries,
-  collectAfter,
   type Evicted,
-  generateKey,
   type Handoff,
   handoffChunkKey,
   type HandoffComment,
@@ -23,17 +22,17 @@ import {
   handoffLeaseKey,
   handoffTimeKey,
   type Lease,
-  makeRoom,
-  notFound,
-  optionalLine,
   type Progress,
-  readComments,
-  readWhole,
-  removeInto,
+} from "./handoff_schema.ts";
+import {
+  checkText,
+  generateKey,
+  optionalLine,
   truncateBytes,
   truncateChars,
   validateKey,
-} from "./handoff.ts";
+} from "./handoff_validate.ts";
+import { chunkEntries, collectAfter, reportLanded } from "./handoff_write.ts";
 import { countMessages } from "./handoff_messages.ts";
 import { commitWithRetry, invalid, nowIso, StoreError, ulid } from "./kv.ts";
 
@@ -41,11 +40,10 @@ import { commitWithRetry, invalid, nowIso, StoreError, ulid } from "./kv.ts";
 export const MERGE_STRATEGIES = ["chronological", "sequential"] as const;
 /** One merge strategy. */
 export type MergeStrategy = typeof MERGE_STRATEGIES[number];
-/** How long a merge holds its sources against eviction and other merges. */
-export const MERGE_LEASE_MS = 120_000;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+/** Strict UTF-8 that keeps a leading byte order mark: conversations load back byte for byte. */
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** What `mergeHandoffs` takes. */
 export interface MergeInput {
@@ -162,7 +160,9 @@ export async function mergeHandoffs(
           `${what}: the sources have ${tags.length} distinct tags together; at most ${limits.tagsMax} are allowed on one handoff. Remove some first. Nothing was merged`,
         );
       }
-      const comments = parts.flatMap((s) => s.comments)
+      // A merged handoff holds its sources' comments under their ids: merging it with one of
+      // those sources again must carry each comment once.
+      const comments = [...new Map(parts.flatMap((s) => s.comments).map((c) => [c.id, c])).values()]
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
       if (comments.length > limits.commentsMax) {
         throw new StoreError(
@@ -171,11 +171,11 @@ export async function mergeHandoffs(
         );
       }
       const chunked = chunkEntries(newKey, bytes);
-      const copies: [Deno.KvKey, HandoffComment][] = parts
-        .filter((s) => s.entry.value.key !== newKey)
-        .flatMap((s) =>
-          s.comments.map((c): [Deno.KvKey, HandoffComment] => [handoffCommentKey(newKey, c.id), c])
-        );
+      const kept = new Set(
+        parts.find((s) => s.entry.value.key === newKey)?.entry.value.commentIds ?? [],
+      );
+      const copies = comments.filter((c) => !kept.has(c.id))
+        .map((c): [Deno.KvKey, HandoffComment] => [handoffCommentKey(newKey, c.id), c]);
       staged = await stageWrites(kv, [...chunked.entries, ...copies], {
         inlineBytes: INLINE_BYTES / 2,
         onBatch: (done, total) =>
@@ -280,7 +280,7 @@ export async function mergeHandoffs(
         });
         staged = null;
         await collectAfter(collect);
-        await progress?.(keys.length + 2, keys.length + 2, "merged");
+        await reportLanded(progress, keys.length + 2, "merged");
         return result;
       } catch (error) {
         if (!(error instanceof SourcesChanged) || round + 1 >= MERGE_REBUILDS) {
@@ -297,60 +297,12 @@ export async function mergeHandoffs(
       }
     }
   } catch (error) {
-    await staged?.abandon();
-    await releaseLeases(kv, keys, mergeId);
+    // Cleanup failures must not hide why the merge failed: staged chunks left behind are swept
+    // after their TTL, and a lease left behind expires by itself.
+    await staged?.abandon().catch(() => {});
+    await releaseLeases(kv, keys, mergeId).catch(() => {});
     throw error;
   }
-}
-
-/** Leases every source for `mergeId`; refuses unknown sources and ones another merge holds. */
-async function takeLeases(
-  kv: Deno.Kv,
-  keys: string[],
-  newKey: string,
-  replacing: boolean,
-  mergeId: string,
-  what: string,
-): Promise<void> {
-  await commitWithRetry(async () => {
-    const records = await kv.getMany<Handoff[]>(keys.map(handoffKey));
-    const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
-    const unknown = keys.filter((_, i) => records[i].value === null);
-    if (unknown.length > 0) {
-      throw new StoreError(
-        "not_found",
-        `${what}: no handoff has key ${
-          unknown.map((k) => `"${k}"`).join(", ")
-        } (handoff_list shows the keys). Nothing was merged`,
-      );
-    }
-    const now = Date.now();
-    const held = keys.find((_, i) => (leases[i].value?.until ?? 0) > now);
-    if (held !== undefined) {
-      throw new StoreError(
-        "busy",
-        `${what}: "${held}" is being merged by another call; try again when it is done`,
-      );
-    }
-    if (!replacing && (await kv.get(handoffKey(newKey))).value !== null) {
-      invalid(`${what}: new_key "${newKey}" already exists; choose another or delete it first`);
-    }
-    const op = kv.atomic().check(...records, ...leases);
-    for (const key of keys) {
-      op.set(handoffLeaseKey(key), { id: mergeId, until: now + MERGE_LEASE_MS } satisfies Lease);
-    }
-    return { op, value: undefined };
-  });
-}
-
-/** Gives back the leases a failed merge holds. */
-async function releaseLeases(kv: Deno.Kv, keys: string[], mergeId: string): Promise<void> {
-  const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
-  const op = kv.atomic();
-  for (const lease of leases) {
-    if (lease.value?.id === mergeId) op.check(lease).delete(lease.key);
-  }
-  await op.commit();
 }
 
 /** The line put before each part of a merged conversation. */

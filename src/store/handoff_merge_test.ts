@@ -1,16 +1,10 @@
 import assert from "node:assert/strict";
 import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../config.ts";
 import { countPendingDeletes } from "./chunks.ts";
-import {
-  addComment,
-  type Handoff,
-  handoffCountKey,
-  handoffLeaseKey,
-  listHandoffs,
-  loadHandoff,
-  saveHandoff,
-  type SaveInput,
-} from "./handoff.ts";
+import { addComment } from "./handoff_comments.ts";
+import { listHandoffs, loadHandoff } from "./handoff_read.ts";
+import { saveHandoff, type SaveInput } from "./handoff_save.ts";
+import { type Handoff, handoffCountKey, handoffLeaseKey } from "./handoff_schema.ts";
 import { mergeHandoffs } from "./handoff_merge.ts";
 import { StoreError } from "./kv.ts";
 
@@ -265,6 +259,22 @@ Deno.test("concurrent merges of the same sources: one wins, the other changes no
     const keys = (await listHandoffs(kv, { limit: 10 })).items.map((h) => h.key);
     assert.equal(keys.length, 1);
     assert.ok(keys[0] === "m1" || keys[0] === "m2");
+    await assertNoOrphans(kv);
+  });
+});
+
+Deno.test("merging a merged handoff with one of its sources carries each comment once", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, input("a"));
+    await saveHandoff(kv, LIMITS, input("b"));
+    await addComment(kv, LIMITS, "a", "note on a");
+    await mergeHandoffs(kv, LIMITS, { keys: ["a", "b"], newKey: "ab" });
+    // "ab" holds copies of a's comment under the same id.
+    const again = await mergeHandoffs(kv, LIMITS, { keys: ["a", "ab"], newKey: "again" });
+    assert.equal(again.carriedComments, 1);
+    assert.equal(again.handoff.commentIds.length, 1);
+    const loaded = await loadHandoff(kv, LIMITS, "again");
+    assert.deepEqual(loaded.comments.map((c) => c.content), ["note on a"]);
     await assertNoOrphans(kv);
   });
 });

@@ -34,7 +34,10 @@ const HEADING = new RegExp(
 const BOLD = new RegExp(`^\\*\\*${ROLE}[ \\t]*(?::\\*\\*|\\*\\*[ \\t]*:)`, "i");
 /** `User: text`, `Human: text` at the very start of a line. */
 const PLAIN = new RegExp(`^${ROLE}[ \\t]*:`, "i");
+/** A line that may open a code fence: three or more backticks or tildes. */
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** A line that may close one: the fence alone, then only spaces. */
+const CLOSING = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 
 /** Where one message starts in the text, and who speaks. */
 export interface MessageStart {
@@ -43,28 +46,53 @@ export interface MessageStart {
   role: string;
 }
 
-/** The message starts of `text`, in order. */
+/** Each line of `text` (without its end: LF, CRLF or a lone CR) and where it starts. */
+function splitLines(text: string): { start: number; line: string }[] {
+  const lines: { start: number; line: string }[] = [];
+  const breaks = /\r\n|\r|\n/g;
+  let start = 0;
+  for (let m = breaks.exec(text); m !== null; m = breaks.exec(text)) {
+    lines.push({ start, line: text.slice(start, m.index) });
+    start = m.index + m[0].length;
+  }
+  lines.push({ start, line: text.slice(start) });
+  return lines;
+}
+
+/**
+ * The message starts of `text`, in order. A fence that is never closed is not a fence: in a
+ * transcript it is an answer cut off mid-code, and the messages after it still count.
+ */
 export function findMessages(text: string): MessageStart[] {
-  const starts: MessageStart[] = [];
-  let fence: { char: string; length: number } | null = null;
-  let at = 0;
-  while (at <= text.length) {
-    const end = text.indexOf("\n", at);
-    const lineEnd = end === -1 ? text.length : end;
-    const line = text.slice(at, lineEnd).replace(/\r$/, "");
-    const opener = line.match(FENCE);
-    if (fence) {
-      const closes = opener && opener[1][0] === fence.char && opener[1].length >= fence.length &&
-        line.trim().replace(/^[`~]+/, "") === "";
-      if (closes) fence = null;
-    } else if (opener) {
-      fence = { char: opener[1][0], length: opener[1].length };
-    } else {
-      const role = line.match(HEADING)?.[1] ?? line.match(BOLD)?.[1] ?? line.match(PLAIN)?.[1];
-      if (role) starts.push({ index: at, role: role.toLowerCase() });
+  const lines = splitLines(text);
+  // longest[c][i]: the longest closing fence of character c on a line after line i.
+  const longest = { "`": new Int32Array(lines.length), "~": new Int32Array(lines.length) };
+  for (let i = lines.length - 2; i >= 0; i--) {
+    longest["`"][i] = longest["`"][i + 1];
+    longest["~"][i] = longest["~"][i + 1];
+    const closing = lines[i + 1].line.match(CLOSING)?.[1];
+    if (closing) {
+      const c = closing[0] as "`" | "~";
+      longest[c][i] = Math.max(longest[c][i], closing.length);
     }
-    if (end === -1) break;
-    at = end + 1;
+  }
+  const starts: MessageStart[] = [];
+  let fence: { char: "`" | "~"; length: number } | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const { start, line } = lines[i];
+    if (fence) {
+      const closing = line.match(CLOSING)?.[1];
+      if (closing && closing[0] === fence.char && closing.length >= fence.length) fence = null;
+      continue;
+    }
+    const opener = line.match(FENCE)?.[1];
+    if (opener) {
+      const char = opener[0] as "`" | "~";
+      if (longest[char][i] >= opener.length) fence = { char, length: opener.length };
+      continue;
+    }
+    const role = line.match(HEADING)?.[1] ?? line.match(BOLD)?.[1] ?? line.match(PLAIN)?.[1];
+    if (role) starts.push({ index: start, role: role.toLowerCase() });
   }
   return starts;
 }

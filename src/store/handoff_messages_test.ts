@@ -56,3 +56,44 @@ Deno.test("lastMessages() handles CRLF line ends", () => {
   const text = "## User\r\nhi\r\n## Assistant\r\nhello\r\n";
   assert.equal(lastMessages(text, 1).text, "## Assistant\r\nhello\r\n");
 });
+
+Deno.test("a code fence never closed does not swallow the messages after it", () => {
+  // An answer cut off inside a code block, then the conversation goes on.
+  const text = [
+    "## User",
+    "show me",
+    "## Assistant",
+    "```ts",
+    "const x = 1;",
+    "## User",
+    "it stopped mid-code; go on",
+    "## Assistant",
+    "Sure, here is the rest:",
+    "~~~",
+    "## User: still quoted, this fence closes",
+    "~~~",
+    "",
+  ].join("\n");
+  assert.deepEqual(findMessages(text).map((m) => m.role), [
+    "user",
+    "assistant",
+    "user",
+    "assistant",
+  ]);
+  assert.equal(lastMessages(text, 1).text.split("\n")[0], "## Assistant");
+});
+
+Deno.test("findMessages() takes a lone CR as a line end, as Markdown does", () => {
+  const text = "## User\rhi\r## Assistant\rhello\r";
+  assert.equal(countMessages(text), 2);
+  assert.equal(lastMessages(text, 1).text, "## Assistant\rhello\r");
+});
+
+Deno.test("findMessages() stays linear on many unclosed fences", () => {
+  // Fences of falling length: none is ever closed. A rescan after each would be quadratic.
+  const lines = Array.from({ length: 3000 }, (_, i) => "`".repeat(3003 - i));
+  const text = `${lines.join("\n")}\n## User\nhi\n`;
+  const started = performance.now();
+  assert.equal(countMessages(text), 1);
+  assert.ok(performance.now() - started < 1000, "well under a second for ~4.5 MB of fences");
+});

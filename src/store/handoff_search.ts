@@ -6,15 +6,9 @@
 
 import type { HandoffLimits } from "../config.ts";
 import { concatBytes } from "./chunks.ts";
-import {
-  checkStatus,
-  clip,
-  type Handoff,
-  handoffChunkKey,
-  handoffPrefix,
-  normalizeTags,
-  readWhole,
-} from "./handoff.ts";
+import { readWhole } from "./handoff_read.ts";
+import { type Handoff, handoffChunkPrefix, handoffPrefix } from "./handoff_schema.ts";
+import { checkStatus, clip, normalizeTags } from "./handoff_validate.ts";
 import { invalid } from "./kv.ts";
 
 /** Filters of `searchHandoffs`; all given ones must match. */
@@ -50,19 +44,38 @@ export const QUERY_MAX_CHARS = 1000;
 /** From this many conversations to search on, one range scan of all chunks beats point reads. */
 export const CHUNK_SCAN_FROM = 64;
 
-const decoder = new TextDecoder();
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
+/** `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff]]`, optionally `Z` or `±HH:MM`. */
+const ISO_DATE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * Milliseconds of an ISO-8601 date or time. Without a zone it is UTC, like every stored time
+ * (not the server's local time); a day that is not on the calendar is refused.
+ */
 function checkDate(value: string | undefined, field: string, what: string): number | null {
   if (value === undefined || value.trim() === "") return null;
-  const t = Date.parse(value.trim());
-  if (Number.isNaN(t)) {
+  const m = value.trim().match(ISO_DATE);
+  const [year, month, day, hour, minute, second] = (m?.slice(1, 7) ?? []).map((p) =>
+    Number(p ?? 0)
+  );
+  const ms = m?.[7] ? Number(`0.${m[7]}`) * 1000 : 0;
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  const onCalendar = m !== null && month >= 1 && month <= 12 && hour <= 23 && minute <= 59 &&
+    second <= 59 && new Date(utc).getUTCDate() === day;
+  if (!onCalendar) {
     invalid(
-      `${what}: ${field} must be an ISO-8601 date or time (e.g. 2025-01-31 or 2025-01-31T12:00:00Z), got "${
+      `${what}: ${field} must be an ISO-8601 date or time in UTC unless it names its zone (e.g. 2025-01-31, 2025-01-31T12:00:00Z or 2025-01-31T14:00+02:00), got "${
         clip(value)
       }"`,
     );
   }
-  return t;
+  const zone = m[8]?.toUpperCase();
+  if (zone === undefined || zone === "Z") return utc;
+  const sign = zone[0] === "-" ? -1 : 1;
+  const digits = zone.slice(1).replace(":", "");
+  return utc - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
 }
 
 /** A case-insensitive (Unicode case folding) literal matcher for `query`. */
@@ -167,7 +180,7 @@ async function scanChunks(
     }
     if (matcher.test(decoder.decode(concatBytes(ordered as Uint8Array[])))) found.push(h);
   };
-  const prefix = handoffChunkKey("", "").slice(0, 1);
+  const prefix = handoffChunkPrefix();
   for await (const entry of kv.list<Uint8Array>({ prefix }, { batchSize: 500 })) {
     const key = String(entry.key[1]);
     if (current?.h.key !== key) {
