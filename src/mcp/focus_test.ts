@@ -115,7 +115,7 @@ Deno.test("the resume prompt fences stored text longer than any fence inside it"
     });
     const prompt = await client.getPrompt({ name: "resume", arguments: { project_id: "p" } });
     const text = (prompt.messages[0].content as { text: string }).text;
-    assert.match(text, /\n`````\n🎯 NORTH STAR[\s\S]*\n`````\n\(end of saved state\)/);
+    assert.match(text, /\n`````text\n🎯 NORTH STAR[\s\S]*\n`````\nEND OF SAVED DATA \S+\n/);
   }));
 
 Deno.test("list_projects pages with has_more and next_cursor", () =>
@@ -157,8 +157,8 @@ Deno.test("the resume prompt and the state resource return the get_state text", 
     const prompt = await client.getPrompt({ name: "resume", arguments: { project_id: "proj/1" } });
     assert.equal(prompt.messages[0].role, "user");
     const promptText = (prompt.messages[0].content as { text: string }).text;
-    assert.ok(promptText.includes("```\n" + state + "\n```\n(end of saved state)"));
-    assert.match(promptText, /data saved by earlier sessions/);
+    assert.ok(promptText.includes("```text\n" + state + "\n```\nEND OF SAVED DATA "));
+    assert.match(promptText, /UNTRUSTED DATA \S+ follows: saved by earlier sessions/);
 
     const { resources } = await client.listResources();
     assert.deepEqual(resources.map((r) => r.uri), ["handoff://projects/proj%2F1/state"]);

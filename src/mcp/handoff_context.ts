@@ -13,8 +13,6 @@ export interface HandoffDeps {
 
 /** The MCP Apps view of `handoff_list`. */
 export const HANDOFF_LIST_VIEW_URI = "ui://handoff/list.html";
-/** The MIME type MCP Apps hosts render. */
-export const MCP_APP_MIME = "text/html;profile=mcp-app";
 /** The text `confirm` must hold for `handoff_clear` without a key to delete everything. */
 export const CLEAR_ALL_CONFIRMATION = "DELETE ALL";
 /** Handoffs per page when the caller does not say. */

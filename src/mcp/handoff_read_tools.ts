@@ -19,10 +19,10 @@ import {
   DEFAULT_PAGE,
   HANDOFF_LIST_VIEW_URI,
   type HandoffToolContext,
-  MCP_APP_MIME,
   readOnly,
 } from "./handoff_context.ts";
 import { keyArg, searchShape, summarySchema } from "./handoff_schemas.ts";
+import { registerAppView, viewMeta } from "./apps.ts";
 import type { McpServer } from "./sdk.ts";
 import viewHtml from "../view/handoff_list.html" with { type: "text" };
 
@@ -45,7 +45,7 @@ export function registerListTool(server: McpServer, ctx: HandoffToolContext): vo
       next_cursor: z.string().nullable(),
     },
     annotations: readOnly,
-    _meta: { ui: { resourceUri: HANDOFF_LIST_VIEW_URI }, "ui/resourceUri": HANDOFF_LIST_VIEW_URI },
+    _meta: viewMeta(HANDOFF_LIST_VIEW_URI),
   }, async ({ limit, cursor }) => {
     const page = await audit(
       { tool: "handoff_list", via: "mcp" },
@@ -192,16 +192,11 @@ export function registerStatsTool(server: McpServer, ctx: HandoffToolContext): v
 
 /** The MCP Apps view of `handoff_list`, served as a `ui://` resource. */
 export function registerListView(server: McpServer): void {
-  server.registerResource("handoff-list-view", HANDOFF_LIST_VIEW_URI, {
+  registerAppView(server, {
+    name: "handoff-list-view",
+    uri: HANDOFF_LIST_VIEW_URI,
     title: "Handoffs",
     description: "Cards of saved handoffs, with load and delete (MCP Apps view of handoff_list)",
-    mimeType: MCP_APP_MIME,
-  }, (uri) => ({
-    contents: [{
-      uri: uri.href,
-      mimeType: MCP_APP_MIME,
-      text: viewHtml,
-      _meta: { ui: { prefersBorder: true } },
-    }],
-  }));
+    html: viewHtml,
+  });
 }

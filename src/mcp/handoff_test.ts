@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { HANDOFF_LIST_VIEW_URI, MCP_APP_MIME } from "./handoff_context.ts";
+import { MCP_APP_MIME } from "./apps.ts";
+import { HANDOFF_LIST_VIEW_URI } from "./handoff_context.ts";
 import { call, SAVE, withClient } from "./handoff_fixtures.ts";
 
 Deno.test("handoff tools are listed with titles, annotations, schemas and the list view", async () => {

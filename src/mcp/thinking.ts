@@ -16,6 +16,7 @@ import { MAIN_BRANCH } from "../store/thinking_keys.ts";
 import type { ThoughtInput } from "../store/thinking_validate.ts";
 import { addThought, type AddThoughtResult, type ThoughtFlag } from "../store/thinking_write.ts";
 import viewHtml from "../view/thinking.html" with { type: "text" };
+import { registerAppView, viewMeta } from "./apps.ts";
 import type { McpServer } from "./sdk.ts";
 
 /** What the thinking tools need. */
@@ -26,8 +27,6 @@ export interface ThinkingDeps {
 
 /** The MCP Apps view that shows thoughts as cards and a finished sequence as a tree. */
 export const THINKING_VIEW_URI = "ui://handoff-mcp/thinking.html";
-/** The MIME type MCP Apps hosts render. */
-export const MCP_APP_MIME = "text/html;profile=mcp-app";
 
 /** What the model is told about this toolset at initialize. */
 export const THINKING_INSTRUCTIONS =
@@ -73,8 +72,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     z.string().max(limits.branchIdMax).describe(
       `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
     );
-  // `ui.resourceUri` is the MCP Apps key; hosts built on its earlier draft read the flat key.
-  const ui = { ui: { resourceUri: THINKING_VIEW_URI }, "ui/resourceUri": THINKING_VIEW_URI };
+  const ui = viewMeta(THINKING_VIEW_URI);
 
   server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
@@ -254,20 +252,14 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     };
   });
 
-  server.registerResource("thinking-view", THINKING_VIEW_URI, {
+  registerAppView(server, {
+    name: "thinking-view",
+    uri: THINKING_VIEW_URI,
     title: "Thinking view",
     description:
       "Shows the current thought as a card and, once a sequence ends, the whole process with its branches and revisions",
-    mimeType: MCP_APP_MIME,
-    _meta: { ui: { prefersBorder: true } },
-  }, (uri) => ({
-    contents: [{
-      uri: uri.href,
-      mimeType: MCP_APP_MIME,
-      text: viewHtml,
-      _meta: { ui: { prefersBorder: true } },
-    }],
-  }));
+    html: viewHtml,
+  });
 }
 
 /**

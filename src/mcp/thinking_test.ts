@@ -3,7 +3,8 @@ import { type Config, loadConfig } from "../config.ts";
 import { THINKING_ERRORS, type ThinkingErrorCode } from "../store/thinking_errors.ts";
 import { Client, InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer } from "./server.ts";
-import { MCP_APP_MIME, THINKING_VIEW_URI } from "./thinking.ts";
+import { MCP_APP_MIME } from "./apps.ts";
+import { THINKING_VIEW_URI } from "./thinking.ts";
 
 type McpClient = InstanceType<typeof Client>;
 

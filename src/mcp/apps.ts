@@ -1,0 +1,33 @@
+/** MCP Apps views: self-contained HTML served as `ui://` resources that tools link to. */
+
+import type { McpServer } from "./sdk.ts";
+
+/** The MIME type MCP Apps hosts render. */
+export const MCP_APP_MIME = "text/html;profile=mcp-app";
+
+/** One view: its resource name and URI, what people see of it, and its HTML. */
+export interface AppView {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  html: string;
+}
+
+/** The `_meta` a tool carries to link its view, under the current and the older host keys. */
+export function viewMeta(uri: string): Record<string, unknown> {
+  return { ui: { resourceUri: uri }, "ui/resourceUri": uri };
+}
+
+/** Serves `view` as a `ui://` resource. */
+export function registerAppView(server: McpServer, view: AppView): void {
+  const meta = { ui: { prefersBorder: true } };
+  server.registerResource(view.name, view.uri, {
+    title: view.title,
+    description: view.description,
+    mimeType: MCP_APP_MIME,
+    _meta: meta,
+  }, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: MCP_APP_MIME, text: view.html, _meta: meta }],
+  }));
+}
