@@ -10,15 +10,7 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "./chunks.ts";
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
+import { withKv } from "./kv_testing.ts";
 
 async function keysUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Deno.KvKey[]> {
   return (await Array.fromAsync(kv.list({ prefix }))).map((e) => e.key);

@@ -17,17 +17,9 @@ import {
   taskProjectKey,
 } from "./focus.ts";
 import { StoreError } from "./kv.ts";
+import { withKv } from "./kv_testing.ts";
 
 const limits = DEFAULT_FOCUS_LIMITS;
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 /** Every key and value in KV, to prove a refused write left nothing behind. */
 async function dump(kv: Deno.Kv): Promise<unknown[]> {

@@ -6,19 +6,10 @@ import { countPendingDeletes } from "./chunks.ts";
 import type { SaveInput } from "./handoff_save.ts";
 import { type Handoff, handoffCountKey } from "./handoff_schema.ts";
 import { StoreError } from "./kv.ts";
+export { withKv } from "./kv_testing.ts";
 
 /** The default limits. */
 export const LIMITS: HandoffLimits = { ...DEFAULT_HANDOFF_LIMITS };
-
-/** Runs `fn` with a fresh in-memory KV, closed afterwards. */
-export async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 /** A valid save input, with `overrides`. */
 export function input(overrides: Partial<SaveInput> = {}): SaveInput {

@@ -7,17 +7,9 @@ import { saveHandoff, type SaveInput } from "./handoff_save.ts";
 import { type Handoff, handoffCountKey, handoffLeaseKey } from "./handoff_schema.ts";
 import { mergeHandoffs } from "./handoff_merge.ts";
 import { StoreError } from "./kv.ts";
+import { withKv } from "./kv_testing.ts";
 
 const LIMITS: HandoffLimits = { ...DEFAULT_HANDOFF_LIMITS };
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 function input(key: string, overrides: Partial<SaveInput> = {}): SaveInput {
   return {

@@ -5,19 +5,10 @@ import { DEFAULT_THINKING_LIMITS, type ThinkingLimits } from "../config.ts";
 import type { ThinkingErrorCode } from "./thinking_errors.ts";
 import { getHistory, type HistoryThought } from "./thinking_history.ts";
 import type { ThoughtInput } from "./thinking_validate.ts";
+export { withKv } from "./kv_testing.ts";
 
 /** The default limits. */
 export const LIMITS: ThinkingLimits = DEFAULT_THINKING_LIMITS;
-
-/** Runs `fn` with a fresh in-memory KV and closes it. */
-export async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 /** The input of thought `n` on the main line, with `extra` fields. */
 export function step(n: number, extra: Partial<ThoughtInput> = {}): ThoughtInput {
