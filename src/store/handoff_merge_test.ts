@@ -1,15 +1,10 @@
 import assert from "node:assert/strict";
-import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../config.ts";
-import { countPendingDeletes } from "./chunks.ts";
 import { addComment } from "./handoff_comments.ts";
 import { listHandoffs, loadHandoff } from "./handoff_read.ts";
 import { saveHandoff, type SaveInput } from "./handoff_save.ts";
-import { type Handoff, handoffCountKey, handoffLeaseKey } from "./handoff_schema.ts";
+import { handoffLeaseKey } from "./handoff_schema.ts";
 import { mergeHandoffs } from "./handoff_merge.ts";
-import { StoreError } from "./kv.ts";
-import { withKv } from "./kv_testing.ts";
-
-const LIMITS: HandoffLimits = { ...DEFAULT_HANDOFF_LIMITS };
+import { assertConsistent, LIMITS, rejectsWith, withKv } from "./handoff_fixtures.ts";
 
 function input(key: string, overrides: Partial<SaveInput> = {}): SaveInput {
   return {
@@ -25,30 +20,10 @@ async function snapshot(kv: Deno.Kv): Promise<string> {
   return JSON.stringify(all.map((e) => [e.key, e.versionstamp]));
 }
 
+/** Every kept key belongs to a record, the count is right, and no merge lease is left. */
 async function assertNoOrphans(kv: Deno.Kv): Promise<void> {
-  const records = (await Array.fromAsync(kv.list<Handoff>({ prefix: ["handoff"] }))).map((e) =>
-    e.value
-  );
-  const chunks = await Array.fromAsync(kv.list({ prefix: ["handoff_chunk"] }));
-  const comments = await Array.fromAsync(kv.list({ prefix: ["handoff_comment"] }));
-  assert.equal(chunks.length, records.reduce((n, h) => n + h.chunks.length, 0));
-  assert.equal(comments.length, records.reduce((n, h) => n + h.commentIds.length, 0));
-  assert.equal((await kv.get<number>(handoffCountKey())).value ?? 0, records.length);
+  await assertConsistent(kv);
   assert.equal((await Array.fromAsync(kv.list({ prefix: ["handoff_lease"] }))).length, 0);
-  assert.equal(await countPendingDeletes(kv), 0);
-}
-
-async function rejectsWith(
-  fn: () => Promise<unknown>,
-  kind: StoreError["kind"],
-  message: RegExp,
-): Promise<void> {
-  await assert.rejects(fn, (error: unknown) => {
-    assert.ok(error instanceof StoreError, `expected StoreError, got ${error}`);
-    assert.equal(error.kind, kind, error.message);
-    assert.match(error.message, message);
-    return true;
-  });
 }
 
 Deno.test("mergeHandoffs() joins parts with source markers, unites tags, carries comments", async () => {
