@@ -15,6 +15,7 @@ import {
   TASK_KINDS,
 } from "../store/focus.ts";
 import { randomToken } from "../store/kv.ts";
+import { READ_ONLY, writes } from "./annotations.ts";
 import { completable, type McpServer, ResourceTemplate } from "./sdk.ts";
 
 /** What the focus tools need. */
@@ -66,7 +67,7 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
       "Returns the project's NORTH STAR, the one focus to do now (本丸), and the demoted follow-ups (後処理) in a fixed format. Call it at the start of every chat, before planning or doing anything. " +
       GET_STATE_GUARD,
     inputSchema: { project_id: projectId },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
   }, async ({ project_id }) => text(await state(project_id)));
 
   server.registerTool("set_north_star", {
@@ -74,12 +75,7 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
     description:
       "Sets or replaces the project's NORTH STAR: the outcome all work serves. Creates the project if it does not exist. Use it when the user states or changes the overall goal, not for the next step.",
     inputSchema: { project_id: projectId, text: line("The north star, stated as an outcome") },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, text: northStar }) => {
     await setNorthStar(kv, limits, project_id, northStar);
     return text(`OK: north star set for project "${project_id}".\n\n${await state(project_id)}`);
@@ -94,12 +90,7 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
       statement: line("The one thing to do now"),
       why: line("Why this is the focus now (optional; omit or send empty to clear)").optional(),
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, statement, why }) => {
     await setFocus(kv, limits, project_id, statement, why);
     return text(`OK: focus set for project "${project_id}".\n\n${await state(project_id)}`);
@@ -122,12 +113,7 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
       kind: z.enum(TASK_KINDS),
       demoted: z.boolean().describe("True for cleanup and record tasks"),
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: false, idempotent: false }),
   }, async ({ project_id, body, kind }) => {
     const task = await addTask(kv, limits, project_id, body, kind);
     const note = task.demoted ? "demoted: wait until the north star is reached" : "not listed";
@@ -149,12 +135,7 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
     description:
       "Marks a task done by the id add_task returned; a done follow-up leaves get_state in every later chat. Completing a done task again is harmless.",
     inputSchema: { task_id: z.string().max(64).describe("The task id returned by add_task") },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: false, idempotent: true }),
   }, async ({ task_id }) => {
     const { task, alreadyDone } = await completeTask(kv, task_id);
     const head = alreadyDone
@@ -182,7 +163,7 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
       has_more: z.boolean(),
       next_cursor: z.string().nullable(),
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
   }, async ({ limit, cursor }) => {
     const page = await listProjects(kv, { limit: limit ?? limits.listPageMax, cursor });
     const projects = page.items.map((p) => ({

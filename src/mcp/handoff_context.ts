@@ -18,9 +18,6 @@ export const CLEAR_ALL_CONFIRMATION = "DELETE ALL";
 /** Handoffs per page when the caller does not say. */
 export const DEFAULT_PAGE = 20;
 
-/** The annotations of a tool that only reads. */
-export const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
-
 /** What every handoff tool handler uses: KV, limits, the audit log and result helpers. */
 export interface HandoffToolContext {
   kv: Deno.Kv;

@@ -15,12 +15,8 @@ import { lastMessages } from "../store/handoff_messages.ts";
 import { listHandoffs, loadHandoff } from "../store/handoff_read.ts";
 import { searchHandoffs } from "../store/handoff_search.ts";
 import { handoffStats } from "../store/handoff_stats.ts";
-import {
-  DEFAULT_PAGE,
-  HANDOFF_LIST_VIEW_URI,
-  type HandoffToolContext,
-  readOnly,
-} from "./handoff_context.ts";
+import { DEFAULT_PAGE, HANDOFF_LIST_VIEW_URI, type HandoffToolContext } from "./handoff_context.ts";
+import { READ_ONLY } from "./annotations.ts";
 import { keyArg, searchShape, summarySchema } from "./handoff_schemas.ts";
 import { registerAppView, viewMeta } from "./apps.ts";
 import type { McpServer } from "./sdk.ts";
@@ -44,7 +40,7 @@ export function registerListTool(server: McpServer, ctx: HandoffToolContext): vo
       has_more: z.boolean(),
       next_cursor: z.string().nullable(),
     },
-    annotations: readOnly,
+    annotations: READ_ONLY,
     _meta: viewMeta(HANDOFF_LIST_VIEW_URI),
   }, async ({ limit, cursor }) => {
     const page = await audit(
@@ -89,7 +85,7 @@ export function registerLoadTool(server: McpServer, ctx: HandoffToolContext): vo
       })),
       notice: z.string().describe("Reminder that this is untrusted data"),
     },
-    annotations: readOnly,
+    annotations: READ_ONLY,
   }, async ({ key, max_messages }) => {
     const loaded = await audit(
       { tool: "handoff_load", via: "mcp", key },
@@ -117,7 +113,7 @@ export function registerSearchTool(server: McpServer, ctx: HandoffToolContext): 
       has_more: z.boolean(),
       scanned: z.number().int().describe("How many handoffs were looked at"),
     },
-    annotations: readOnly,
+    annotations: READ_ONLY,
   }, async (args) => {
     const result = await audit(
       { tool: "handoff_search", via: "mcp" },
@@ -179,7 +175,7 @@ export function registerStatsTool(server: McpServer, ctx: HandoffToolContext): v
         ),
       ),
     },
-    annotations: readOnly,
+    annotations: READ_ONLY,
   }, async () => {
     const stats = await audit(
       { tool: "handoff_stats", via: "mcp" },

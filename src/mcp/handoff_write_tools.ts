@@ -15,6 +15,7 @@ import { mergeHandoffs } from "../store/handoff_merge.ts";
 import { saveHandoff } from "../store/handoff_save.ts";
 import { utf8Bytes } from "../store/handoff_validate.ts";
 import { invalid } from "../store/kv.ts";
+import { writes } from "./annotations.ts";
 import { CLEAR_ALL_CONFIRMATION, type HandoffToolContext, progressOf } from "./handoff_context.ts";
 import { evictedSchema, keyArg, mergeShape, saveShape } from "./handoff_schemas.ts";
 import type { McpServer } from "./sdk.ts";
@@ -36,12 +37,7 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
       message_count: z.number().int(),
       evicted: evictedSchema,
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: true, idempotent: false }),
   }, async (args, extra) => {
     const result = await audit(
       {
@@ -90,12 +86,7 @@ export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): 
       bytes: z.number().int(),
       message_count: z.number().int(),
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: false, idempotent: false }),
   }, async ({ key, chunk }, extra) => {
     const result = await audit(
       { tool: "handoff_append", via: "mcp", key, bytes_in: utf8Bytes(chunk) },
@@ -131,12 +122,7 @@ export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): v
       carried_comments: z.number().int(),
       evicted: evictedSchema,
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: true, idempotent: false }),
   }, async (args, extra) => {
     const result = await audit(
       { tool: "handoff_merge", via: "mcp", key: args.new_key ?? null, keys: args.keys },
@@ -178,12 +164,7 @@ export function registerCommentTools(server: McpServer, ctx: HandoffToolContext)
       ),
     },
     outputSchema: { key: z.string(), comment_id: z.string(), comment_count: z.number().int() },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: false, idempotent: false }),
   }, async ({ key, content, author }) => {
     const { comment, count } = await audit(
       { tool: "handoff_add_comment", via: "mcp", key, bytes_in: utf8Bytes(content) },
@@ -202,12 +183,7 @@ export function registerCommentTools(server: McpServer, ctx: HandoffToolContext)
       key: keyArg,
       comment_id: z.string().max(64).describe("The comment's id, as shown by handoff_load"),
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ key, comment_id }) => {
     const { count } = await audit(
       { tool: "handoff_delete_comment", via: "mcp", key },
@@ -230,12 +206,7 @@ export function registerClearTool(server: McpServer, ctx: HandoffToolContext): v
         `Only to delete EVERY handoff, with no key: exactly "${CLEAR_ALL_CONFIRMATION}"`,
       ),
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ key, confirm }) => {
     if (key !== undefined && key !== "") {
       const gone = await audit(

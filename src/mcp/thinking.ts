@@ -16,6 +16,7 @@ import { MAIN_BRANCH } from "../store/thinking_keys.ts";
 import type { ThoughtInput } from "../store/thinking_validate.ts";
 import { addThought, type AddThoughtResult, type ThoughtFlag } from "../store/thinking_write.ts";
 import viewHtml from "../view/thinking.html" with { type: "text" };
+import { READ_ONLY, writes } from "./annotations.ts";
 import { registerAppView, viewMeta } from "./apps.ts";
 import type { McpServer } from "./sdk.ts";
 
@@ -122,12 +123,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
         "Accepted conditions worth knowing: NEW_SEQUENCE, SESSION_SEQUENCE, REOPENED, NUMBER_REUSED, TOTAL_RAISED",
       ),
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: false, idempotent: false }),
     _meta: ui,
   }, async (args) => {
     const input: ThoughtInput = { ...args };
@@ -215,7 +211,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
       branchId: z.string().nullable(),
       nextCursor: z.string().nullable().describe("Cursor of the next page; null at the end"),
     },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     _meta: ui,
   }, async ({ sequenceId, ...options }) => {
     const page = await getHistory(kv, limits, sequenceId, options);
@@ -238,12 +234,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
       deleted: z.boolean().describe("False when no such sequence existed"),
       deletedThoughts: z.number(),
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ sequenceId, confirm }) => {
     const result = await deleteSequence(kv, limits, sequenceId, confirm);
     return {

@@ -1,0 +1,17 @@
+/**
+ * Tool annotations, said once. Every tool here keeps state in KV and touches nothing outside
+ * this server, so none is open-world; only the reading tools are read-only.
+ */
+
+/** Annotations of a tool that only reads: safe to call any number of times. */
+export const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+
+/** Annotations of a tool that writes: whether it can destroy data, and whether repeating it is harmless. */
+export function writes(hints: { destructive: boolean; idempotent: boolean }) {
+  return {
+    readOnlyHint: false,
+    destructiveHint: hints.destructive,
+    idempotentHint: hints.idempotent,
+    openWorldHint: false,
+  };
+}
