@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
 import { type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer } from "./src/http/serve.ts";
 import { serveStdio } from "./src/mcp/stdio.ts";
-import { openKv } from "./src/store/kv.ts";
+import { openKv } from "./src/kit/kv.ts";
+import { loadToolsets } from "./src/toolsets.ts";
 
 /** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
 async function orExit<T>(what: string, step: () => T | Promise<T>): Promise<T> {
@@ -20,23 +21,26 @@ const config: Config = await orExit(
   "configuration error",
   () => loadConfig(Deno.env, fileURLToPath(new URL(".", import.meta.url))),
 );
+const toolsets = await orExit("configuration error", () => loadToolsets(Deno.env));
 const kv = await orExit(
   `cannot open KV at ${config.kvPath ?? "the platform default"}`,
   () => openKv(config.kvPath),
 );
 
 if (Deno.args.includes("--stdio")) {
-  await serveStdio({ kv, config });
+  await serveStdio({ kv, config }, toolsets);
 } else {
   const server = await orExit(
     `cannot listen on ${config.host}:${config.port}`,
-    () => startHttpServer(config, kv),
+    () => startHttpServer(config, kv, toolsets),
   );
   const shown = config.authToken === undefined
     ? server.mcpUrl
     : `${server.origin}/<AUTH_TOKEN>/mcp`;
   console.log(
-    `handoff-mcp listening on ${server.origin} (toolsets: ${config.toolsets.join(", ")})`,
+    `handoff-mcp listening on ${server.origin} (toolsets: ${
+      toolsets.map((t) => t.name).join(", ")
+    })`,
   );
   console.log(`Connect an MCP client to: ${shown}`);
   if (!config.onDeploy) {

@@ -5,8 +5,8 @@
 
 import { DEFAULT_FOCUS_LIMITS } from "../src/config.ts";
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import { addTask, completeTask, setFocus, setNorthStar } from "../src/store/focus.ts";
-import { startServer, tempKvPath } from "../tests/harness.ts";
+import { addTask, completeTask, setFocus, setNorthStar } from "../src/focus/store.ts";
+import { startServer, tempKvPath } from "../tests/support/harness.ts";
 import { measureInterleaved, ratio } from "./lib.ts";
 
 const FINISHED = [0, 1_000, 10_000];

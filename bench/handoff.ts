@@ -4,8 +4,8 @@
  */
 
 import { loadConfig } from "../src/config.ts";
-import { saveHandoff } from "../src/store/handoff_save.ts";
-import { call, connect, startServer, tempKvPath } from "../tests/harness.ts";
+import { saveHandoff } from "../src/handoff/store_save.ts";
+import { call, connect, startServer, tempKvPath } from "../tests/support/harness.ts";
 import { measure, ratio } from "./lib.ts";
 
 /** A conversation of about `bytes` UTF-8 bytes, mixed ASCII and multi-byte text. */

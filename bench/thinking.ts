@@ -5,13 +5,13 @@
  */
 
 import type { Client } from "../src/mcp/sdk_client.ts";
-import { connectStdio, tempKvPath } from "../tests/harness.ts";
+import { connectStdio, tempKvPath } from "../tests/support/harness.ts";
 import {
   connectStandardThinking,
   nodeAvailable,
   STANDARD_THINKING_PACKAGE,
   type StandardRuntime,
-} from "../tests/standard_thinking.ts";
+} from "../tests/support/standard_thinking.ts";
 import { round, summarize, type Summary } from "./lib.ts";
 
 type McpClient = InstanceType<typeof Client>;

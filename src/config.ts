@@ -2,11 +2,6 @@
 
 import { join } from "node:path";
 
-/** The toolsets this build can serve, in the order their tools are registered. */
-export const TOOLSET_NAMES = ["focus", "handoff", "thinking"] as const;
-/** One toolset name. */
-export type ToolsetName = typeof TOOLSET_NAMES[number];
-
 /** Limits of the focus toolset. */
 export interface FocusLimits {
   /** Longest project id, in characters. */
@@ -87,7 +82,6 @@ export interface Config {
   onDeploy: boolean;
   /** What is wrong with `AUTH_TOKEN` on Deno Deploy (where it closes the server, not crash it). */
   tokenProblem?: string;
-  toolsets: ToolsetName[];
   /** Extra `Host`/`Origin` host names accepted when bound to loopback (for tunnels). */
   allowedHosts: string[];
   /** Interval of keep-alive comments on legacy SSE streams. */
@@ -183,7 +177,6 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     authToken: token,
     onDeploy,
     tokenProblem,
-    toolsets: parseToolsets(env.get("TOOLSETS"), "TOOLSETS"),
     allowedHosts: listVar(env.get("ALLOWED_HOSTS")),
     sseKeepAliveMs: intVar(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
     maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -239,20 +232,6 @@ export function closedReason(config: Config): string | undefined {
     return `AUTH_TOKEN is too short: on Deno Deploy it must be at least ${MIN_DEPLOY_TOKEN_LENGTH} characters`;
   }
   return undefined;
-}
-
-/** Parses a comma list of toolsets; `undefined` or empty means all of them. */
-export function parseToolsets(raw: string | undefined, what: string): ToolsetName[] {
-  const names = listVar(raw);
-  if (names.length === 0) return [...TOOLSET_NAMES];
-  for (const name of names) {
-    if (!(TOOLSET_NAMES as readonly string[]).includes(name)) {
-      throw new Error(
-        `${what} has unknown toolset "${name}": allowed are ${TOOLSET_NAMES.join(", ")}`,
-      );
-    }
-  }
-  return TOOLSET_NAMES.filter((name) => names.includes(name));
 }
 
 function listVar(raw: string | undefined): string[] {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { closedReason, DEFAULT_KV_PATH, loadConfig, parseToolsets } from "./config.ts";
+import { closedReason, DEFAULT_KV_PATH, loadConfig } from "./config.ts";
 
 const env = (vars: Record<string, string>) => new Map(Object.entries(vars));
 
@@ -12,7 +12,6 @@ Deno.test("loadConfig() gives the documented defaults", () => {
   assert.equal(loadConfig(env({ KV_PATH: "rel.kv" }), "/srv/app").kvPath, "rel.kv");
   assert.equal(config.authToken, undefined);
   assert.equal(config.onDeploy, false);
-  assert.deepEqual(config.toolsets, parseToolsets(undefined, "x"));
   assert.equal(closedReason(config), undefined);
 });
 
@@ -22,10 +21,6 @@ Deno.test("loadConfig() names the bad variable and what is allowed", () => {
     /PORT must be a whole number from 0 to 65535/,
   );
   assert.throws(() => loadConfig(env({ PORT: "70000" })), /PORT must be .* got 70000/);
-  assert.throws(
-    () => loadConfig(env({ TOOLSETS: "focus,nope" })),
-    /unknown toolset "nope": allowed are/,
-  );
   assert.throws(() => loadConfig(env({ AUTH_TOKEN: "a/b" })), /AUTH_TOKEN must use only URL-safe/);
   assert.throws(() => loadConfig(env({ HOST: "no such host" })), /HOST must be a host name or IP/);
 });
@@ -69,5 +64,4 @@ Deno.test("loadConfig() reads the HANDOFF_* settings and names the bad one", () 
     () => config({ HANDOFF_CONVERSATION_MAX_BYTES: String(64 * 1024 * 1024) }),
     /HANDOFF_CONVERSATION_MAX_BYTES must be a whole number from 1024 to 8388608/,
   );
-  assert.throws(() => config({ TOOLSETS: "handoff,nope" }), /unknown toolset "nope"/);
 });

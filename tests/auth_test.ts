@@ -6,7 +6,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "../src/mcp/sdk_client.ts";
-import { call, startServer } from "./harness.ts";
+import { call, startServer } from "./support/harness.ts";
 
 const INIT = JSON.stringify({
   jsonrpc: "2.0",

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { ROOT, startServer } from "./harness.ts";
+import { ROOT, startServer } from "./support/harness.ts";
 
 /** The suite's version; it needs a newer Node than this machine's, so Deno runs it. */
 export const CONFORMANCE = "npm:@modelcontextprotocol/conformance@0.1.16";

@@ -1,8 +1,8 @@
 /** Many sessions writing at once, over HTTP and across processes sharing one KV file. */
 
 import assert from "node:assert/strict";
-import { focusKey } from "../src/store/focus.ts";
-import { call, connect, connectStdio, startServer, tempKvPath } from "./harness.ts";
+import { focusKey } from "../src/focus/store.ts";
+import { call, connect, connectStdio, startServer, tempKvPath } from "./support/harness.ts";
 
 Deno.test("100 add_task calls from 10 sessions at once: 100 tasks, none lost", async () => {
   const server = await startServer();

@@ -2,7 +2,14 @@
 
 import assert from "node:assert/strict";
 import type { Client } from "../src/mcp/sdk_client.ts";
-import { call, connect, connectStdio, type HttpKind, startServer, tempKvPath } from "./harness.ts";
+import {
+  call,
+  connect,
+  connectStdio,
+  type HttpKind,
+  startServer,
+  tempKvPath,
+} from "./support/harness.ts";
 
 type McpClient = InstanceType<typeof Client>;
 

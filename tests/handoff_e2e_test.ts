@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { call, connect, connectStdio, startServer, tempKvPath } from "./harness.ts";
+import { call, connect, connectStdio, startServer, tempKvPath } from "./support/harness.ts";
 
 /** About 1 MiB of multi-byte text with every kind of line ending and fence, under the limit. */
 function bigConversation(): string {

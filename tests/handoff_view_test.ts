@@ -6,8 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { browserTest, screenshotPath } from "./browser.ts";
-import { connect, startServer } from "./harness.ts";
+import { browserTest, screenshotPath } from "./support/browser.ts";
+import { connect, startServer } from "./support/harness.ts";
 
 const HOST_PAGE = `<!doctype html>
 <html><body style="margin:0;padding:16px;background:#e7e5e4;font-family:sans-serif">

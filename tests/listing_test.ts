@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, startServer } from "./harness.ts";
+import { connect, startServer } from "./support/harness.ts";
 
 const FIXTURE = new URL("./fixtures/listing.json", import.meta.url);
 

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import { call, type ChildServer, ROOT, spawnServer, tempKvPath } from "./harness.ts";
+import { call, type ChildServer, ROOT, spawnServer, tempKvPath } from "./support/harness.ts";
 
 async function connectTo(url: string) {
   const client = new Client({ name: "restart", version: "1" });

@@ -1,7 +1,7 @@
 /** The legacy HTTP+SSE transport's own behaviour: endpoint event, keep-alive, dropped clients. */
 
 import assert from "node:assert/strict";
-import { startServer } from "./harness.ts";
+import { startServer } from "./support/harness.ts";
 
 /** Reads SSE text from `reader` until `pattern` appears. */
 async function readUntil(

@@ -6,8 +6,8 @@
 
 import assert from "node:assert/strict";
 import type { Client } from "../src/mcp/sdk_client.ts";
-import { call, connectStdio, tempKvPath } from "./harness.ts";
-import { connectStandardThinking, STANDARD_THINKING_PACKAGE } from "./standard_thinking.ts";
+import { call, connectStdio, tempKvPath } from "./support/harness.ts";
+import { connectStandardThinking, STANDARD_THINKING_PACKAGE } from "./support/standard_thinking.ts";
 
 type McpClient = InstanceType<typeof Client>;
 

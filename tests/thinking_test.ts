@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import type { Client } from "../src/mcp/sdk_client.ts";
 import { DEFAULT_THINKING_LIMITS } from "../src/config.ts";
-import { randomToken } from "../src/store/kv.ts";
-import { addThought } from "../src/store/thinking_write.ts";
+import { randomToken } from "../src/kit/kv.ts";
+import { addThought } from "../src/thinking/store_write.ts";
 import {
   call,
   connect,
@@ -13,7 +13,7 @@ import {
   spawnServer,
   startServer,
   tempKvPath,
-} from "./harness.ts";
+} from "./support/harness.ts";
 
 type McpClient = InstanceType<typeof Client>;
 

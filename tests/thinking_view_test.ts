@@ -8,8 +8,9 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
 import { Client, InMemoryTransport } from "../src/mcp/sdk_client.ts";
 import { createMcpServer } from "../src/mcp/server.ts";
-import { THINKING_VIEW_URI } from "../src/mcp/thinking.ts";
-import { browserTest, type Page, screenshotPath } from "./browser.ts";
+import { loadToolsets } from "../src/toolsets.ts";
+import { THINKING_VIEW_URI } from "../src/thinking/tools.ts";
+import { browserTest, type Page, screenshotPath } from "./support/browser.ts";
 
 type McpClient = InstanceType<typeof Client>;
 
@@ -22,7 +23,7 @@ interface Feed {
 async function serverClient(): Promise<{ client: McpClient; close(): Promise<void> }> {
   const kv = await Deno.openKv(":memory:");
   const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
-  const server = createMcpServer({ kv, config }, ["thinking"]);
+  const server = createMcpServer({ kv, config }, loadToolsets(new Map([["TOOLSETS", "thinking"]])));
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "view-host", version: "1.0.0" });

@@ -1,7 +1,7 @@
 /** Toolset selection: TOOLSETS on the server, `?toolsets=` per client, over each transport. */
 
 import assert from "node:assert/strict";
-import { connect, connectStdio, startServer, tempKvPath } from "./harness.ts";
+import { connect, connectStdio, startServer, tempKvPath } from "./support/harness.ts";
 import {
   Client,
   SSEClientTransport,

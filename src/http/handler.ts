@@ -1,18 +1,21 @@
 /** The HTTP front: health, the loopback guard, token auth, the route table and error statuses. */
 
-import { closedReason, type Config, parseToolsets, type ToolsetName } from "../config.ts";
-import { createMcpServer, type McpDeps } from "../mcp/server.ts";
+import { closedReason, type Config } from "../config.ts";
+import { AppError } from "../kit/kv.ts";
+import { json, onBodyDone, plain, type Route } from "../kit/web.ts";
+import { createMcpServer, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
-import { StoreError, type StoreErrorKind } from "../store/kv.ts";
-import { handoffApiRoutes } from "./api_handoff.ts";
+import { parseToolsetNames } from "../toolsets.ts";
 import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
-import { BodyError, json, onBodyDone, plain } from "./body.ts";
-import { matchRoute, type Route } from "./router.ts";
+import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
+import { errorResponse } from "./status.ts";
 
 /** What the handler needs: KV, configuration and the resolved token. */
 export interface HandlerDeps extends McpDeps {
   config: Config;
+  /** The toolsets this server serves, in registration order. */
+  toolsets: readonly Toolset[];
   /** The secret every route but `/healthz` requires; `undefined` closes the server. */
   token: string | undefined;
   /** Routes of features beyond MCP (JSON APIs, views), after the token. */
@@ -24,15 +27,6 @@ export interface Handler {
   (req: Request): Promise<Response>;
   close(): Promise<void>;
 }
-
-/** The one map from store failures to HTTP statuses. */
-const STATUS_OF: Record<StoreErrorKind, number> = {
-  invalid: 400,
-  not_found: 404,
-  too_large: 413,
-  full: 409,
-  busy: 503,
-};
 
 const NOT_FOUND = () => plain(404, "Not found");
 /** Routes spoken to by MCP clients, whose errors are JSON-RPC messages. */
@@ -54,19 +48,19 @@ export function createHandler(deps: HandlerDeps): Handler {
   const routes: Route[] = [
     {
       path: "mcp",
-      methods: { POST: (req, { url }) => streamable(deps, req, toolsetsOf(url, config)) },
+      methods: { POST: (req, { url }) => streamable(deps, req, toolsetsOf(url, deps.toolsets)) },
     },
     {
       path: "sse",
       methods: {
-        GET: (_req, { url, base }) => sse.open(`${base}messages`, toolsetsOf(url, config)),
+        GET: (_req, { url, base }) => sse.open(`${base}messages`, toolsetsOf(url, deps.toolsets)),
       },
     },
     {
       path: "messages",
       methods: { POST: (req, { url }) => sse.post(req, url.searchParams.get("sessionId")) },
     },
-    ...(config.toolsets.includes("handoff") ? handoffApiRoutes(deps) : []),
+    ...deps.toolsets.flatMap((t) => t.routes?.(deps) ?? []),
     ...(deps.routes ?? []),
   ];
 
@@ -118,32 +112,32 @@ async function authenticate(
   return undefined;
 }
 
-function toolsetsOf(url: URL, config: Config): ToolsetName[] {
+/** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
+function toolsetsOf(url: URL, enabled: readonly Toolset[]): readonly Toolset[] {
   const asked = url.searchParams.get("toolsets");
-  if (asked === null) return config.toolsets;
-  let names: ToolsetName[];
+  if (asked === null) return enabled;
+  let names: string[];
   try {
-    names = parseToolsets(asked, "The toolsets query parameter");
+    names = parseToolsetNames(asked, "The toolsets query parameter");
   } catch (error) {
-    throw new StoreError("invalid", (error as Error).message);
+    throw new AppError("invalid", (error as Error).message);
   }
-  const off = names.filter((name) => !config.toolsets.includes(name));
+  const on = enabled.map((t) => t.name);
+  const off = names.filter((name) => !on.includes(name));
   if (off.length > 0) {
-    throw new StoreError(
+    throw new AppError(
       "invalid",
-      `Toolset ${off.join(", ")} is not enabled on this server; enabled: ${
-        config.toolsets.join(", ")
-      }`,
+      `Toolset ${off.join(", ")} is not enabled on this server; enabled: ${on.join(", ")}`,
     );
   }
-  return names;
+  return enabled.filter((t) => names.includes(t.name));
 }
 
 /** Stateless Streamable HTTP: a fresh server and transport for every request; state is in KV. */
 async function streamable(
   deps: McpDeps,
   req: Request,
-  toolsets: ToolsetName[],
+  toolsets: readonly Toolset[],
 ): Promise<Response> {
   const server = createMcpServer(deps, toolsets);
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -158,13 +152,4 @@ async function streamable(
     await server.close();
     throw error;
   }
-}
-
-function errorResponse(error: unknown): Response {
-  if (error instanceof StoreError) {
-    return json(STATUS_OF[error.kind], { error: error.message, kind: error.kind });
-  }
-  if (error instanceof BodyError) return json(error.status, { error: error.message });
-  console.error(`handoff-mcp: unexpected error: ${error instanceof Error ? error.stack : error}`);
-  return json(500, { error: "Internal server error" });
 }

@@ -1,22 +1,6 @@
 /** A small route table: paths after the token, with `:name` segments, and a handler per method. */
 
-/** What a route handler gets besides the request. */
-export interface RouteContext {
-  url: URL;
-  /** The path prefix the caller used before the route (`/<token>/` or `/`), for links. */
-  base: string;
-  params: Record<string, string>;
-}
-
-/** A handler of one method of one route. */
-export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response> | Response;
-
-/** One path and its handlers by method. */
-export interface Route {
-  /** Path after the token, e.g. `mcp` or `api/handoffs/:key`. */
-  path: string;
-  methods: Partial<Record<string, RouteHandler>>;
-}
+import type { Route } from "../kit/web.ts";
 
 /** The route matching `path` and its parameters, or `undefined`. */
 export function matchRoute(

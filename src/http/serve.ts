@@ -1,7 +1,8 @@
 /** Starting and stopping the HTTP server. */
 
 import type { Config } from "../config.ts";
-import { ensureAuthToken } from "../store/settings.ts";
+import type { Toolset } from "../mcp/toolset.ts";
+import { ensureAuthToken } from "../kit/settings.ts";
 import { createHandler } from "./handler.ts";
 
 /** A listening server. */
@@ -20,9 +21,13 @@ export interface RunningServer {
  * Serves HTTP on the configured host and port (0 picks a free port). Locally, a missing
  * `AUTH_TOKEN` is replaced by one generated once and kept in KV.
  */
-export async function startHttpServer(config: Config, kv: Deno.Kv): Promise<RunningServer> {
+export async function startHttpServer(
+  config: Config,
+  kv: Deno.Kv,
+  toolsets: readonly Toolset[],
+): Promise<RunningServer> {
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
-  const handler = createHandler({ kv, config, token });
+  const handler = createHandler({ kv, config, toolsets, token });
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
   // Deno Deploy chooses the address itself.

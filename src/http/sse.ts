@@ -4,8 +4,10 @@
  * announces the endpoint to POST messages to; responses flow back as `message` events.
  */
 
-import type { ToolsetName } from "../config.ts";
-import { BodyError, json, plain, readJson } from "./body.ts";
+import { AppError } from "../kit/kv.ts";
+import type { Toolset } from "../mcp/toolset.ts";
+import { json, plain, readJson } from "../kit/web.ts";
+import { statusOf } from "./status.ts";
 import {
   type JSONRPCMessage,
   JSONRPCMessageSchema,
@@ -18,7 +20,7 @@ export interface SseOptions {
   keepAliveMs: number;
   maxRequestBytes: number;
   /** Connects a new MCP server, exposing `toolsets`, to the transport of a new session. */
-  connect(transport: Transport, toolsets: readonly ToolsetName[]): Promise<void>;
+  connect(transport: Transport, toolsets: readonly Toolset[]): Promise<void>;
 }
 
 /** The open legacy SSE sessions of this process. */
@@ -36,7 +38,7 @@ export class SseSessions {
   }
 
   /** Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. */
-  async open(messagesPath: string, toolsets: readonly ToolsetName[]): Promise<Response> {
+  async open(messagesPath: string, toolsets: readonly Toolset[]): Promise<Response> {
     const sessionId = crypto.randomUUID();
     const transport = new SseTransport(
       sessionId,
@@ -69,7 +71,7 @@ export class SseSessions {
     try {
       raw = await readJson(req, this.#options.maxRequestBytes);
     } catch (error) {
-      if (error instanceof BodyError) return plain(error.status, error.message);
+      if (error instanceof AppError) return plain(statusOf(error.kind), error.message);
       throw error;
     }
     const parsed = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.safeParse(m));

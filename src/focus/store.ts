@@ -1,0 +1,310 @@
+/** The focus toolset's records in KV: a project's north star, its one focus, and its tasks. */
+
+import type { FocusLimits } from "../config.ts";
+import {
+  AppError,
+  commitWithRetry,
+  getAll,
+  invalid,
+  isUlid,
+  listPage,
+  nowIso,
+  type Page,
+  ulid,
+} from "../kit/kv.ts";
+
+/** A project: its north star once set, and how many follow-ups are open. */
+export interface Project {
+  id: string;
+  /** Never empty once set; absent until `set_north_star` is first called. */
+  northStar?: string;
+  /** Open cleanup/record tasks, kept in the same atomics as the tasks so the limit holds. */
+  openFollowUps: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The one thing to do now. */
+export interface Focus {
+  statement: string;
+  why?: string;
+  updatedAt: string;
+}
+
+/** The kinds of task; only `main` is not demoted. */
+export const TASK_KINDS = ["main", "cleanup", "record"] as const;
+/** One kind of task. */
+export type TaskKind = typeof TASK_KINDS[number];
+
+/** A task of a project. `demoted` is derived from `kind` here, never taken from a caller. */
+export interface Task {
+  id: string;
+  projectId: string;
+  body: string;
+  kind: TaskKind;
+  demoted: boolean;
+  status: "open" | "done";
+  createdAt: string;
+  doneAt?: string;
+}
+
+/** Everything `get_state` shows. */
+export interface FocusState {
+  projectId: string;
+  project: Project | null;
+  focus: Focus | null;
+  /** Open demoted tasks, oldest first. */
+  followUps: Task[];
+}
+
+/** Key of a project record. */
+export function projectKey(projectId: string): Deno.KvKey {
+  return ["project", projectId];
+}
+/** Key of a project's single focus. */
+export function focusKey(projectId: string): Deno.KvKey {
+  return ["focus", projectId];
+}
+/** Key of one task; task ids are ULIDs, so a prefix list is creation order. */
+export function taskKey(projectId: string, taskId: string): Deno.KvKey {
+  return ["task", projectId, taskId];
+}
+/** Pointer from a task id to its project, so a task can be completed by id alone. */
+export function taskProjectKey(taskId: string): Deno.KvKey {
+  return ["task_project", taskId];
+}
+/** Prefix of a project's open demoted tasks, so `get_state` never reads finished ones. */
+export function openFollowUpPrefix(projectId: string): Deno.KvKey {
+  return ["task_open_followup", projectId];
+}
+/** Index entry of one open demoted task; its value is the task id (a pointer, not a copy). */
+export function openFollowUpKey(projectId: string, taskId: string): Deno.KvKey {
+  return [...openFollowUpPrefix(projectId), taskId];
+}
+
+/** Checks a project id: 1–max characters, no control characters. */
+export function validateProjectId(projectId: string, limits: FocusLimits): string {
+  const length = [...projectId].length;
+  if (
+    length < 1 || length > limits.projectIdMax || /\p{Cc}/u.test(projectId) ||
+    !projectId.isWellFormed()
+  ) {
+    invalid(
+      `project_id must be 1–${limits.projectIdMax} characters without control characters or lone surrogates, got ${
+        length === 0 ? "an empty string" : `${length} characters`
+      }`,
+    );
+  }
+  return projectId;
+}
+
+/**
+ * Checks one line of text and returns it trimmed. The `get_state` format is one line per item,
+ * so line breaks are refused rather than silently joined.
+ */
+export function validateLine(
+  field: string,
+  text: string,
+  limits: FocusLimits,
+  what: string,
+): string {
+  const trimmed = text.trim();
+  if (trimmed === "") {
+    invalid(
+      `${what}: ${field} must not be empty or whitespace-only (1–${limits.textMax} characters)`,
+    );
+  }
+  const length = [...trimmed].length;
+  if (length > limits.textMax) {
+    invalid(`${what}: ${field} is ${length} characters; at most ${limits.textMax} are allowed`);
+  }
+  if (/[\r\n\u2028\u2029]/.test(trimmed)) {
+    invalid(
+      `${what}: ${field} must be a single line (no line breaks), 1–${limits.textMax} characters`,
+    );
+  }
+  if (/[\p{Cc}]/u.test(trimmed.replaceAll("\t", " ")) || !trimmed.isWellFormed()) {
+    invalid(`${what}: ${field} must not contain control characters or lone surrogates`);
+  }
+  return trimmed;
+}
+
+/** A fresh project record, or the stored one with `updatedAt` moved on. */
+function touched(existing: Project | null, projectId: string, now: string): Project {
+  return existing
+    ? { ...existing, updatedAt: now }
+    : { id: projectId, openFollowUps: 0, createdAt: now, updatedAt: now };
+}
+
+/** Sets (or replaces) the north star, creating the project if needed. */
+export async function setNorthStar(
+  kv: Deno.Kv,
+  limits: FocusLimits,
+  projectId: string,
+  text: string,
+): Promise<Project> {
+  const what = "Cannot set north star";
+  validateProjectId(projectId, limits);
+  const northStar = validateLine("text", text, limits, what);
+  return await commitWithRetry(async () => {
+    const current = await kv.get<Project>(projectKey(projectId));
+    const now = nowIso();
+    const project = { ...touched(current.value, projectId, now), northStar };
+    const op = kv.atomic().check(current).set(projectKey(projectId), project);
+    return { op, value: project };
+  });
+}
+
+/** Upserts the project's one focus; a missing or empty `why` clears the earlier one. */
+export async function setFocus(
+  kv: Deno.Kv,
+  limits: FocusLimits,
+  projectId: string,
+  statement: string,
+  why?: string,
+): Promise<Focus> {
+  const what = "Cannot set focus";
+  validateProjectId(projectId, limits);
+  const focus: Focus = {
+    statement: validateLine("statement", statement, limits, what),
+    updatedAt: "",
+  };
+  if (why !== undefined && why.trim() !== "") focus.why = validateLine("why", why, limits, what);
+  return await commitWithRetry(async () => {
+    const current = await kv.get<Project>(projectKey(projectId));
+    const now = nowIso();
+    const value = { ...focus, updatedAt: now };
+    const op = kv.atomic()
+      .check(current)
+      .set(projectKey(projectId), touched(current.value, projectId, now))
+      .set(focusKey(projectId), value);
+    return { op, value };
+  });
+}
+
+/** Adds a task. Cleanup and record tasks are demoted; open ones count against the limit. */
+export async function addTask(
+  kv: Deno.Kv,
+  limits: FocusLimits,
+  projectId: string,
+  body: string,
+  kind: string,
+): Promise<Task> {
+  const what = "Cannot add task";
+  validateProjectId(projectId, limits);
+  if (!(TASK_KINDS as readonly string[]).includes(kind)) {
+    invalid(`${what}: kind must be one of ${TASK_KINDS.join(", ")}, got "${kind}"`);
+  }
+  const text = validateLine("body", body, limits, what);
+  const taskKind = kind as TaskKind;
+  const demoted = taskKind !== "main";
+  const id = ulid();
+  return await commitWithRetry(async () => {
+    const current = await kv.get<Project>(projectKey(projectId));
+    const now = nowIso();
+    const project = touched(current.value, projectId, now);
+    const task: Task = {
+      id,
+      projectId,
+      body: text,
+      kind: taskKind,
+      demoted,
+      status: "open",
+      createdAt: now,
+    };
+    const op = kv.atomic()
+      .check(current)
+      .check({ key: taskKey(projectId, id), versionstamp: null })
+      .set(taskKey(projectId, id), task)
+      .set(taskProjectKey(id), projectId);
+    if (demoted) {
+      if (project.openFollowUps >= limits.openFollowUpsMax) {
+        throw new AppError(
+          "full",
+          `${what}: project "${projectId}" already has ${project.openFollowUps} open follow-ups (cleanup/record); at most ${limits.openFollowUpsMax} are allowed. Complete some with complete_task first`,
+        );
+      }
+      project.openFollowUps++;
+      op.set(openFollowUpKey(projectId, id), id);
+    }
+    op.set(projectKey(projectId), project);
+    return { op, value: task };
+  });
+}
+
+/** What `completeTask` did. */
+export interface CompleteResult {
+  task: Task;
+  alreadyDone: boolean;
+}
+
+/** Marks a task done by its id alone; completing a done task again changes nothing. */
+export async function completeTask(kv: Deno.Kv, taskId: string): Promise<CompleteResult> {
+  const unknown = `Cannot complete task: no task has id "${taskId}" (ids come from add_task)`;
+  if (!isUlid(taskId)) throw new AppError("not_found", unknown);
+  return await commitWithRetry<CompleteResult>(async () => {
+    const pointer = await kv.get<string>(taskProjectKey(taskId));
+    if (pointer.value === null) throw new AppError("not_found", unknown);
+    const projectId = pointer.value;
+    const [taskEntry, projectEntry] = await kv.getMany<[Task, Project]>([
+      taskKey(projectId, taskId),
+      projectKey(projectId),
+    ]);
+    if (taskEntry.value === null || projectEntry.value === null) {
+      throw new AppError("not_found", unknown);
+    }
+    if (taskEntry.value.status === "done") {
+      return { value: { task: taskEntry.value, alreadyDone: true } };
+    }
+    const now = nowIso();
+    const task: Task = { ...taskEntry.value, status: "done", doneAt: now };
+    const project = { ...projectEntry.value, updatedAt: now };
+    const op = kv.atomic().check(taskEntry, projectEntry).set(taskKey(projectId, taskId), task);
+    if (task.demoted) {
+      project.openFollowUps = Math.max(0, project.openFollowUps - 1);
+      op.delete(openFollowUpKey(projectId, taskId));
+    }
+    op.set(projectKey(projectId), project);
+    return { op, value: { task, alreadyDone: false } };
+  });
+}
+
+/** Reads what `get_state` shows: project, focus and open follow-ups in the order added. */
+export async function getState(
+  kv: Deno.Kv,
+  limits: FocusLimits,
+  projectId: string,
+): Promise<FocusState> {
+  validateProjectId(projectId, limits);
+  const [head, ids] = await Promise.all([
+    kv.getMany<[Project, Focus]>([projectKey(projectId), focusKey(projectId)]),
+    Array.fromAsync(kv.list<string>({ prefix: openFollowUpPrefix(projectId) })),
+  ]);
+  const tasks = await getAll<Task>(kv, ids.map((e) => taskKey(projectId, e.value)));
+  const followUps = tasks.flatMap((e) => e.value && e.value.status === "open" ? [e.value] : []);
+  return { projectId, project: head[0].value, focus: head[1].value, followUps };
+}
+
+/** One page of projects in id order. */
+export async function listProjects(
+  kv: Deno.Kv,
+  options: { limit: number; cursor?: string },
+): Promise<Page<Project>> {
+  const page = await listPage<Project>(kv, ["project"], options);
+  return { ...page, items: page.items.map((e) => e.value) };
+}
+
+/** Project ids starting with `prefix`, for argument completion. */
+export async function projectIdsStartingWith(
+  kv: Deno.Kv,
+  prefix: string,
+  limit: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  const iter = kv.list<Project>({ prefix: ["project"], start: projectKey(prefix) }, { limit });
+  for await (const entry of iter) {
+    if (!entry.value.id.startsWith(prefix)) break;
+    ids.push(entry.value.id);
+  }
+  return ids;
+}

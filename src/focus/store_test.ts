@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { DEFAULT_FOCUS_LIMITS } from "../config.ts";
+import {
+  addTask,
+  completeTask,
+  focusKey,
+  getState,
+  listProjects,
+  openFollowUpKey,
+  type Project,
+  projectIdsStartingWith,
+  projectKey,
+  setFocus,
+  setNorthStar,
+  type Task,
+  taskKey,
+  taskProjectKey,
+} from "./store.ts";
+import { AppError } from "../kit/kv.ts";
+import { withKv } from "../../tests/support/kv.ts";
+
+const limits = DEFAULT_FOCUS_LIMITS;
+
+/** Every key and value in KV, to prove a refused write left nothing behind. */
+async function dump(kv: Deno.Kv): Promise<unknown[]> {
+  return (await Array.fromAsync(kv.list({ prefix: [] }))).map((e) => [e.key, e.value]);
+}
+
+Deno.test("setNorthStar() creates the project and trims the text", () =>
+  withKv(async (kv) => {
+    await setNorthStar(kv, limits, "p1", "  Ship v1  ");
+    const project = (await kv.get<Project>(projectKey("p1"))).value!;
+    assert.equal(project.northStar, "Ship v1");
+    assert.equal(project.openFollowUps, 0);
+    await setNorthStar(kv, limits, "p1", "Ship v2");
+    const updated = (await kv.get<Project>(projectKey("p1"))).value!;
+    assert.equal(updated.northStar, "Ship v2");
+    assert.equal(updated.createdAt, project.createdAt);
+  }));
+
+Deno.test("setNorthStar() refuses empty, whitespace, multi-line and oversized text, writing nothing", () =>
+  withKv(async (kv) => {
+    await setNorthStar(kv, limits, "p1", "Keep me");
+    const before = await dump(kv);
+    for (
+      const [text, pattern] of [
+        ["", /must not be empty or whitespace-only/],
+        [" \t\n ", /must not be empty or whitespace-only/],
+        ["two\nlines", /single line/],
+        ["x".repeat(limits.textMax + 1), /at most 4000/],
+      ] as const
+    ) {
+      await assert.rejects(() => setNorthStar(kv, limits, "p1", text), pattern);
+    }
+    assert.deepEqual(await dump(kv), before);
+  }));
+
+Deno.test("validateProjectId() bounds length and refuses control characters", () =>
+  withKv(async (kv) => {
+    await assert.rejects(() => setNorthStar(kv, limits, "", "x"), /project_id must be 1–128/);
+    await assert.rejects(() => setNorthStar(kv, limits, "a".repeat(129), "x"), /129 characters/);
+    await assert.rejects(() => setNorthStar(kv, limits, "a\u0000b", "x"), /control characters/);
+    // KV would store both lone surrogates as U+FFFD, merging two different ids into one.
+    await assert.rejects(() => setNorthStar(kv, limits, "a\uD800", "x"), /lone surrogates/);
+    await assert.rejects(() => setNorthStar(kv, limits, "p", "bad \uDC00 text"), /lone surrogates/);
+    // 128 characters counted as characters, not UTF-16 units.
+    await setNorthStar(kv, limits, "🎯".repeat(128), "ok");
+    assert.deepEqual(await dump(kv).then((d) => d.length), 1);
+  }));
+
+Deno.test("setFocus() keeps one focus per project and clears an omitted why", () =>
+  withKv(async (kv) => {
+    await setFocus(kv, limits, "p1", "First", "because");
+    await setFocus(kv, limits, "p1", "Second");
+    const focus = (await kv.get(focusKey("p1"))).value;
+    assert.deepEqual(
+      { ...(focus as object), updatedAt: undefined },
+      { statement: "Second", updatedAt: undefined },
+    );
+    await setFocus(kv, limits, "p1", "Third", "  ");
+    assert.equal((await getState(kv, limits, "p1")).focus?.why, undefined);
+    const foci = await Array.fromAsync(kv.list({ prefix: ["focus"] }));
+    assert.equal(foci.length, 1);
+  }));
+
+Deno.test("addTask() derives demoted from kind and writes task, pointer and index in one go", () =>
+  withKv(async (kv) => {
+    const cleanup = await addTask(kv, limits, "p1", "tidy", "cleanup");
+    const record = await addTask(kv, limits, "p1", "note", "record");
+    const main = await addTask(kv, limits, "p1", "build", "main");
+    assert.deepEqual([cleanup.demoted, record.demoted, main.demoted], [true, true, false]);
+    assert.equal((await kv.get(taskProjectKey(main.id))).value, "p1");
+    assert.equal((await kv.get(openFollowUpKey("p1", cleanup.id))).value, cleanup.id);
+    assert.equal((await kv.get(openFollowUpKey("p1", main.id))).value, null);
+    assert.equal((await kv.get<Project>(projectKey("p1"))).value?.openFollowUps, 2);
+    const state = await getState(kv, limits, "p1");
+    assert.deepEqual(state.followUps.map((t) => t.body), ["tidy", "note"]);
+  }));
+
+Deno.test("addTask() refuses an unknown kind and says which are allowed", () =>
+  withKv(async (kv) => {
+    await assert.rejects(
+      () => addTask(kv, limits, "p1", "x", "urgent"),
+      /kind must be one of main, cleanup, record/,
+    );
+    assert.deepEqual(await dump(kv), []);
+  }));
+
+Deno.test("addTask() stops at the open follow-up limit; completing one frees a place", () =>
+  withKv(async (kv) => {
+    const small = { ...limits, openFollowUpsMax: 2 };
+    const first = await addTask(kv, small, "p1", "a", "cleanup");
+    await addTask(kv, small, "p1", "b", "record");
+    const error = await addTask(kv, small, "p1", "c", "cleanup").catch((e) => e);
+    assert.ok(error instanceof AppError);
+    assert.equal(error.kind, "full");
+    assert.match(error.message, /at most 2 are allowed/);
+    await addTask(kv, small, "p1", "main tasks are not limited", "main");
+    await completeTask(kv, first.id);
+    await addTask(kv, small, "p1", "c", "cleanup");
+    assert.equal((await getState(kv, small, "p1")).followUps.length, 2);
+  }));
+
+Deno.test("completeTask() marks done once, drops it from the index, and reports a repeat", () =>
+  withKv(async (kv) => {
+    const task = await addTask(kv, limits, "p1", "tidy", "cleanup");
+    const first = await completeTask(kv, task.id);
+    assert.equal(first.alreadyDone, false);
+    const stored = (await kv.get<Task>(taskKey("p1", task.id))).value!;
+    assert.equal(stored.status, "done");
+    assert.ok(stored.doneAt);
+    assert.equal((await kv.get(openFollowUpKey("p1", task.id))).value, null);
+    assert.equal((await kv.get<Project>(projectKey("p1"))).value?.openFollowUps, 0);
+    const second = await completeTask(kv, task.id);
+    assert.equal(second.alreadyDone, true);
+    assert.equal(second.task.doneAt, stored.doneAt);
+  }));
+
+Deno.test("completeTask() names an unknown id", () =>
+  withKv(async (kv) => {
+    await assert.rejects(
+      () => completeTask(kv, "01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+      /no task has id "01ARZ3NDEKTSV4RRFFQ69G5FAV"/,
+    );
+    await assert.rejects(() => completeTask(kv, "nope"), /no task has id "nope"/);
+  }));
+
+Deno.test("getState() reads only open follow-ups, whatever the number of finished tasks", () =>
+  withKv(async (kv) => {
+    for (let i = 0; i < 30; i++) {
+      const t = await addTask(kv, limits, "p1", `done ${i}`, "cleanup");
+      await completeTask(kv, t.id);
+    }
+    await addTask(kv, limits, "p1", "still open", "record");
+    const state = await getState(kv, limits, "p1");
+    assert.deepEqual(state.followUps.map((t) => t.body), ["still open"]);
+  }));
+
+Deno.test("concurrent addTask() calls lose nothing and keep the counter exact", () =>
+  withKv(async (kv) => {
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => addTask(kv, limits, "p1", `t${i}`, "cleanup")),
+    );
+    const state = await getState(kv, limits, "p1");
+    assert.equal(state.followUps.length, 40);
+    assert.equal(state.project?.openFollowUps, 40);
+  }));
+
+Deno.test("listProjects() pages in id order with a cursor", () =>
+  withKv(async (kv) => {
+    for (const id of ["c", "a", "b"]) await setNorthStar(kv, limits, id, `star ${id}`);
+    const first = await listProjects(kv, { limit: 2 });
+    assert.deepEqual(first.items.map((p) => p.id), ["a", "b"]);
+    assert.equal(first.hasMore, true);
+    const second = await listProjects(kv, { limit: 2, cursor: first.nextCursor! });
+    assert.deepEqual(second.items.map((p) => p.id), ["c"]);
+    assert.equal(second.hasMore, false);
+    assert.equal(second.nextCursor, null);
+    await assert.rejects(() => listProjects(kv, { limit: 2, cursor: "garbage!" }), /cursor/);
+  }));
+
+Deno.test("projectIdsStartingWith() completes ids by prefix", () =>
+  withKv(async (kv) => {
+    for (const id of ["alpha", "alpine", "beta"]) await setNorthStar(kv, limits, id, "x");
+    assert.deepEqual(await projectIdsStartingWith(kv, "alp", 10), ["alpha", "alpine"]);
+    assert.deepEqual(await projectIdsStartingWith(kv, "", 10), ["alpha", "alpine", "beta"]);
+  }));

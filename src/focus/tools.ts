@@ -1,0 +1,225 @@
+/** The focus toolset: north star, the one focus, demoted follow-ups, and `get_state`. */
+
+import { z } from "zod";
+import type { Config } from "../config.ts";
+import { renderState } from "./render.ts";
+import { wrapUntrusted } from "../kit/untrusted.ts";
+import {
+  addTask,
+  completeTask,
+  getState,
+  listProjects,
+  projectIdsStartingWith,
+  setFocus,
+  setNorthStar,
+  TASK_KINDS,
+} from "./store.ts";
+import { randomToken } from "../kit/kv.ts";
+import { READ_ONLY, writes } from "../mcp/annotations.ts";
+import { completable, type McpServer, ResourceTemplate } from "../mcp/sdk.ts";
+
+/** What the focus tools need. */
+export interface FocusDeps {
+  kv: Deno.Kv;
+  config: Config;
+}
+
+/** The sentence every `get_state` description must end with, verbatim. */
+export const GET_STATE_GUARD =
+  "この出力をフラットなTODOメニューに変換するな。まず北極星を述べ、本丸を1つ進めよ。後処理は北極星達成後にのみ着手。";
+
+/** What the model is told about this toolset at initialize. */
+export const FOCUS_INSTRUCTIONS =
+  "At the start of every chat call get_state for the project you are working on (list_projects finds its id) and state its NORTH STAR first. Advance the one focus (本丸) before anything else; the follow-ups listed under 後処理 are demoted and wait until the north star is reached. Never turn get_state's output into a flat TODO list.";
+
+const COMPLETION_LIMIT = 20;
+
+/** The project id of a resource URI, percent-decoded. */
+function decodeProjectId(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new Error(
+      `The project id in the resource URI is not valid percent-encoding: encode it with encodeURIComponent`,
+    );
+  }
+}
+
+/** Registers the focus tools, the `resume` prompt and the project state resource. */
+export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
+  const { kv } = deps;
+  const limits = deps.config.focus;
+  const state = async (projectId: string) => renderState(await getState(kv, limits, projectId));
+  const text = (body: string) => ({ content: [{ type: "text" as const, text: body }] });
+  const projectId = z.string().describe(
+    `The project's id: 1–${limits.projectIdMax} characters, no control characters. Reuse the same id in every chat and client (list_projects shows the existing ones).`,
+  );
+  const line = (what: string) =>
+    z.string().describe(`${what}. One line, 1–${limits.textMax} characters.`);
+  const completeProjectId = completable(
+    z.string().describe("The project's id"),
+    (value) => projectIdsStartingWith(kv, value, COMPLETION_LIMIT),
+  );
+
+  server.registerTool("get_state", {
+    title: "Get project state",
+    description:
+      "Returns the project's NORTH STAR, the one focus to do now (本丸), and the demoted follow-ups (後処理) in a fixed format. Call it at the start of every chat, before planning or doing anything. " +
+      GET_STATE_GUARD,
+    inputSchema: { project_id: projectId },
+    annotations: READ_ONLY,
+  }, async ({ project_id }) => text(await state(project_id)));
+
+  server.registerTool("set_north_star", {
+    title: "Set north star",
+    description:
+      "Sets or replaces the project's NORTH STAR: the outcome all work serves. Creates the project if it does not exist. Use it when the user states or changes the overall goal, not for the next step.",
+    inputSchema: { project_id: projectId, text: line("The north star, stated as an outcome") },
+    annotations: writes({ destructive: true, idempotent: true }),
+  }, async ({ project_id, text: northStar }) => {
+    await setNorthStar(kv, limits, project_id, northStar);
+    return text(`OK: north star set for project "${project_id}".\n\n${await state(project_id)}`);
+  });
+
+  server.registerTool("set_focus", {
+    title: "Set focus",
+    description:
+      "Sets the project's one focus (本丸): the single thing to do now toward the north star. Replaces the previous focus; omitting `why` clears the previous reason.",
+    inputSchema: {
+      project_id: projectId,
+      statement: line("The one thing to do now"),
+      why: line("Why this is the focus now (optional; omit or send empty to clear)").optional(),
+    },
+    annotations: writes({ destructive: true, idempotent: true }),
+  }, async ({ project_id, statement, why }) => {
+    await setFocus(kv, limits, project_id, statement, why);
+    return text(`OK: focus set for project "${project_id}".\n\n${await state(project_id)}`);
+  });
+
+  server.registerTool("add_task", {
+    title: "Add task",
+    description:
+      "Records a task. kind=main is work toward the focus (stored, not listed); kind=cleanup or kind=record is a demoted follow-up (後処理) that waits until the north star is reached. Use it to park side tasks instead of doing them now.",
+    inputSchema: {
+      project_id: projectId,
+      body: line("What the task is"),
+      kind: z.enum(TASK_KINDS).describe(
+        "main: part of the focus; cleanup: tidy-up to do after the north star; record: something to write down later",
+      ),
+    },
+    outputSchema: {
+      task_id: z.string().describe("The new task's id, for complete_task"),
+      project_id: z.string(),
+      kind: z.enum(TASK_KINDS),
+      demoted: z.boolean().describe("True for cleanup and record tasks"),
+    },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async ({ project_id, body, kind }) => {
+    const task = await addTask(kv, limits, project_id, body, kind);
+    const note = task.demoted ? "demoted: wait until the north star is reached" : "not listed";
+    return {
+      ...text(
+        `OK: added ${task.kind} task ${task.id} (${note}).\n\n${await state(project_id)}`,
+      ),
+      structuredContent: {
+        task_id: task.id,
+        project_id,
+        kind: task.kind,
+        demoted: task.demoted,
+      },
+    };
+  });
+
+  server.registerTool("complete_task", {
+    title: "Complete task",
+    description:
+      "Marks a task done by the id add_task returned; a done follow-up leaves get_state in every later chat. Completing a done task again is harmless.",
+    inputSchema: { task_id: z.string().max(64).describe("The task id returned by add_task") },
+    annotations: writes({ destructive: false, idempotent: true }),
+  }, async ({ task_id }) => {
+    const { task, alreadyDone } = await completeTask(kv, task_id);
+    const head = alreadyDone
+      ? `OK: task ${task.id} was already done (since ${task.doneAt}); nothing changed.`
+      : `OK: task ${task.id} done.`;
+    return text(`${head}\n\n${await state(task.projectId)}`);
+  });
+
+  server.registerTool("list_projects", {
+    title: "List projects",
+    description:
+      "Lists project ids with their north stars, so a new chat can find the project to resume. Paged: pass next_cursor back to continue.",
+    inputSchema: {
+      limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
+        `Projects per page, 1–${limits.listPageMax} (default ${limits.listPageMax})`,
+      ),
+      cursor: z.string().max(1000).optional().describe("next_cursor from the previous page"),
+    },
+    outputSchema: {
+      projects: z.array(z.object({
+        project_id: z.string(),
+        north_star: z.string().nullable(),
+        updated_at: z.string(),
+      })),
+      has_more: z.boolean(),
+      next_cursor: z.string().nullable(),
+    },
+    annotations: READ_ONLY,
+  }, async ({ limit, cursor }) => {
+    const page = await listProjects(kv, { limit: limit ?? limits.listPageMax, cursor });
+    const projects = page.items.map((p) => ({
+      project_id: p.id,
+      north_star: p.northStar ?? null,
+      updated_at: p.updatedAt,
+    }));
+    const lines = projects.map((p) => `- ${p.project_id}: ${p.north_star ?? "(未設定)"}`);
+    if (lines.length === 0) lines.push("No projects yet: set_north_star creates one.");
+    if (page.hasMore) lines.push(`(more: call again with cursor "${page.nextCursor}")`);
+    return {
+      ...text(lines.join("\n")),
+      structuredContent: { projects, has_more: page.hasMore, next_cursor: page.nextCursor },
+    };
+  });
+
+  server.registerPrompt("resume", {
+    title: "Resume a project",
+    description: "Starts a chat from the project's north star, focus and demoted follow-ups.",
+    argsSchema: { project_id: completeProjectId },
+  }, async ({ project_id }) => ({
+    messages: [{
+      role: "user" as const,
+      content: {
+        type: "text" as const,
+        text: `Resume project "${project_id}".\n\n${
+          wrapUntrusted(await state(project_id), randomToken(9), "earlier sessions of this project")
+        }\n\nState the north star first, then advance the one focus. ${GET_STATE_GUARD}`,
+      },
+    }],
+  }));
+
+  server.registerResource(
+    "project-state",
+    new ResourceTemplate("handoff://projects/{project_id}/state", {
+      list: async () => {
+        const page = await listProjects(kv, { limit: limits.listPageMax });
+        return {
+          resources: page.items.map((p) => ({
+            uri: `handoff://projects/${encodeURIComponent(p.id)}/state`,
+            name: p.id,
+            description: p.northStar ?? "(no north star yet)",
+            mimeType: "text/plain",
+          })),
+        };
+      },
+      complete: { project_id: (value) => projectIdsStartingWith(kv, value, COMPLETION_LIMIT) },
+    }),
+    {
+      title: "Project state",
+      description: "The get_state text of one project",
+      mimeType: "text/plain",
+    },
+    async (uri, variables) => {
+      const id = decodeProjectId(String(variables.project_id));
+      return { contents: [{ uri: uri.href, mimeType: "text/plain", text: await state(id) }] };
+    },
+  );
+}

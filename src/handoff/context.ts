@@ -1,0 +1,71 @@
+/** What the handoff tools share: their dependencies, constants, audit and progress helpers. */
+
+import type { Config, HandoffLimits } from "../config.ts";
+import { audited, type AuditFacts } from "./audit.ts";
+import type { Progress } from "./store_schema.ts";
+import { randomToken } from "../kit/kv.ts";
+
+/** What the handoff tools need. */
+export interface HandoffDeps {
+  kv: Deno.Kv;
+  config: Config;
+}
+
+/** The MCP Apps view of `handoff_list`. */
+export const HANDOFF_LIST_VIEW_URI = "ui://handoff/list.html";
+/** The text `confirm` must hold for `handoff_clear` without a key to delete everything. */
+export const CLEAR_ALL_CONFIRMATION = "DELETE ALL";
+/** Handoffs per page when the caller does not say. */
+export const DEFAULT_PAGE = 20;
+
+/** What every handoff tool handler uses: KV, limits, the audit log and result helpers. */
+export interface HandoffToolContext {
+  kv: Deno.Kv;
+  limits: HandoffLimits;
+  /** Runs a store call, logging it to the audit log when one is configured. */
+  audit<T>(
+    facts: AuditFacts,
+    work: () => Promise<T>,
+    after?: (v: T) => Partial<AuditFacts>,
+  ): Promise<T>;
+  /** A result whose content is one text block. */
+  text(body: string): { content: { type: "text"; text: string }[] };
+  /** A fresh nonce for an untrusted-data wrapper. */
+  nonce(): string;
+}
+
+/** The context the handoff tools share, from the server's dependencies. */
+export function toolContext(deps: HandoffDeps): HandoffToolContext {
+  const log = deps.config.handoffAuditLog;
+  return {
+    kv: deps.kv,
+    limits: deps.config.handoff,
+    audit: (facts, work, after) => audited(log, facts, work, after),
+    text: (body) => ({ content: [{ type: "text" as const, text: body }] }),
+    nonce: () => randomToken(9),
+  };
+}
+
+/** The tool handler's `extra` as far as progress needs it. */
+interface ProgressExtra {
+  _meta?: { progressToken?: string | number };
+  sendNotification(notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }): Promise<void>;
+}
+
+/** Progress notifications for the call, when its client sent a progress token. */
+export function progressOf(extra: ProgressExtra): Progress | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  const last = { progress: -1 };
+  return async (progress, total, message) => {
+    if (progress <= last.progress) return; // progress must grow, even across a rebuilt merge
+    last.progress = progress;
+    await extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: token, progress, total, message },
+    });
+  };
+}

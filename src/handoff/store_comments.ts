@@ -1,0 +1,84 @@
+/** Comments on a handoff: notes added between sessions, carried over by merges. */
+
+import type { HandoffLimits } from "../config.ts";
+import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { notFound } from "./store_read.ts";
+import {
+  type Handoff,
+  type HandoffComment,
+  handoffCommentKey,
+  handoffKey,
+} from "./store_schema.ts";
+import { checkText, clip, optionalLine, validateKey } from "./store_validate.ts";
+
+/** Adds a comment; at most `commentsMax` per handoff. */
+export async function addComment(
+  kv: Deno.Kv,
+  limits: HandoffLimits,
+  key: string,
+  content: string,
+  author?: string,
+): Promise<{ comment: HandoffComment; count: number }> {
+  const what = "Cannot add comment";
+  validateKey(key, limits, what);
+  const text = checkText(
+    content,
+    "content",
+    limits.commentMaxBytes,
+    "HANDOFF_COMMENT_MAX_BYTES",
+    what,
+  )
+    .trim();
+  if (text === "") invalid(`${what}: content must not be empty`);
+  const by = optionalLine(author, "author", limits.nameMaxChars, what);
+  const id = ulid();
+  return await commitWithRetry(async () => {
+    const current = await kv.get<Handoff>(handoffKey(key));
+    if (current.value === null) throw notFound(what, key);
+    const h = current.value;
+    if (h.commentIds.length >= limits.commentsMax) {
+      throw new AppError(
+        "full",
+        `${what}: "${key}" already has ${h.commentIds.length} comments; at most ${limits.commentsMax} (HANDOFF_COMMENTS_MAX) are allowed. Delete one with handoff_delete_comment first`,
+      );
+    }
+    const comment: HandoffComment = { id, author: by, content: text, createdAt: nowIso() };
+    const op = kv.atomic().check(current)
+      .check({ key: handoffCommentKey(key, id), versionstamp: null })
+      .set(handoffCommentKey(key, id), comment)
+      .set(handoffKey(key), { ...h, commentIds: [...h.commentIds, id] });
+    return { op, value: { comment, count: h.commentIds.length + 1 } };
+  });
+}
+
+/** Deletes one comment by its id. */
+export async function deleteComment(
+  kv: Deno.Kv,
+  limits: HandoffLimits,
+  key: string,
+  commentId: string,
+): Promise<{ comment: HandoffComment; count: number }> {
+  const what = "Cannot delete comment";
+  validateKey(key, limits, what);
+  return await commitWithRetry(async () => {
+    const current = await kv.get<Handoff>(handoffKey(key));
+    if (current.value === null) throw notFound(what, key);
+    const h = current.value;
+    const comment = h.commentIds.includes(commentId)
+      ? (await kv.get<HandoffComment>(handoffCommentKey(key, commentId))).value
+      : null;
+    if (comment === null) {
+      throw new AppError(
+        "not_found",
+        `${what}: "${key}" has no comment with id "${
+          clip(commentId)
+        }" (handoff_load lists comment ids)`,
+      );
+    }
+    const commentIds = h.commentIds.filter((id) => id !== commentId);
+    const op = kv.atomic().check(current)
+      .delete(handoffCommentKey(key, commentId))
+      .set(handoffKey(key), { ...h, commentIds });
+    return { op, value: { comment, count: commentIds.length } };
+  });
+}

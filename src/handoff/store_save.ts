@@ -1,0 +1,214 @@
+/**
+ * `handoff_save`: a conversation validated whole, staged in chunks and swapped in under its
+ * record, evicting the oldest handoff when the store is full.
+ */
+
+import type { HandoffLimits } from "../config.ts";
+import {
+  type ChunkRef,
+  deleteWith,
+  type Staged,
+  stageWrites,
+  sweepPendingDeletes,
+} from "../kit/chunks.ts";
+import { commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { countMessages } from "./store_messages.ts";
+import { makeRoom, refuseEarlyWhenFull } from "./store_evict.ts";
+import {
+  type Evicted,
+  type Handoff,
+  handoffChunkKey,
+  handoffCountKey,
+  handoffKey,
+  type HandoffStatus,
+  handoffTimeKey,
+  type Progress,
+} from "./store_schema.ts";
+import {
+  checkStatus,
+  checkText,
+  generateKey,
+  normalizeTags,
+  optionalLine,
+  titleFromSummary,
+  validateKey,
+} from "./store_validate.ts";
+import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
+
+const encoder = new TextEncoder();
+
+/** What `saveHandoff` takes; optional fields may be omitted. */
+export interface SaveInput {
+  key?: string;
+  title?: string;
+  summary: string;
+  conversation: string;
+  fromAi?: string;
+  fromProject?: string;
+  status?: string;
+  nextAction?: string;
+  tags?: string[];
+}
+
+/** What a save did. */
+export interface SaveResult {
+  handoff: Handoff;
+  overwritten: boolean;
+  generatedKey: boolean;
+  evicted: Evicted | null;
+}
+
+interface Checked {
+  key: string | null;
+  title: string | null;
+  summary: string;
+  conversation: string;
+  fromAi: string | null;
+  fromProject: string | null;
+  status: HandoffStatus;
+  nextAction: string | null;
+  tags: string[];
+}
+
+/** Validates a whole save before anything is written. */
+function checkSave(input: SaveInput, limits: HandoffLimits, what: string): Checked {
+  if (typeof input !== "object" || input === null) invalid(`${what}: expected an object`);
+  const key = input.key === undefined || input.key === null || input.key === ""
+    ? null
+    : validateKey(input.key, limits, what);
+  const summary = checkText(
+    input.summary,
+    "summary",
+    limits.summaryMaxBytes,
+    "HANDOFF_SUMMARY_MAX_BYTES",
+    what,
+  ).trim();
+  if (summary === "") invalid(`${what}: summary must not be empty: say what the conversation is`);
+  const conversation = checkText(
+    input.conversation,
+    "conversation",
+    limits.conversationMaxBytes,
+    "HANDOFF_CONVERSATION_MAX_BYTES",
+    what,
+  );
+  if (conversation.trim() === "") {
+    invalid(
+      `${what}: conversation must not be empty: send the whole conversation verbatim as ## User / ## Assistant sections`,
+    );
+  }
+  return {
+    key,
+    title: optionalLine(input.title, "title", limits.titleMaxChars, what),
+    summary,
+    conversation,
+    fromAi: optionalLine(input.fromAi, "from_ai", limits.nameMaxChars, what),
+    fromProject: optionalLine(input.fromProject, "from_project", limits.projectMaxChars, what),
+    status: checkStatus(input.status, what),
+    nextAction: optionalLine(input.nextAction, "next_action", limits.nextActionMaxChars, what),
+    tags: normalizeTags(input.tags, limits, what),
+  };
+}
+
+/**
+ * Saves a handoff, overwriting one with the same key. Everything is validated before anything is
+ * written; a full store evicts its oldest handoff (named in the result) or refuses the save.
+ */
+export async function saveHandoff(
+  kv: Deno.Kv,
+  limits: HandoffLimits,
+  input: SaveInput,
+  progress?: Progress,
+): Promise<SaveResult> {
+  const what = "Cannot save handoff";
+  const checked = checkSave(input, limits, what);
+  const bytes = encoder.encode(checked.conversation);
+  const messageCount = countMessages(checked.conversation);
+  const title = checked.title ?? titleFromSummary(checked.summary, limits);
+  if (!limits.evictWhenFull) await refuseEarlyWhenFull(kv, limits, checked.key, what);
+
+  // A generated key that collides with an existing handoff is replaced, never overwritten.
+  const target = {
+    key: checked.key ?? generateKey(),
+    refs: [] as ChunkRef[],
+    staged: null as Staged | null,
+    steps: 1,
+  };
+  const stage = async () => {
+    const chunked = chunkEntries(target.key, bytes);
+    target.refs = chunked.refs;
+    target.staged = await stageWrites(kv, chunked.entries, {
+      onBatch: (done, total) => {
+        target.steps = total + 1;
+        return progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`);
+      },
+    });
+  };
+  await progress?.(0, 1, `saving ${bytes.byteLength} bytes`);
+  await stage();
+  if (target.staged!.inlineBytes === 0) await sweepPendingDeletes(kv);
+
+  try {
+    const { result, collect } = await commitWithRetry(async () => {
+      let [current, count] = await kv.getMany<[Handoff, number]>([
+        handoffKey(target.key),
+        handoffCountKey(),
+      ]);
+      while (checked.key === null && current.value !== null) {
+        await target.staged!.abandon();
+        target.key = generateKey();
+        await stage();
+        [current, count] = await kv.getMany<[Handoff, number]>([
+          handoffKey(target.key),
+          handoffCountKey(),
+        ]);
+      }
+      const key = target.key;
+      const existing = current.value;
+      const now = nowIso();
+      const order = ulid();
+      const op = kv.atomic().check(current);
+      const garbage: Deno.KvKey[] = [];
+      let evicted: Evicted | null = null;
+      if (existing) {
+        op.delete(handoffTimeKey(existing.order));
+        garbage.push(...existing.chunks.map((c) => handoffChunkKey(key, c.id)));
+      } else {
+        evicted = await makeRoom(kv, limits, op, garbage, count, 1, new Set([key]), what);
+      }
+      const handoff: Handoff = {
+        key,
+        title,
+        summary: checked.summary,
+        fromAi: checked.fromAi,
+        fromProject: checked.fromProject,
+        status: checked.status,
+        nextAction: checked.nextAction,
+        tags: checked.tags,
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+        order,
+        bytes: bytes.byteLength,
+        messageCount,
+        chunks: target.refs,
+        commentIds: existing?.commentIds ?? [],
+        mergedFrom: null,
+      };
+      op.set(handoffKey(key), handoff).set(handoffTimeKey(order), key);
+      target.staged!.adopt(op);
+      const result: SaveResult = {
+        handoff,
+        overwritten: existing !== null,
+        generatedKey: checked.key === null,
+        evicted,
+      };
+      return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
+    });
+    await collectAfter(collect);
+    await reportLanded(progress, target.steps, "saved");
+    return result;
+  } catch (error) {
+    // Staged chunks a failed abandon leaves behind are swept after their TTL.
+    await target.staged?.abandon().catch(() => {});
+    throw error;
+  }
+}

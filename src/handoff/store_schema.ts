@@ -1,0 +1,128 @@
+/**
+ * The handoff toolset's records and their KV keys: what a handoff, a comment and a merge lease
+ * hold, and one builder per key shape.
+ */
+
+import type { ChunkRef } from "../kit/chunks.ts";
+
+/** The statuses a handoff can have. */
+export const HANDOFF_STATUSES = ["active", "completed", "pending"] as const;
+
+/** One status. */
+export type HandoffStatus = typeof HANDOFF_STATUSES[number];
+
+/** Keys refused because they are words of the HTTP API's routes or of the tools. */
+export const RESERVED_KEYS = [
+  "all",
+  "api",
+  "append",
+  "clear",
+  "comments",
+  "delete",
+  "handoffs",
+  "list",
+  "load",
+  "merge",
+  "new",
+  "save",
+  "search",
+  "stats",
+] as const;
+
+/** One handoff's record: metadata plus pointers to its conversation chunks and comments. */
+export interface Handoff {
+  key: string;
+  title: string;
+  summary: string;
+  fromAi: string | null;
+  fromProject: string | null;
+  status: HandoffStatus;
+  nextAction: string | null;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
+  /** ULID of the last save, append or merge: the key of its entry in the time index. */
+  order: string;
+  /** UTF-8 bytes of the conversation. */
+  bytes: number;
+  messageCount: number;
+  chunks: ChunkRef[];
+  commentIds: string[];
+  /** Source keys, when this handoff was made by a merge. */
+  mergedFrom: string[] | null;
+}
+
+/** A note added to a handoff between sessions. */
+export interface HandoffComment {
+  id: string;
+  author: string | null;
+  content: string;
+  createdAt: string;
+}
+
+/** A merge's hold on one source (see `handoff_merge.ts`): eviction and other merges skip it. */
+export interface Lease {
+  id: string;
+  until: number;
+}
+
+/** Which handoff was evicted to make room, so a save result can name it. */
+export interface Evicted {
+  key: string;
+  title: string;
+  updatedAt: string;
+}
+
+/**
+ * Reports progress of a long write: `done` of `total` steps. `done` grows with every call;
+ * `total` may grow once the number of staging batches is known.
+ */
+export type Progress = (done: number, total: number, message: string) => Promise<void> | void;
+
+/** Key of a handoff's record. */
+export function handoffKey(key: string): Deno.KvKey {
+  return ["handoff", key];
+}
+
+/** Prefix of all handoff records, in key order. */
+export function handoffPrefix(): Deno.KvKey {
+  return ["handoff"];
+}
+
+/** Time index entry (value: the key) of a record whose `order` is `order`. */
+export function handoffTimeKey(order: string): Deno.KvKey {
+  return ["handoff_time", order];
+}
+
+/** Prefix of the time index: oldest first, newest last. */
+export function handoffTimePrefix(): Deno.KvKey {
+  return ["handoff_time"];
+}
+
+/** Key of one chunk of a handoff's conversation. */
+export function handoffChunkKey(key: string, chunkId: string): Deno.KvKey {
+  return ["handoff_chunk", key, chunkId];
+}
+
+/** Key of one comment of a handoff. */
+export function handoffCommentKey(key: string, commentId: string): Deno.KvKey {
+  return ["handoff_comment", key, commentId];
+}
+
+/** Key of the number of handoffs, checked in every atomic that adds or removes one. */
+export function handoffCountKey(): Deno.KvKey {
+  return ["handoff_count"];
+}
+
+/** Key of a merge's lease on a source handoff. */
+export function handoffLeaseKey(key: string): Deno.KvKey {
+  return ["handoff_lease", key];
+}
+/** Prefix of every merge lease. */
+export function handoffLeasePrefix(): Deno.KvKey {
+  return ["handoff_lease"];
+}
+/** Prefix of the chunks of every handoff, grouped by handoff key. */
+export function handoffChunkPrefix(): Deno.KvKey {
+  return ["handoff_chunk"];
+}

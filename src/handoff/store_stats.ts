@@ -1,0 +1,75 @@
+/** `handoff_stats`: how full the store is, its sizes and statuses, and every limit. */
+
+import type { HandoffLimits } from "../config.ts";
+import {
+  type Handoff,
+  handoffCountKey,
+  handoffLeasePrefix,
+  handoffPrefix,
+  type HandoffStatus,
+  type Lease,
+} from "./store_schema.ts";
+
+/** Counts, sizes and limits of the store. */
+export interface HandoffStats {
+  count: number;
+  maxHandoffs: number;
+  /** `count / maxHandoffs`, 0–1. */
+  fullness: number;
+  evictWhenFull: boolean;
+  totalBytes: number;
+  totalMessages: number;
+  totalComments: number;
+  byStatus: Record<HandoffStatus, number>;
+  largest: { key: string; bytes: number } | null;
+  oldest: { key: string; updatedAt: string } | null;
+  newest: { key: string; updatedAt: string } | null;
+  /** Handoffs being merged right now. */
+  merging: number;
+  limits: HandoffLimits;
+}
+
+/** Reads the count and scans every record (one range scan) for sizes and statuses. */
+export async function handoffStats(kv: Deno.Kv, limits: HandoffLimits): Promise<HandoffStats> {
+  const count = (await kv.get<number>(handoffCountKey())).value ?? 0;
+  const byStatus: Record<HandoffStatus, number> = { active: 0, completed: 0, pending: 0 };
+  let totalBytes = 0;
+  let totalMessages = 0;
+  let totalComments = 0;
+  let largest: HandoffStats["largest"] = null;
+  let first: Handoff | null = null;
+  let last: Handoff | null = null;
+  for await (
+    const { value: h } of kv.list<Handoff>({ prefix: handoffPrefix() }, { batchSize: 500 })
+  ) {
+    byStatus[h.status]++;
+    totalBytes += h.bytes;
+    totalMessages += h.messageCount;
+    totalComments += h.commentIds.length;
+    if (largest === null || h.bytes > largest.bytes) largest = { key: h.key, bytes: h.bytes };
+    if (first === null || h.order < first.order) first = h;
+    if (last === null || h.order > last.order) last = h;
+  }
+  const oldest = first && { key: first.key, updatedAt: first.updatedAt };
+  const newest = last && { key: last.key, updatedAt: last.updatedAt };
+  const now = Date.now();
+  let merging = 0;
+  for await (const lease of kv.list<Lease>({ prefix: handoffLeasePrefix() })) {
+    if (lease.value.until > now) merging++;
+  }
+  return {
+    count,
+    maxHandoffs: limits.maxHandoffs,
+    fullness: Math.round((count / limits.maxHandoffs) * 1000) / 1000,
+    evictWhenFull: limits.evictWhenFull,
+    totalBytes,
+    totalMessages,
+    totalComments,
+    byStatus,
+    largest,
+    oldest,
+    newest,
+    merging,
+    limits,
+  };
+}

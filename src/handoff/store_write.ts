@@ -1,0 +1,45 @@
+/**
+ * What every handoff write shares: chunk entries under fresh ids, collecting what a commit left
+ * behind, and the last progress report of a write that has landed.
+ */
+
+import { type ChunkRef, splitBytes } from "../kit/chunks.ts";
+import { ulid } from "../kit/kv.ts";
+import { handoffChunkKey, type Progress } from "./store_schema.ts";
+
+/** Chunk entries for `bytes` under `key`, with fresh ids. */
+export function chunkEntries(
+  key: string,
+  bytes: Uint8Array,
+): { refs: ChunkRef[]; entries: [Deno.KvKey, Uint8Array][] } {
+  const refs: ChunkRef[] = [];
+  const entries: [Deno.KvKey, Uint8Array][] = [];
+  for (const part of splitBytes(bytes)) {
+    const id = ulid();
+    refs.push({ id, bytes: part.byteLength });
+    entries.push([handoffChunkKey(key, id), part.slice()]);
+  }
+  return { refs, entries };
+}
+
+/** Reports the last step of a write that has landed: a report that fails cannot undo it. */
+export async function reportLanded(
+  progress: Progress | undefined,
+  steps: number,
+  message: string,
+): Promise<void> {
+  try {
+    await progress?.(steps, steps, message);
+  } catch {
+    // Best effort: the client may be gone; the write's result still stands.
+  }
+}
+
+/** Runs a commit's garbage collector; old chunks left behind are swept later if it fails. */
+export async function collectAfter(collect: () => Promise<void>): Promise<void> {
+  try {
+    await collect();
+  } catch {
+    // The pending-delete record stays and sweepPendingDeletes() collects it later.
+  }
+}

@@ -1,0 +1,227 @@
+/** The handoff tools that write: save, append, merge, comments and clear. */
+
+import { z } from "zod";
+import { mergedJson, renderAppended, renderMerged, renderSaved, savedJson } from "./render.ts";
+import { appendHandoff } from "./store_append.ts";
+import { addComment, deleteComment } from "./store_comments.ts";
+import { clearHandoffs, deleteHandoff } from "./store_delete.ts";
+import { mergeHandoffs } from "./store_merge.ts";
+import { saveHandoff } from "./store_save.ts";
+import { utf8Bytes } from "./store_validate.ts";
+import { invalid } from "../kit/kv.ts";
+import { writes } from "../mcp/annotations.ts";
+import { CLEAR_ALL_CONFIRMATION, type HandoffToolContext, progressOf } from "./context.ts";
+import { evictedSchema, keyArg, mergeShape, saveShape } from "./schemas.ts";
+import type { McpServer } from "../mcp/sdk.ts";
+
+/** `handoff_save`: saves a whole conversation, overwriting or evicting as needed. */
+export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): void {
+  const { kv, limits, audit, text } = ctx;
+  server.registerTool("handoff_save", {
+    title: "Save conversation for another AI",
+    description:
+      "Saves the WHOLE current conversation so another AI client (Claude Code, Codex, Cursor, another chat) can continue it with handoff_load. Call it when the user wants to continue elsewhere or asks to save or hand off the conversation. Put every message VERBATIM in conversation as ## User / ## Assistant sections: never summarise or shorten it (the summary field is for that). Too large for one call? Save the first part, then handoff_append the rest. An existing key is overwritten; when the store is full the oldest handoff is evicted and the result names it.",
+    inputSchema: saveShape(limits),
+    outputSchema: {
+      key: z.string(),
+      title: z.string(),
+      overwritten: z.boolean().describe("True when an existing handoff with this key was replaced"),
+      generated_key: z.boolean(),
+      bytes: z.number().int(),
+      message_count: z.number().int(),
+      evicted: evictedSchema,
+    },
+    annotations: writes({ destructive: true, idempotent: false }),
+  }, async (args, extra) => {
+    const result = await audit(
+      {
+        tool: "handoff_save",
+        via: "mcp",
+        key: args.key ?? null,
+        bytes_in: utf8Bytes(args.conversation),
+      },
+      () =>
+        saveHandoff(kv, limits, {
+          key: args.key,
+          title: args.title,
+          summary: args.summary,
+          conversation: args.conversation,
+          fromAi: args.from_ai,
+          fromProject: args.from_project,
+          status: args.status,
+          nextAction: args.next_action,
+          tags: args.tags,
+        }, progressOf(extra)),
+      (r) => ({ key: r.handoff.key, bytes: r.handoff.bytes, evicted: r.evicted?.key ?? null }),
+    );
+    return {
+      ...text(renderSaved(result)),
+      structuredContent: savedJson(result),
+    };
+  });
+}
+
+/** `handoff_append`: adds the next part of a saved conversation. */
+export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): void {
+  const { kv, limits, audit, text } = ctx;
+  server.registerTool("handoff_append", {
+    title: "Append to a handoff",
+    description:
+      "Adds the next part of a conversation to a saved handoff, for conversations too large for one handoff_save call. Send the parts in order, verbatim. An append that would pass the size limit changes nothing and says so.",
+    inputSchema: {
+      key: keyArg,
+      chunk: z.string().describe(
+        "The next part of the conversation, verbatim; it is added right after the saved text (include the line break between parts yourself)",
+      ),
+    },
+    outputSchema: {
+      key: z.string(),
+      appended_bytes: z.number().int(),
+      bytes: z.number().int(),
+      message_count: z.number().int(),
+    },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async ({ key, chunk }, extra) => {
+    const result = await audit(
+      { tool: "handoff_append", via: "mcp", key, bytes_in: utf8Bytes(chunk) },
+      () => appendHandoff(kv, limits, key, chunk, progressOf(extra)),
+      (r) => ({ bytes: r.handoff.bytes }),
+    );
+    return {
+      ...text(renderAppended(result)),
+      structuredContent: {
+        key,
+        appended_bytes: result.appendedBytes,
+        bytes: result.handoff.bytes,
+        message_count: result.handoff.messageCount,
+      },
+    };
+  });
+}
+
+/** `handoff_merge`: one handoff from several, all or nothing. */
+export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): void {
+  const { kv, limits, audit, text } = ctx;
+  server.registerTool("handoff_merge", {
+    title: "Merge handoffs",
+    description:
+      "Merges several saved handoffs into one: their conversations one after another with a source marker before each part, tags united, comments carried over. All or nothing: an unknown or repeated key, or a result over a limit, changes nothing. Use it when work on one topic was split across several chats.",
+    inputSchema: mergeShape(limits),
+    outputSchema: {
+      key: z.string(),
+      merged_from: z.array(z.string()),
+      deleted_sources: z.array(z.string()),
+      bytes: z.number().int(),
+      message_count: z.number().int(),
+      carried_comments: z.number().int(),
+      evicted: evictedSchema,
+    },
+    annotations: writes({ destructive: true, idempotent: false }),
+  }, async (args, extra) => {
+    const result = await audit(
+      { tool: "handoff_merge", via: "mcp", key: args.new_key ?? null, keys: args.keys },
+      () =>
+        mergeHandoffs(kv, limits, {
+          keys: args.keys,
+          newKey: args.new_key,
+          newTitle: args.new_title,
+          newSummary: args.new_summary,
+          deleteSources: args.delete_sources,
+          strategy: args.strategy,
+        }, progressOf(extra)),
+      (r) => ({
+        key: r.handoff.key,
+        bytes: r.handoff.bytes,
+        deleted: r.deletedSources,
+        evicted: r.evicted?.key ?? null,
+      }),
+    );
+    return {
+      ...text(renderMerged(result)),
+      structuredContent: mergedJson(result),
+    };
+  });
+}
+
+/** `handoff_add_comment` and `handoff_delete_comment`: notes between sessions. */
+export function registerCommentTools(server: McpServer, ctx: HandoffToolContext): void {
+  const { kv, limits, audit, text } = ctx;
+  server.registerTool("handoff_add_comment", {
+    title: "Comment on a handoff",
+    description:
+      "Adds a note to a saved handoff, e.g. what happened since it was saved or what the next session must know. Comments are shown by handoff_load and carried over by handoff_merge.",
+    inputSchema: {
+      key: keyArg,
+      content: z.string().describe(`The note, at most ${limits.commentMaxBytes} bytes`),
+      author: z.string().optional().describe(
+        `Who writes it, e.g. "Claude Code" (one line, at most ${limits.nameMaxChars} characters)`,
+      ),
+    },
+    outputSchema: { key: z.string(), comment_id: z.string(), comment_count: z.number().int() },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async ({ key, content, author }) => {
+    const { comment, count } = await audit(
+      { tool: "handoff_add_comment", via: "mcp", key, bytes_in: utf8Bytes(content) },
+      () => addComment(kv, limits, key, content, author),
+    );
+    return {
+      ...text(`OK: comment ${comment.id} added to handoff "${key}" (${count} comments now).`),
+      structuredContent: { key, comment_id: comment.id, comment_count: count },
+    };
+  });
+
+  server.registerTool("handoff_delete_comment", {
+    title: "Delete a handoff comment",
+    description: "Deletes one comment of a handoff by the id handoff_load shows in brackets.",
+    inputSchema: {
+      key: keyArg,
+      comment_id: z.string().max(64).describe("The comment's id, as shown by handoff_load"),
+    },
+    annotations: writes({ destructive: true, idempotent: true }),
+  }, async ({ key, comment_id }) => {
+    const { count } = await audit(
+      { tool: "handoff_delete_comment", via: "mcp", key },
+      () => deleteComment(kv, limits, key, comment_id),
+    );
+    return text(`OK: comment ${comment_id} deleted from handoff "${key}" (${count} left).`);
+  });
+}
+
+/** `handoff_clear`: deletes one handoff, or all with an explicit confirmation. */
+export function registerClearTool(server: McpServer, ctx: HandoffToolContext): void {
+  const { kv, limits, audit, text } = ctx;
+  server.registerTool("handoff_clear", {
+    title: "Delete handoffs",
+    description:
+      `Deletes one handoff (pass key), or every handoff (omit key and pass confirm: "${CLEAR_ALL_CONFIRMATION}"). Only on the user's explicit request: deleted handoffs cannot be recovered.`,
+    inputSchema: {
+      key: z.string().optional().describe("The handoff to delete"),
+      confirm: z.string().optional().describe(
+        `Only to delete EVERY handoff, with no key: exactly "${CLEAR_ALL_CONFIRMATION}"`,
+      ),
+    },
+    annotations: writes({ destructive: true, idempotent: true }),
+  }, async ({ key, confirm }) => {
+    if (key !== undefined && key !== "") {
+      const gone = await audit(
+        { tool: "handoff_clear", via: "mcp", key },
+        () => deleteHandoff(kv, limits, key),
+        (h) => ({ bytes: h.bytes }),
+      );
+      return text(
+        `OK: deleted handoff "${gone.key}" (${gone.messageCount} messages, ${gone.bytes} bytes, ${gone.commentIds.length} comments).`,
+      );
+    }
+    if (confirm !== CLEAR_ALL_CONFIRMATION) {
+      invalid(
+        `Cannot clear: pass key to delete one handoff, or omit key and pass confirm: "${CLEAR_ALL_CONFIRMATION}" to delete every handoff`,
+      );
+    }
+    const n = await audit(
+      { tool: "handoff_clear", via: "mcp", key: null },
+      () => clearHandoffs(kv, limits),
+      (count) => ({ count }),
+    );
+    return text(`OK: deleted all ${n} handoffs.`);
+  });
+}

@@ -1,0 +1,16 @@
+/** The handoff toolset: whole conversations saved in one client and loaded in another. */
+
+import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import { handoffApiRoutes } from "./api.ts";
+import { HANDOFF_INSTRUCTIONS, registerHandoffTools } from "./tools.ts";
+
+/** The handoff toolset's entry in the toolset list; its JSON API is its routes. */
+export const handoffToolset: ToolsetDefinition = {
+  name: "handoff",
+  load: () => ({
+    name: "handoff",
+    instructions: HANDOFF_INSTRUCTIONS,
+    register: registerHandoffTools,
+    routes: handoffApiRoutes,
+  }),
+};

@@ -1,0 +1,300 @@
+/**
+ * What every store module shares: opening KV, committing with retries, ids, errors and pages.
+ * This is the only place that knows the retry rules.
+ */
+
+/**
+ * What went wrong, so the HTTP layer can choose a status without parsing messages:
+ * bad input, an unknown id, a state that forbids the change (already resolved, already
+ * accepted), a value over a size limit, a store or list that is full, or too much contention
+ * to commit in time.
+ */
+export type ErrorKind = "invalid" | "not_found" | "conflict" | "too_large" | "full" | "busy";
+
+/**
+ * The one error class of the server: a plain `Error` whose message says what was wrong and what
+ * is allowed, with a `kind` (mapped to an HTTP status in one table) and, where a toolset names its
+ * failures, a machine `code` that also starts the message (`SEQUENCE_NOT_FOUND: …`).
+ */
+export class AppError extends Error {
+  /** The class of failure, mapped to an HTTP status in one place. */
+  readonly kind: ErrorKind;
+  /** A toolset's name for this failure, when it has one. */
+  readonly code?: string;
+  constructor(kind: ErrorKind, message: string, code?: string) {
+    super(code === undefined ? message : `${code}: ${message}`);
+    this.name = "AppError";
+    this.kind = kind;
+    if (code !== undefined) this.code = code;
+  }
+}
+
+/** Throws a `AppError` of kind `invalid`. */
+export function invalid(message: string): never {
+  throw new AppError("invalid", message);
+}
+
+/** Opens KV at `path` (creating its folder), or the platform's default database. */
+export async function openKv(path: string | undefined): Promise<Deno.Kv> {
+  if (path === undefined) return await Deno.openKv();
+  if (path !== ":memory:") {
+    const slash = path.lastIndexOf("/");
+    if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
+  }
+  return await Deno.openKv(path);
+}
+
+/** One try of a write: the operation to commit (if any) and what to return once it lands. */
+export interface Attempt<T> {
+  op?: Deno.AtomicOperation;
+  value: T;
+  /** Called with the versionstamp of the commit that landed (for callers that cache state). */
+  committed?: (versionstamp: string) => void;
+}
+
+/** How long the retry loop keeps trying before it gives up. */
+export const RETRY_BUDGET_MS = 20_000;
+
+/**
+ * Thrown by an attempt whose reads contradict each other (a concurrent writer moved on between
+ * two of them), so `commitWithRetry` tries again instead of failing the caller.
+ */
+export class StaleRead extends Error {
+  constructor(what: string) {
+    super(`stale read: ${what}`);
+    this.name = "StaleRead";
+  }
+}
+
+/**
+ * Runs `attempt` until its atomic commits. `attempt` must read what it checks afresh each time;
+ * a failed check, a `StaleRead` from the attempt, or a `database is locked` throw (another
+ * process holds the local file; nothing was applied) is retried with jittered exponential backoff.
+ */
+export async function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
+  const started = Date.now();
+  for (let round = 0;; round++) {
+    const tried = await retryLocked(attempt).catch((error) => {
+      if (error instanceof StaleRead) return undefined;
+      throw error;
+    });
+    if (tried !== undefined) {
+      const { op, value, committed: onCommit } = tried;
+      if (op === undefined) return value;
+      const committed = await retryLocked(() => op.commit());
+      if (committed.ok) {
+        onCommit?.(committed.versionstamp);
+        return value;
+      }
+    }
+    if (Date.now() - started > RETRY_BUDGET_MS) {
+      throw new AppError(
+        "busy",
+        `Write gave up after ${
+          round + 1
+        } conflicting attempts in ${RETRY_BUDGET_MS} ms: too many concurrent writers; try again`,
+      );
+    }
+    await backoff(round);
+  }
+}
+
+/** Reads or commits, retrying while a local KV file is locked by another process. */
+export async function retryLocked<T>(work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  for (let round = 0;; round++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isLocked(error) || Date.now() - started > RETRY_BUDGET_MS) throw error;
+      await backoff(round);
+    }
+  }
+}
+
+function isLocked(error: unknown): boolean {
+  return error instanceof Error && /database is locked|SQLITE_BUSY/i.test(error.message);
+}
+
+function backoff(round: number): Promise<void> {
+  const cap = Math.min(200, 2 ** Math.min(round, 8));
+  return new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * cap));
+}
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+/** Last ULID handed out by this process, so ids made in one millisecond still sort in order. */
+const lastUlid = { time: -1, random: new Uint8Array(10) };
+
+/** A monotonic ULID: 48 bits of milliseconds then 80 random bits, sortable as text. */
+export function ulid(now: number = Date.now()): string {
+  if (now <= lastUlid.time) {
+    incrementRandom(lastUlid.random);
+  } else {
+    lastUlid.time = now;
+    crypto.getRandomValues(lastUlid.random);
+  }
+  let time = "";
+  let t = lastUlid.time;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  return time + encodeRandom(lastUlid.random);
+}
+
+function incrementRandom(bytes: Uint8Array): void {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] < 255) {
+      bytes[i]++;
+      return;
+    }
+    bytes[i] = 0;
+  }
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  let bits = 0n;
+  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+  let out = "";
+  for (let i = 0; i < 16; i++) {
+    out = CROCKFORD[Number(bits & 31n)] + out;
+    bits >>= 5n;
+  }
+  return out;
+}
+
+/** True when `id` has the shape of a ULID. */
+export function isUlid(id: string): boolean {
+  return /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id);
+}
+
+/** `bytes` random bytes as base64url text without padding. */
+export function randomToken(bytes: number): string {
+  const raw = crypto.getRandomValues(new Uint8Array(bytes));
+  return btoa(String.fromCharCode(...raw)).replaceAll("+", "-").replaceAll("/", "_")
+    .replaceAll("=", "");
+}
+
+/** One page of a prefix list. */
+export interface Page<T> {
+  items: T[];
+  /** Opaque cursor for the next page, or `null` at the end. */
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+/** Lists one page under `prefix`, resuming after `cursor`; says whether more remain. */
+export async function listPage<T>(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  options: { limit: number; cursor?: string; reverse?: boolean },
+): Promise<Page<Deno.KvEntry<T>>> {
+  const iter = kv.list<T>({ prefix }, {
+    cursor: options.cursor || undefined,
+    reverse: options.reverse,
+    limit: options.limit + 1,
+  });
+  const items: Deno.KvEntry<T>[] = [];
+  let nextCursor: string | null = null;
+  try {
+    for await (const entry of iter) {
+      if (items.length === options.limit) return { items, nextCursor, hasMore: true };
+      items.push(entry);
+      nextCursor = iter.cursor;
+    }
+  } catch (error) {
+    if (options.cursor && error instanceof Error && /cursor/i.test(error.message)) {
+      invalid("cursor is not valid here: pass the next_cursor of the previous page unchanged");
+    }
+    throw error;
+  }
+  return { items, nextCursor: null, hasMore: false };
+}
+
+/** Reads many keys, ten at a time (the most one `getMany` takes), in order. */
+export async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
+  const batches: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
+  for (let i = 0; i < keys.length; i += 10) {
+    batches.push(kv.getMany<T[]>(keys.slice(i, i + 10)));
+  }
+  return (await Promise.all(batches)).flat();
+}
+
+/** The current time as ISO-8601 UTC. */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Most keys one atomic may check (Deno KV refuses more). */
+export const MAX_ATOMIC_CHECKS = 100;
+/** Bytes of values we let one batch write, well under KV's 800 KiB per atomic. */
+const BATCH_BYTES = 400 * 1024;
+
+/** Deletes every key under `prefix`, `batch` keys per atomic; returns how many it deleted. */
+export async function deleteUnder(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  batch = 500,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const keys: Deno.KvKey[] = [];
+    for await (const entry of kv.list({ prefix }, { limit: batch })) keys.push(entry.key);
+    if (keys.length === 0) return deleted;
+    const op = kv.atomic();
+    for (const key of keys) op.delete(key);
+    const res = await retryLocked(() => op.commit());
+    if (!res.ok) throw new AppError("busy", "Delete batch failed to commit; try again");
+    deleted += keys.length;
+  }
+}
+
+/**
+ * Rewrites every key under `prefixes` unchanged but with a new expiry (`undefined`: never
+ * expire). Each key is checked against the version just read, so a key deleted or replaced
+ * meanwhile is never brought back or overwritten with an old value.
+ */
+export async function resetExpiry(
+  kv: Deno.Kv,
+  prefixes: Deno.KvKey[],
+  expireIn: number | undefined,
+): Promise<void> {
+  const options = expireIn === undefined ? undefined : { expireIn };
+  for (const prefix of prefixes) {
+    let keys: Deno.KvKey[] = [];
+    let bytes = 0;
+    const flush = async () => {
+      const batch = keys;
+      keys = [];
+      bytes = 0;
+      await commitWithRetry(async () => {
+        const op = kv.atomic();
+        for (const entry of await getAll(kv, batch)) {
+          if (entry.versionstamp === null) continue;
+          op.check(entry).set(entry.key, entry.value, options);
+        }
+        return { op, value: undefined };
+      });
+    };
+    for await (const entry of kv.list({ prefix })) {
+      const size = approximateSize(entry.value);
+      if (keys.length === MAX_ATOMIC_CHECKS || (keys.length > 0 && bytes + size > BATCH_BYTES)) {
+        await flush();
+      }
+      keys.push(entry.key);
+      bytes += size;
+    }
+    if (keys.length > 0) await flush();
+  }
+}
+
+/** A generous estimate of a value's stored size in bytes (strings may take two per unit). */
+function approximateSize(value: unknown): number {
+  if (typeof value === "string") return value.length * 2 + 16;
+  if (value instanceof Uint8Array) return value.byteLength + 16;
+  try {
+    return (JSON.stringify(value)?.length ?? 16) * 2 + 16;
+  } catch {
+    return 64 * 1024;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * What any HTTP route of a feature builds on: the route shape, JSON and text responses, and
+ * bodies read under a size limit. Failures are `AppError`s, mapped to statuses in `http/`.
+ */
+
+import { AppError } from "./kv.ts";
+
+/** What a route handler gets besides the request. */
+export interface RouteContext {
+  url: URL;
+  /** The path prefix the caller used before the route (`/<token>/` or `/`), for links. */
+  base: string;
+  params: Record<string, string>;
+}
+
+/** A handler of one method of one route. */
+export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response> | Response;
+
+/** One path and its handlers by method. */
+export interface Route {
+  /** Path after the token, e.g. `mcp` or `api/handoffs/:key`. */
+  path: string;
+  methods: Partial<Record<string, RouteHandler>>;
+}
+
+/** A response with a JSON body. */
+export function json(status: number, body: unknown, headers: HeadersInit = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** A plain-text response. */
+export function plain(status: number, text: string, headers: HeadersInit = {}): Response {
+  return new Response(text, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", ...headers },
+  });
+}
+
+/** Reads the whole body as text, refusing more than `maxBytes` before it is all buffered. */
+export async function readText(req: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () =>
+    new AppError("too_large", `Request body is larger than ${maxBytes} bytes (MAX_REQUEST_BYTES)`);
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge();
+  if (!req.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of req.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(all);
+  } catch {
+    throw new AppError("invalid", "Request body is not valid UTF-8");
+  }
+}
+
+/** Reads and parses a JSON body under the size limit. */
+export async function readJson(req: Request, maxBytes: number): Promise<unknown> {
+  const text = await readText(req, maxBytes);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError("invalid", "Request body is not valid JSON");
+  }
+}
+
+/** Calls `done` once the response body has been fully sent or abandoned by the client. */
+export function onBodyDone(res: Response, done: () => void): Response {
+  if (!res.body) {
+    done();
+    return res;
+  }
+  const reader = res.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done: end } = await reader.read();
+        if (end) {
+          controller.close();
+          done();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        controller.error(error);
+        done();
+      }
+    },
+    async cancel(reason) {
+      await reader.cancel(reason).catch(() => {});
+      done();
+    },
+  });
+  return new Response(body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+}

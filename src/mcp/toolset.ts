@@ -1,0 +1,32 @@
+/** What a toolset is to the server: a name, instructions, its tools, and any HTTP routes. */
+
+import type { Config } from "../config.ts";
+import type { Route } from "../kit/web.ts";
+import type { McpServer } from "./sdk.ts";
+
+/** What every toolset may need. KV is opened once per process and passed in. */
+export interface McpDeps {
+  kv: Deno.Kv;
+  config: Config;
+}
+
+/**
+ * One toolset, with its own settings already read (each toolset parses its settings in its
+ * folder). `http/` and `mcp/server.ts` know features only through this shape.
+ */
+export interface Toolset {
+  /** The name clients use in `TOOLSETS` and `?toolsets=`. */
+  name: string;
+  /** The paragraph this toolset adds to the server's instructions. */
+  instructions: string;
+  /** Registers the toolset's tools, prompts and resources on `server`. */
+  register(server: McpServer, deps: McpDeps): void;
+  /** HTTP routes after the token (JSON APIs, pages), if the toolset has any. */
+  routes?(deps: McpDeps): Route[];
+}
+
+/** A toolset before its settings are read: `load` reads them and throws naming a bad variable. */
+export interface ToolsetDefinition {
+  name: string;
+  load(env: { get(name: string): string | undefined }): Toolset;
+}

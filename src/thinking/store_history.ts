@@ -1,0 +1,280 @@
+/**
+ * Reading a sequence back: its live record, a summary with its branches, and pages of its
+ * thoughts in history order (or newest first) behind an opaque cursor.
+ */
+
+import type { ThinkingLimits } from "../config.ts";
+import { getAll } from "../kit/kv.ts";
+import { fail, sequenceNotFound } from "./store_errors.ts";
+import {
+  branchPrefix,
+  type BranchRecord,
+  branchThoughtPrefix,
+  isSequenceId,
+  MAIN_BRANCH,
+  sequenceKey,
+  type SequenceRecord,
+  thoughtKey,
+  thoughtPrefix,
+  type ThoughtRecord,
+} from "./store_keys.ts";
+import { type Clock, live, retentionOf } from "./store_retention.ts";
+import { readTexts } from "./store_text.ts";
+
+/** The live sequence record, or `null` when unknown, malformed, being deleted or expired. */
+export async function getSequence(
+  kv: Deno.Kv,
+  limits: ThinkingLimits,
+  sequenceId: string,
+  clock: Clock = Date.now,
+): Promise<SequenceRecord | null> {
+  if (!isSequenceId(sequenceId)) return null;
+  const entry = await kv.get<SequenceRecord>(sequenceKey(sequenceId));
+  return live(entry.value, limits, clock());
+}
+
+/** A branch as history shows it. */
+export interface BranchSummary {
+  branchId: string;
+  parentBranchId: string;
+  branchFromThought: number;
+  /** History index of the fork point. */
+  branchFromIndex: number;
+  /** History index of the branch's first thought. */
+  firstIndex: number;
+  thoughts: number;
+  createdAt: string;
+}
+
+/** A sequence as history shows it. */
+export interface SequenceSummary {
+  sequenceId: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  completed: boolean;
+  thoughtHistoryLength: number;
+  mainThoughts: number;
+  revisionCount: number;
+  lastThoughtNumber: number;
+  totalThoughts: number;
+  branches: BranchSummary[];
+  /** When the sequence expires without further writes, or `null` when kept until deleted. */
+  expiresAt: string | null;
+}
+
+/** One thought as history shows it, with its whole text (or the start of it, when truncated). */
+export interface HistoryThought extends Omit<ThoughtRecord, "text" | "parts"> {
+  thought: string;
+  /** True when only the first `maxCharacters` characters are shown. */
+  truncated: boolean;
+}
+
+/** Options of one history page. */
+export interface HistoryOptions {
+  limit?: number;
+  cursor?: string;
+  order?: "asc" | "desc";
+  /** Only the thoughts recorded on this branch ("main" for the main line). */
+  branchId?: string;
+  maxCharacters?: number;
+}
+
+/** One page of a sequence's history. */
+export interface HistoryPage {
+  sequence: SequenceSummary;
+  thoughts: HistoryThought[];
+  order: "asc" | "desc";
+  branchId: string | null;
+  /** Opaque cursor of the next page, or `null` at the end. */
+  nextCursor: string | null;
+}
+
+interface CursorState {
+  v: 1;
+  o: "asc" | "desc";
+  b: string | null;
+  i: number;
+}
+
+function encodeCursor(state: CursorState): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(state));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
+    .replaceAll("=", "");
+}
+
+function decodeCursor(cursor: string, order: "asc" | "desc", branch: string | null): number {
+  const bad = (why: string): never =>
+    fail("INVALID_CURSOR", `cursor ${why}; pass the nextCursor of the previous page unchanged`);
+  let state: CursorState;
+  try {
+    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    state = JSON.parse(new TextDecoder().decode(Uint8Array.from(text, (c) => c.charCodeAt(0))));
+  } catch {
+    return bad("is not one this server made");
+  }
+  if (state?.v !== 1 || !Number.isInteger(state.i) || state.i < 0) {
+    return bad("is not one this server made");
+  }
+  if (state.o !== order) {
+    return bad(`was made for order "${state.o}", not "${order}"; keep the same order`);
+  }
+  if (state.b !== branch) {
+    return bad(
+      `was made for ${state.b === null ? "the whole sequence" : `branch "${state.b}"`}, not ${
+        branch === null ? "the whole sequence" : `branch "${branch}"`
+      }; keep the same branchId`,
+    );
+  }
+  return state.i;
+}
+
+function summarize(
+  seq: SequenceRecord,
+  branches: BranchRecord[],
+  limits: ThinkingLimits,
+): SequenceSummary {
+  const counts = new Map(seq.branches.map((b) => [b.id, b.thoughts]));
+  const order = new Map(seq.branches.map((b, i) => [b.id, i]));
+  const retention = retentionOf(seq, limits);
+  return {
+    sequenceId: seq.id,
+    title: seq.title,
+    createdAt: seq.createdAt,
+    updatedAt: seq.updatedAt,
+    completed: seq.completed,
+    thoughtHistoryLength: seq.thoughtCount,
+    mainThoughts: seq.mainThoughts,
+    revisionCount: seq.revisionCount,
+    lastThoughtNumber: seq.lastThoughtNumber,
+    totalThoughts: seq.totalThoughts,
+    branches: branches
+      .filter((b) => order.has(b.id))
+      .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+      .map((b) => ({
+        branchId: b.id,
+        parentBranchId: b.parentId,
+        branchFromThought: b.forkThought,
+        branchFromIndex: b.forkIndex,
+        firstIndex: b.createdIndex,
+        thoughts: counts.get(b.id) ?? 0,
+        createdAt: b.createdAt,
+      })),
+    expiresAt: retention > 0 ? new Date(Date.parse(seq.updatedAt) + retention).toISOString() : null,
+  };
+}
+
+function checkPage(name: string, value: number, max: number): void {
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    fail("INVALID_PAGE", `${name} must be a whole number from 1 to ${max}, got ${value}`);
+  }
+}
+
+/**
+ * One page of a sequence's thoughts in history order (or newest first), within `limit`
+ * thoughts and `maxCharacters` of thought text. A page always holds at least one thought when
+ * any remain: a thought longer than the budget comes alone, truncated to it.
+ */
+export async function getHistory(
+  kv: Deno.Kv,
+  limits: ThinkingLimits,
+  sequenceId: string,
+  options: HistoryOptions = {},
+  clock: Clock = Date.now,
+): Promise<HistoryPage> {
+  const limit = options.limit ?? limits.historyPageDefault;
+  const maxCharacters = options.maxCharacters ?? limits.historyCharactersDefault;
+  checkPage("limit", limit, limits.historyPageMax);
+  checkPage("maxCharacters", maxCharacters, limits.historyCharactersMax);
+  const order = options.order ?? "asc";
+  const branch = options.branchId ?? null;
+  const after = options.cursor ? decodeCursor(options.cursor, order, branch) : undefined;
+
+  const seq = await getSequence(kv, limits, sequenceId, clock);
+  if (seq === null) sequenceNotFound(sequenceId);
+  checkBranch(seq, branch);
+  const [branchRecords, records] = await Promise.all([
+    Array.fromAsync(kv.list<BranchRecord>({ prefix: branchPrefix(sequenceId) }), (e) => e.value),
+    listThoughts(kv, sequenceId, branch, order, after, limit + 1),
+  ]);
+  const page = fitPage(records, limit, maxCharacters);
+  const texts = await readTexts(kv, sequenceId, page);
+  const thoughts = page.map((record, i): HistoryThought => {
+    const { text: _text, parts: _parts, ...rest } = record;
+    const truncated = record.characters > maxCharacters;
+    return {
+      ...rest,
+      thought: truncated ? [...texts[i]].slice(0, maxCharacters).join("") : texts[i],
+      truncated,
+    };
+  });
+  const more = records.length > page.length;
+  const last = page.at(-1);
+  return {
+    sequence: summarize(seq, branchRecords, limits),
+    thoughts,
+    order,
+    branchId: branch,
+    nextCursor: more && last ? encodeCursor({ v: 1, o: order, b: branch, i: last.index }) : null,
+  };
+}
+
+/** Refuses a branch filter naming no branch of `seq`. */
+function checkBranch(seq: SequenceRecord, branch: string | null): void {
+  if (branch === null || branch === MAIN_BRANCH || seq.branches.some((b) => b.id === branch)) {
+    return;
+  }
+  fail(
+    "BRANCH_NOT_FOUND",
+    `sequence "${seq.id}" has no branch "${branch}"; its branches: ${
+      [MAIN_BRANCH, ...seq.branches.map((b) => b.id)].join(", ")
+    }`,
+  );
+}
+
+/**
+ * Up to `count` thought records after history index `after` in `order`: of the whole sequence,
+ * or (through the per-branch index) of one branch.
+ */
+async function listThoughts(
+  kv: Deno.Kv,
+  sequenceId: string,
+  branch: string | null,
+  order: "asc" | "desc",
+  after: number | undefined,
+  count: number,
+): Promise<ThoughtRecord[]> {
+  const prefix = branch === null
+    ? thoughtPrefix(sequenceId)
+    : branchThoughtPrefix(sequenceId, branch);
+  const selector: Deno.KvListSelector = after === undefined
+    ? { prefix }
+    : order === "asc"
+    ? { prefix, start: [...prefix, after + 1] }
+    : { prefix, end: [...prefix, after] };
+  const listed = await Array.fromAsync(
+    kv.list<ThoughtRecord | number>(selector, { limit: count, reverse: order === "desc" }),
+  );
+  if (branch === null) return listed.map((e) => e.value as ThoughtRecord);
+  const entries = await getAll<ThoughtRecord>(
+    kv,
+    listed.map((e) => thoughtKey(sequenceId, e.value as number)),
+  );
+  return entries.flatMap((e) => e.value === null ? [] : [e.value]);
+}
+
+/**
+ * The leading records that fit `limit` thoughts and `maxCharacters` of text; always at least
+ * one, so a page advances even past a thought longer than the budget.
+ */
+function fitPage(records: ThoughtRecord[], limit: number, maxCharacters: number): ThoughtRecord[] {
+  const page: ThoughtRecord[] = [];
+  let budget = maxCharacters;
+  for (const record of records) {
+    if (page.length === limit) break;
+    if (page.length > 0 && record.characters > budget) break;
+    page.push(record);
+    budget -= record.characters;
+  }
+  return page;
+}

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { getHistory, type HistoryThought } from "./store_history.ts";
+import { MAIN_BRANCH } from "./store_keys.ts";
+import { addThought } from "./store_write.ts";
+import { LIMITS, readAll, rejectsWith, step, withKv } from "../../tests/support/thinking_store.ts";
+
+Deno.test("getHistory() pages 1,000 thoughts in pages of 7 exactly once in both orders", async () => {
+  await withKv(async (kv) => {
+    const { sequenceId } = await addThought(kv, LIMITS, step(1));
+    for (let n = 2; n <= 1000; n++) {
+      const branch = n % 10 === 0 ? { branchId: "side", branchFromThought: 1 } : {};
+      await addThought(kv, LIMITS, step(n, { sequenceId, ...branch }));
+    }
+    const all = Array.from({ length: 1000 }, (_, i) => i + 1);
+    for (const order of ["asc", "desc"] as const) {
+      const seen = await readAll(kv, sequenceId, { order, limit: 7 });
+      assert.deepEqual(seen.map((t) => t.index), order === "asc" ? all : all.toReversed());
+      const side = await readAll(kv, sequenceId, { order, limit: 7, branchId: "side" });
+      const expected = all.filter((i) => i % 10 === 0);
+      assert.deepEqual(
+        side.map((t) => t.index),
+        order === "asc" ? expected : expected.toReversed(),
+      );
+      assert.ok(side.every((t) => t.branchId === "side"));
+    }
+    const main = await readAll(kv, sequenceId, { limit: 100, branchId: MAIN_BRANCH });
+    assert.equal(main.length, 900);
+  });
+});
+
+Deno.test("getHistory() keeps pages within maxCharacters and always advances", async () => {
+  await withKv(async (kv) => {
+    const sizes = [10, 10, 500, 10, 10];
+    const { sequenceId } = await addThought(kv, LIMITS, step(1, { thought: "a".repeat(sizes[0]) }));
+    for (let i = 1; i < sizes.length; i++) {
+      await addThought(kv, LIMITS, step(i + 1, { sequenceId, thought: "b".repeat(sizes[i]) }));
+    }
+    const pages: HistoryThought[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await getHistory(kv, LIMITS, sequenceId, { maxCharacters: 100, cursor });
+      pages.push(page.thoughts);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    assert.deepEqual(pages.map((p) => p.map((t) => t.index)), [[1, 2], [3], [4, 5]]);
+    const big = pages[1][0];
+    assert.equal(big.truncated, true);
+    assert.equal(big.thought.length, 100);
+    assert.equal(big.characters, 500);
+    assert.equal(pages[0][0].truncated, false);
+  });
+});
+
+Deno.test("getHistory() refuses bad cursors, pages and branches with their codes", async () => {
+  await withKv(async (kv) => {
+    const { sequenceId } = await addThought(kv, LIMITS, step(1));
+    for (let n = 2; n <= 4; n++) await addThought(kv, LIMITS, step(n, { sequenceId }));
+    const page = await getHistory(kv, LIMITS, sequenceId, { limit: 2 });
+    assert.ok(page.nextCursor);
+    await rejectsWith(
+      getHistory(kv, LIMITS, sequenceId, { cursor: "not-a-cursor!" }),
+      "INVALID_CURSOR",
+    );
+    await rejectsWith(
+      getHistory(kv, LIMITS, sequenceId, { cursor: page.nextCursor, order: "desc" }),
+      "INVALID_CURSOR",
+    );
+    await rejectsWith(
+      getHistory(kv, LIMITS, sequenceId, { cursor: page.nextCursor, branchId: "main" }),
+      "INVALID_CURSOR",
+    );
+    await rejectsWith(getHistory(kv, LIMITS, sequenceId, { limit: 0 }), "INVALID_PAGE");
+    await rejectsWith(getHistory(kv, LIMITS, sequenceId, { limit: 101 }), "INVALID_PAGE");
+    await rejectsWith(
+      getHistory(kv, LIMITS, sequenceId, { maxCharacters: 250_001 }),
+      "INVALID_PAGE",
+    );
+    await rejectsWith(getHistory(kv, LIMITS, sequenceId, { branchId: "nope" }), "BRANCH_NOT_FOUND");
+    const next = await getHistory(kv, LIMITS, sequenceId, { limit: 2, cursor: page.nextCursor });
+    assert.deepEqual(next.thoughts.map((t) => t.index), [3, 4]);
+    assert.equal(next.nextCursor, null);
+  });
+});
+
+Deno.test("getHistory() summarizes the sequence: title, completion, branches, revisions", async () => {
+  await withKv(async (kv) => {
+    const { sequenceId } = await addThought(
+      kv,
+      LIMITS,
+      step(1, { thought: "  Why is the build slow?  " }),
+    );
+    await addThought(kv, LIMITS, step(2, { sequenceId }));
+    await addThought(kv, LIMITS, step(3, { sequenceId, isRevision: true, revisesThought: 1 }));
+    await addThought(kv, LIMITS, step(3, { sequenceId, branchId: "b", branchFromThought: 2 }));
+    await addThought(kv, LIMITS, step(4, { sequenceId, nextThoughtNeeded: false }));
+    const page = await getHistory(kv, LIMITS, sequenceId);
+    const s = page.sequence;
+    assert.equal(s.title, "Why is the build slow?");
+    assert.equal(s.completed, true);
+    assert.equal(s.thoughtHistoryLength, 5);
+    assert.equal(s.revisionCount, 1);
+    assert.equal(s.expiresAt, null);
+    assert.deepEqual(s.branches, [{
+      branchId: "b",
+      parentBranchId: "main",
+      branchFromThought: 2,
+      branchFromIndex: 2,
+      firstIndex: 4,
+      thoughts: 1,
+      createdAt: s.branches[0].createdAt,
+    }]);
+    assert.equal(page.thoughts[2].revisesIndex, 1);
+    assert.equal(page.nextCursor, null);
+  });
+});

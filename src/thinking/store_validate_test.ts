@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { addThought } from "./store_write.ts";
+import { allKeys, LIMITS, rejectsWith, step, withKv } from "../../tests/support/thinking_store.ts";
+
+Deno.test("addThought() refuses empty, too long and out-of-range input", async () => {
+  await withKv(async (kv) => {
+    await rejectsWith(addThought(kv, LIMITS, step(1, { thought: " \n\t" })), "THOUGHT_EMPTY");
+    const message = await rejectsWith(
+      addThought(kv, LIMITS, step(1, { thought: "é".repeat(20_001) })),
+      "THOUGHT_TOO_LONG",
+    );
+    assert.match(message, /20001 characters; at most 20000/);
+    await rejectsWith(addThought(kv, LIMITS, step(0)), "NUMBER_OUT_OF_RANGE");
+    await rejectsWith(addThought(kv, LIMITS, step(1_000_001)), "NUMBER_OUT_OF_RANGE");
+    await rejectsWith(addThought(kv, LIMITS, step(1.5)), "NUMBER_OUT_OF_RANGE");
+    await rejectsWith(
+      addThought(kv, LIMITS, step(1, { totalThoughts: 2_000_000 })),
+      "NUMBER_OUT_OF_RANGE",
+    );
+    assert.deepEqual(await allKeys(kv), [], "nothing was written");
+  });
+});

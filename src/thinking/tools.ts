@@ -1,0 +1,276 @@
+/** The thinking toolset: durable sequential thinking, its history, and deleting a sequence. */
+
+import { z } from "zod";
+import type { Config, ThinkingLimits } from "../config.ts";
+import { renderDelete, renderHistory, renderThought, type SessionFlag } from "./render.ts";
+import { SequenceCache } from "./store_cache.ts";
+import { deleteSequence } from "./store_delete.ts";
+import { AppError } from "../kit/kv.ts";
+import { getHistory } from "./store_history.ts";
+import { MAIN_BRANCH } from "./store_keys.ts";
+import type { ThoughtInput } from "./store_validate.ts";
+import { addThought, type AddThoughtResult, type ThoughtFlag } from "./store_write.ts";
+import viewHtml from "./card.html" with { type: "text" };
+import { READ_ONLY, writes } from "../mcp/annotations.ts";
+import { registerAppView, viewMeta } from "../mcp/apps.ts";
+import type { McpServer } from "../mcp/sdk.ts";
+
+/** What the thinking tools need. */
+export interface ThinkingDeps {
+  kv: Deno.Kv;
+  config: Config;
+}
+
+/** The MCP Apps view that shows thoughts as cards and a finished sequence as a tree. */
+export const THINKING_VIEW_URI = "ui://handoff-mcp/thinking.html";
+
+/** What the model is told about this toolset at initialize. */
+export const THINKING_INSTRUCTIONS =
+  "For problems that need step-by-step reasoning, call sequentialthinking once per thought. The first call returns a sequenceId: pass it with every later thought of that sequence. Thoughts, branches and revisions are stored, so get_thought_history can read a sequence back in a later chat.";
+
+const DESCRIPTION =
+  `Records one step of a reflective, step-by-step thinking process and stores it durably, so the whole process (branches and revisions included) can be read back later with get_thought_history.
+
+Use it for problems that need planning, analysis that may change course, or work whose scope is unclear at first. Call it once per thought:
+- Start with an estimate in totalThoughts and adjust it up or down as you go; thoughtNumber may pass it (totalThoughts is then raised to match).
+- A thought may analyse, question or revise an earlier one, state or test a hypothesis, or note that more thinking is needed.
+- To revise, send isRevision: true and revisesThought: the number reconsidered.
+- To explore an alternative, send branchFromThought (the fork point) and a new branchId; keep sending that branchId for the branch's later thoughts. To fork from a branch rather than the main line, also send branchFromBranchId.
+- Thought numbers count per branch; a reference resolves on the current branch first, then its ancestors.
+- Set nextThoughtNeeded to false only when the answer is reached; sending another thought later reopens the sequence.
+
+The first call omits sequenceId and gets a new one back: pass that sequenceId with every later thought of the same sequence.`;
+
+/** `"true"`/`"false"` (any case, trimmed) become booleans; anything else is refused. */
+const coercedBoolean = z.union([z.boolean(), z.string()]).transform((value, ctx) => {
+  if (typeof value === "boolean") return value;
+  const text = value.trim().toLowerCase();
+  if (text === "true") return true;
+  if (text === "false") return false;
+  ctx.addIssue({ code: "custom", message: `Expected a boolean or "true"/"false", got "${value}"` });
+  return z.NEVER;
+});
+
+/** Registers the thinking tools and their MCP Apps view. */
+export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): void {
+  const { kv } = deps;
+  const limits = deps.config.thinking;
+  /** The sequence this session last wrote, for clients that never send sequenceId. */
+  const session: { sequenceId?: string } = {};
+  /** The state of that sequence as this session last wrote it, so its next thought skips reads. */
+  const cache = new SequenceCache();
+  const count = (what: string) =>
+    z.coerce.number().int().min(1).max(limits.numberMax).describe(
+      `${what} (a whole number from 1 to ${limits.numberMax})`,
+    );
+  const sequenceId = z.string().max(64);
+  const branchName = (what: string) =>
+    z.string().max(limits.branchIdMax).describe(
+      `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
+    );
+  const ui = viewMeta(THINKING_VIEW_URI);
+
+  server.registerTool("sequentialthinking", {
+    title: "Sequential Thinking",
+    description: DESCRIPTION,
+    inputSchema: {
+      thought: z.string().describe(
+        `Your current thinking step (1–${limits.thoughtMax} characters, any language)`,
+      ),
+      nextThoughtNeeded: coercedBoolean.describe("Whether another thought step is needed"),
+      thoughtNumber: count("Current thought number on its branch"),
+      totalThoughts: count("Current estimate of the thoughts needed"),
+      isRevision: coercedBoolean.optional().describe(
+        "True when this thought revises an earlier one (send revisesThought too)",
+      ),
+      revisesThought: count("The thought number being revised (needs isRevision: true)")
+        .optional(),
+      branchFromThought: count("The thought number this new branch forks from (needs branchId)")
+        .optional(),
+      branchId: branchName("The branch this thought belongs to; omit for the main line")
+        .optional(),
+      needsMoreThoughts: coercedBoolean.optional().describe(
+        "True when you reached the planned end but need more thoughts",
+      ),
+      sequenceId: sequenceId.optional().describe(
+        "The sequence this thought belongs to, as returned by the first call; omit only to start a new sequence",
+      ),
+      branchFromBranchId: branchName(
+        "When forking, the branch branchFromThought is on; omit to fork from the main line",
+      ).optional(),
+    },
+    outputSchema: {
+      sequenceId: z.string().describe("Pass it with every later thought of this sequence"),
+      thoughtNumber: z.number(),
+      totalThoughts: z.number().describe("Raised to thoughtNumber when it was lower"),
+      nextThoughtNeeded: z.boolean(),
+      branches: z.array(z.string()).describe("Branch ids of the sequence, in creation order"),
+      thoughtHistoryLength: z.number().describe("Thoughts stored in the sequence, all branches"),
+      branchId: z.string().describe(`The branch this thought is on ("${MAIN_BRANCH}": main line)`),
+      historyIndex: z.number().describe("Position of this thought in the sequence's history"),
+      isRevision: z.boolean(),
+      revisesThought: z.number().optional(),
+      revisesIndex: z.number().optional().describe("History position of the revised thought"),
+      branchFromThought: z.number().optional(),
+      branchFromIndex: z.number().optional().describe("History position of the fork point"),
+      branchFromBranchId: z.string().optional(),
+      flags: z.array(z.string()).describe(
+        "Accepted conditions worth knowing: NEW_SEQUENCE, SESSION_SEQUENCE, REOPENED, NUMBER_REUSED, TOTAL_RAISED",
+      ),
+    },
+    annotations: writes({ destructive: false, idempotent: false }),
+    _meta: ui,
+  }, async (args) => {
+    const input: ThoughtInput = { ...args };
+    const implied = input.sequenceId === undefined && !startsOver(input)
+      ? session.sequenceId
+      : undefined;
+    const { result, continued } = implied === undefined
+      ? { result: await addThought(kv, limits, input, { cache }), continued: false }
+      : await addToSessionSequence(kv, limits, input, implied, cache);
+    session.sequenceId = result.sequenceId;
+    const flags: (ThoughtFlag | SessionFlag)[] = continued ? ["SESSION_SEQUENCE"] : [];
+    flags.push(...result.flags);
+    const { index, flags: _, ...rest } = result;
+    return {
+      content: [{ type: "text" as const, text: renderThought(result, flags) }],
+      structuredContent: { ...rest, historyIndex: index, flags },
+    };
+  });
+
+  const thoughtSchema = z.object({
+    index: z.number().describe("Position in the history, from 1"),
+    thoughtNumber: z.number(),
+    totalThoughts: z.number(),
+    nextThoughtNeeded: z.boolean(),
+    branchId: z.string(),
+    isRevision: z.boolean(),
+    revisesThought: z.number().optional(),
+    revisesIndex: z.number().optional(),
+    branchFromThought: z.number().optional(),
+    branchFromIndex: z.number().optional(),
+    needsMoreThoughts: z.boolean().optional(),
+    createdAt: z.string(),
+    characters: z.number().describe("Length of the whole thought"),
+    thought: z.string(),
+    truncated: z.boolean().describe("True when only the first maxCharacters are shown"),
+  });
+  const branchSchema = z.object({
+    branchId: z.string(),
+    parentBranchId: z.string(),
+    branchFromThought: z.number(),
+    branchFromIndex: z.number(),
+    firstIndex: z.number(),
+    thoughts: z.number(),
+    createdAt: z.string(),
+  });
+
+  server.registerTool("get_thought_history", {
+    title: "Get thought history",
+    description:
+      "Reads a stored thinking sequence back: its title, whether it is complete, its branches (with parent and fork point) and one page of thoughts in order, revisions included. Use it to resume or review reasoning from an earlier chat; pass nextCursor back to read on.",
+    inputSchema: {
+      sequenceId: sequenceId.describe("The sequenceId sequentialthinking returned"),
+      limit: z.coerce.number().int().min(1).max(limits.historyPageMax).optional().describe(
+        `Thoughts per page, 1–${limits.historyPageMax} (default ${limits.historyPageDefault})`,
+      ),
+      cursor: z.string().max(1000).optional().describe(
+        "nextCursor from the previous page, unchanged (with the same order and branchId)",
+      ),
+      order: z.enum(["asc", "desc"]).optional().describe(
+        "asc: oldest first (default); desc: newest first",
+      ),
+      branchId: branchName("Only the thoughts recorded on this branch").optional(),
+      maxCharacters: z.coerce.number().int().min(1).max(limits.historyCharactersMax).optional()
+        .describe(
+          `Budget of thought text per page, 1–${limits.historyCharactersMax} characters (default ${limits.historyCharactersDefault}); a longer thought comes alone, truncated`,
+        ),
+    },
+    outputSchema: {
+      sequence: z.object({
+        sequenceId: z.string(),
+        title: z.string().describe("The start of the first thought"),
+        createdAt: z.string(),
+        updatedAt: z.string(),
+        completed: z.boolean(),
+        thoughtHistoryLength: z.number(),
+        mainThoughts: z.number(),
+        revisionCount: z.number(),
+        lastThoughtNumber: z.number(),
+        totalThoughts: z.number(),
+        branches: z.array(branchSchema),
+        expiresAt: z.string().nullable(),
+      }),
+      thoughts: z.array(thoughtSchema),
+      order: z.enum(["asc", "desc"]),
+      branchId: z.string().nullable(),
+      nextCursor: z.string().nullable().describe("Cursor of the next page; null at the end"),
+    },
+    annotations: READ_ONLY,
+    _meta: ui,
+  }, async ({ sequenceId, ...options }) => {
+    const page = await getHistory(kv, limits, sequenceId, options);
+    return {
+      content: [{ type: "text" as const, text: renderHistory(page) }],
+      structuredContent: { ...page },
+    };
+  });
+
+  server.registerTool("delete_thought_sequence", {
+    title: "Delete thought sequence",
+    description:
+      "Permanently deletes a thinking sequence with all its thoughts and branches. Only when the user asks to delete it; confirm must be true. Deleting again reports deleted: false.",
+    inputSchema: {
+      sequenceId: sequenceId.describe("The sequenceId to delete"),
+      confirm: z.literal(true).describe("Must be exactly true: the deletion cannot be undone"),
+    },
+    outputSchema: {
+      sequenceId: z.string(),
+      deleted: z.boolean().describe("False when no such sequence existed"),
+      deletedThoughts: z.number(),
+    },
+    annotations: writes({ destructive: true, idempotent: true }),
+  }, async ({ sequenceId, confirm }) => {
+    const result = await deleteSequence(kv, limits, sequenceId, confirm);
+    return {
+      content: [{ type: "text" as const, text: renderDelete(result) }],
+      structuredContent: { ...result },
+    };
+  });
+
+  registerAppView(server, {
+    name: "thinking-view",
+    uri: THINKING_VIEW_URI,
+    title: "Thinking view",
+    description:
+      "Shows the current thought as a card and, once a sequence ends, the whole process with its branches and revisions",
+    html: viewHtml,
+  });
+}
+
+/**
+ * Adds a thought that named no sequence to the one this session wrote last. When that sequence
+ * is gone (deleted or expired) the thought starts a new one, as it would have in a new session:
+ * the caller sent no id, so "unknown sequence" is not an error it could act on.
+ */
+async function addToSessionSequence(
+  kv: Deno.Kv,
+  limits: ThinkingLimits,
+  input: ThoughtInput,
+  sequenceId: string,
+  cache: SequenceCache,
+): Promise<{ result: AddThoughtResult; continued: boolean }> {
+  try {
+    const result = await addThought(kv, limits, { ...input, sequenceId }, { cache });
+    return { result, continued: true };
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== "SEQUENCE_NOT_FOUND") throw error;
+    return { result: await addThought(kv, limits, input, { cache }), continued: false };
+  }
+}
+
+/** A first thought with no sequenceId starts a new sequence even within a session. */
+function startsOver(input: ThoughtInput): boolean {
+  return input.thoughtNumber === 1 && input.isRevision !== true &&
+    input.branchFromThought === undefined && input.branchId === undefined;
+}

@@ -1,0 +1,14 @@
+/** The thinking toolset: sequential thinking that survives the process. */
+
+import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import { registerThinkingTools, THINKING_INSTRUCTIONS } from "./tools.ts";
+
+/** The thinking toolset's entry in the toolset list. */
+export const thinkingToolset: ToolsetDefinition = {
+  name: "thinking",
+  load: () => ({
+    name: "thinking",
+    instructions: THINKING_INSTRUCTIONS,
+    register: registerThinkingTools,
+  }),
+};

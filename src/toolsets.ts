@@ -1,0 +1,39 @@
+/** The one list of toolsets this build can serve, in the order their tools are registered. */
+
+import { focusToolset } from "./focus/toolset.ts";
+import { handoffToolset } from "./handoff/toolset.ts";
+import type { Toolset, ToolsetDefinition } from "./mcp/toolset.ts";
+import { thinkingToolset } from "./thinking/toolset.ts";
+
+/** Every toolset, in registration order. */
+export const TOOLSETS: readonly ToolsetDefinition[] = [
+  focusToolset,
+  handoffToolset,
+  thinkingToolset,
+];
+
+/** The names of every toolset, in registration order. */
+export const TOOLSET_NAMES: readonly string[] = TOOLSETS.map((t) => t.name);
+
+/**
+ * Parses a comma list of toolset names (`undefined` or empty means all of them) into the known
+ * names in registration order; throws naming `what` and the allowed names.
+ */
+export function parseToolsetNames(raw: string | undefined, what: string): string[] {
+  const names = (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (names.length === 0) return [...TOOLSET_NAMES];
+  for (const name of names) {
+    if (!TOOLSET_NAMES.includes(name)) {
+      throw new Error(
+        `${what} has unknown toolset "${name}": allowed are ${TOOLSET_NAMES.join(", ")}`,
+      );
+    }
+  }
+  return TOOLSET_NAMES.filter((name) => names.includes(name));
+}
+
+/** The toolsets `TOOLSETS` enables, each with its own settings read from `env`. */
+export function loadToolsets(env: { get(name: string): string | undefined }): Toolset[] {
+  const names = parseToolsetNames(env.get("TOOLSETS"), "TOOLSETS");
+  return TOOLSETS.filter((t) => names.includes(t.name)).map((t) => t.load(env));
+}

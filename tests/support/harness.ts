@@ -1,0 +1,150 @@
+/** End-to-end test harness: the real server on a free port, and SDK clients over each transport. */
+
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "../../src/config.ts";
+import { loadToolsets } from "../../src/toolsets.ts";
+import { type RunningServer, startHttpServer } from "../../src/http/serve.ts";
+import {
+  Client,
+  SSEClientTransport,
+  StdioClientTransport,
+  StreamableHTTPClientTransport,
+} from "../../src/mcp/sdk_client.ts";
+import { openKv, randomToken } from "../../src/kit/kv.ts";
+
+/** The project's root folder, where `main.ts` lives. */
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A server started in this process for one test. */
+export interface TestServer extends RunningServer {
+  kv: Deno.Kv;
+  token: string;
+  /** Stops the server and closes its KV (unless the test passed its own). */
+  close(): Promise<void>;
+}
+
+/** Starts the real HTTP server on a free loopback port with a fresh token. */
+export async function startServer(
+  options: { env?: Record<string, string>; kv?: Deno.Kv } = {},
+): Promise<TestServer> {
+  const env = new Map(Object.entries({
+    PORT: "0",
+    KV_PATH: ":memory:",
+    AUTH_TOKEN: randomToken(32),
+    ...options.env,
+  }));
+  const config = loadConfig(env);
+  const kv = options.kv ?? await openKv(config.kvPath);
+  const running = await startHttpServer(config, kv, loadToolsets(env));
+  return {
+    ...running,
+    kv,
+    token: running.token!,
+    async close() {
+      await running.shutdown();
+      if (!options.kv) kv.close();
+    },
+  };
+}
+
+/** The transports a test can reach a server over. */
+export type HttpKind = "http" | "sse";
+
+/** An SDK client connected to `server` over Streamable HTTP or legacy SSE. */
+export async function connect(server: { origin: string; token?: string }, kind: HttpKind) {
+  const client = new Client({ name: `test-${kind}`, version: "1.0.0" });
+  const base = `${server.origin}/${server.token}`;
+  const transport = kind === "http"
+    ? new StreamableHTTPClientTransport(new URL(`${base}/mcp`))
+    : new SSEClientTransport(new URL(`${base}/sse`));
+  await client.connect(transport);
+  return client;
+}
+
+/** An SDK client talking to `main.ts --stdio` in a child process on the given KV file. */
+export async function connectStdio(kvPath: string, env: Record<string, string> = {}) {
+  const client = new Client({ name: "test-stdio", version: "1.0.0" });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "--allow-env", "--allow-read", "--allow-write", "main.ts", "--stdio"],
+    cwd: ROOT,
+    // The SDK passes only a few variables by default; DENO_DIR, proxies and the like must reach
+    // the child too, or it cannot load its modules on a machine that sets them.
+    env: { ...Deno.env.toObject(), KV_PATH: kvPath, NO_COLOR: "1", ...env },
+    stderr: "pipe",
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** A server running `main.ts` in a child process, as a user starts it. */
+export interface ChildServer {
+  origin: string;
+  /** Everything the child printed on stdout. */
+  output: string;
+  /** Stops the child: SIGTERM lets it shut down, SIGKILL does not. */
+  close(signal?: Deno.Signal): Promise<void>;
+}
+
+/** Starts `main.ts` in a child process on a free port and waits for its connector line. */
+export async function spawnServer(env: Record<string, string>): Promise<ChildServer> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "main.ts"],
+    cwd: ROOT,
+    env: { PORT: "0", NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  while (!/Connect an MCP client to: \S+\n/.test(output)) {
+    const { value, done } = await reader.read();
+    if (done) {
+      const err = await new Response(child.stderr).text();
+      throw new Error(`server exited before listening:\n${output}\n${err}`);
+    }
+    output += value;
+  }
+  const origin = output.match(/listening on (http:\/\/\S+)/)![1];
+  return {
+    origin,
+    output,
+    async close(signal: Deno.Signal = "SIGTERM") {
+      child.kill(signal);
+      await child.status;
+      await reader.cancel();
+      await child.stderr.cancel();
+    },
+  };
+}
+
+/** The text and flags of one tool call. */
+export interface CallOutcome {
+  text: string;
+  isError: boolean;
+  structured: Record<string, unknown> | undefined;
+}
+
+/** Calls a tool and returns its first text block, error flag and structured content. */
+export async function call(
+  client: InstanceType<typeof Client>,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallOutcome> {
+  const result = await client.callTool({ name, arguments: args });
+  const content = result.content as { type: string; text?: string }[];
+  return {
+    text: content.filter((c) => c.type === "text").map((c) => c.text).join("\n"),
+    isError: result.isError === true,
+    structured: result.structuredContent as Record<string, unknown> | undefined,
+  };
+}
+
+/** A fresh temporary KV file path; the folder is removed by `cleanup`. */
+export async function tempKvPath(): Promise<{ path: string; cleanup(): Promise<void> }> {
+  const dir = await Deno.makeTempDir({ prefix: "handoff-mcp-test-" });
+  return {
+    path: `${dir}/test.kv`,
+    cleanup: () => Deno.remove(dir, { recursive: true }),
+  };
+}
