@@ -1,6 +1,7 @@
 /** Environment → typed configuration. Every limit and default of the server is named here. */
 
 import { join } from "node:path";
+import { loadOAuthSettings, type OAuthSettings } from "./oauth/settings.ts";
 
 /** Limits of the focus toolset. */
 export interface FocusLimits {
@@ -93,6 +94,8 @@ export interface Config {
   handoff: HandoffLimits;
   /** File the handoff toolset appends JSON-lines audit records to; `undefined` = no audit log. */
   handoffAuditLog: string | undefined;
+  /** OAuth sign-in for hosted clients (`OAUTH=on`), read in `oauth/settings.ts`. */
+  oauth: OAuthSettings;
 }
 
 /** Shortest `AUTH_TOKEN` accepted on Deno Deploy. */
@@ -190,6 +193,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     },
     handoff: handoffLimits(env),
     handoffAuditLog: env.get("HANDOFF_AUDIT_LOG") || undefined,
+    oauth: loadOAuthSettings(env),
   };
 }
 

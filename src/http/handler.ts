@@ -5,6 +5,7 @@ import { AppError } from "../kit/kv.ts";
 import { json, onBodyDone, plain, type Route } from "../kit/web.ts";
 import { createMcpServer, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
+import { createOAuthServer, type OAuthCaller, type OAuthServer } from "../oauth/server.ts";
 import { parseToolsetNames } from "../toolsets.ts";
 import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
 import { matchRoute } from "./router.ts";
@@ -20,11 +21,13 @@ export interface HandlerDeps extends McpDeps {
   token: string | undefined;
   /** Routes of features beyond MCP (JSON APIs, views), after the token. */
   routes?: Route[];
+  /** The OAuth server's clock (tests move it to expire codes); `Date.now` by default. */
+  now?: () => number;
 }
 
 /** A request handler plus a way to end its long-lived SSE sessions. */
 export interface Handler {
-  (req: Request): Promise<Response>;
+  (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,14 @@ export function createHandler(deps: HandlerDeps): Handler {
     (deps.token === undefined ? "No AUTH_TOKEN is configured" : undefined);
   // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
   const guardRebinding = !config.onDeploy && isLoopback(config.host);
+  const oauth = config.oauth.enabled && deps.token !== undefined
+    ? createOAuthServer({
+      kv: deps.kv,
+      settings: config.oauth,
+      authToken: deps.token,
+      now: deps.now,
+    })
+    : undefined;
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
@@ -64,7 +75,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     ...(deps.routes ?? []),
   ];
 
-  const handler = async (req: Request): Promise<Response> => {
+  const handler = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (closed !== undefined) return plain(503, `handoff-mcp is closed: ${closed}`);
     const url = new URL(req.url);
     if (url.pathname === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
@@ -74,7 +85,12 @@ export function createHandler(deps: HandlerDeps): Handler {
       const refusal = rebindingRefusal(req, config.allowedHosts);
       if (refusal) return plain(403, refusal);
     }
-    const auth = await authenticate(req, url, deps.token!);
+    if (oauth) {
+      const answered = await oauth.handle(req, info);
+      if (answered) return answered;
+    }
+    const auth = await authenticate(req, url, deps.token!, oauth);
+    if (auth instanceof Response) return auth;
     if (!auth) return NOT_FOUND();
     const match = matchRoute(routes, auth.path);
     if (!match) return NOT_FOUND();
@@ -97,19 +113,28 @@ export function createHandler(deps: HandlerDeps): Handler {
   return Object.assign(handler, { close: () => sse.closeAll() });
 }
 
-/** Accepts the token as the first path segment, or as a bearer header on token-less paths. */
+/**
+ * Accepts the token as the first path segment, or as a bearer header on token-less paths. With
+ * OAuth on, a token-less MCP path also takes an OAuth access token, and answers a missing or
+ * refused one with the 401 that starts a sign-in; every other path stays a 404.
+ */
 async function authenticate(
   req: Request,
   url: URL,
   token: string,
-): Promise<{ path: string; base: string } | undefined> {
+  oauth: OAuthServer | undefined,
+): Promise<{ path: string; base: string; oauth?: OAuthCaller } | Response | undefined> {
   const path = url.pathname.slice(1);
   const slash = path.indexOf("/");
   if (slash > 0 && await tokenMatches(path.slice(0, slash), token)) {
     return { path: path.slice(slash + 1), base: `/${path.slice(0, slash + 1)}` };
   }
-  if (await tokenMatches(bearerToken(req), token)) return { path, base: "/" };
-  return undefined;
+  const bearer = bearerToken(req);
+  if (await tokenMatches(bearer, token)) return { path, base: "/" };
+  if (!oauth || !MCP_PATHS.includes(path)) return undefined;
+  if (bearer === null) return oauth.challenge(req, false);
+  const caller = await oauth.verify(req, bearer);
+  return caller ? { path, base: "/", oauth: caller } : oauth.challenge(req, true);
 }
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */

@@ -19,15 +19,17 @@ export interface RunningServer {
 
 /**
  * Serves HTTP on the configured host and port (0 picks a free port). Locally, a missing
- * `AUTH_TOKEN` is replaced by one generated once and kept in KV.
+ * `AUTH_TOKEN` is replaced by one generated once and kept in KV. `options.now` is the OAuth
+ * server's clock, for tests.
  */
 export async function startHttpServer(
   config: Config,
   kv: Deno.Kv,
   toolsets: readonly Toolset[],
+  options: { now?: () => number } = {},
 ): Promise<RunningServer> {
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
-  const handler = createHandler({ kv, config, toolsets, token });
+  const handler = createHandler({ kv, config, toolsets, token, now: options.now });
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
   // Deno Deploy chooses the address itself.

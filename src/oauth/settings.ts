@@ -1,0 +1,132 @@
+/** OAuth settings: env → typed, validated, with every default named here. */
+
+/** How the OAuth sign-in behaves; `enabled: false` leaves the server exactly as without it. */
+export interface OAuthSettings {
+  /** `OAUTH=on` turns the OAuth routes and the 401 challenge on. */
+  enabled: boolean;
+  /** The secret the consent page asks for (`OAUTH_OWNER_SECRET`); `AUTH_TOKEN` when unset. */
+  ownerSecret: string | undefined;
+  /** The origin clients reach the server at (`PUBLIC_URL`), e.g. `https://handoff.example`. */
+  publicUrl: string | undefined;
+  /** Take the origin and client address from `X-Forwarded-*` headers (`TRUST_PROXY`). */
+  trustProxy: boolean;
+  /** Display names by client id (`CLIENT_NAME_ALIASES="<client_id>=Claude,…"`). */
+  aliases: ReadonlyMap<string, string>;
+  /** Lifetime of an access token (`OAUTH_ACCESS_TOKEN_TTL_SECONDS`), in ms. */
+  accessTtlMs: number;
+  /** Lifetime of a refresh token and its grant (`OAUTH_REFRESH_TOKEN_TTL_DAYS`), in ms. */
+  refreshTtlMs: number;
+  /** Lifetime of an authorization code (`OAUTH_CODE_TTL_SECONDS`), in ms. */
+  codeTtlMs: number;
+  /** Lifetime of an unanswered consent form, in ms. */
+  consentTtlMs: number;
+  /** How long a registered client that was never approved is kept, in ms. */
+  unapprovedClientTtlMs: number;
+  /** Wrong owner secrets allowed per client and per address in one window (`OAUTH_MAX_FAILED_ATTEMPTS`). */
+  maxFailedAttempts: number;
+  /** The window the failed attempts are counted in, in ms. */
+  attemptWindowMs: number;
+}
+
+/** Default access token lifetime: one hour. */
+export const DEFAULT_ACCESS_TTL_SECONDS = 3600;
+/** Default refresh token lifetime: 30 days. */
+export const DEFAULT_REFRESH_TTL_DAYS = 30;
+/** Default authorization code lifetime: one minute. */
+export const DEFAULT_CODE_TTL_SECONDS = 60;
+/** How long a consent form stays valid: ten minutes. */
+export const CONSENT_TTL_MS = 10 * 60_000;
+/** How long a registration that never got approved is kept: one day. */
+export const UNAPPROVED_CLIENT_TTL_MS = 86_400_000;
+/** Default wrong owner secrets per client and per address in one window. */
+export const DEFAULT_MAX_FAILED_ATTEMPTS = 5;
+/** The window failed attempts are counted in: fifteen minutes. */
+export const ATTEMPT_WINDOW_MS = 15 * 60_000;
+/** Longest client name shown and used as the caller's name, in characters. */
+export const CLIENT_NAME_MAX = 140;
+
+const DAY_MS = 86_400_000;
+
+/** Reads the OAuth settings from `env`; throws an `Error` naming the bad variable. */
+export function loadOAuthSettings(env: { get(name: string): string | undefined }): OAuthSettings {
+  return {
+    enabled: onOff(env, "OAUTH", false),
+    ownerSecret: env.get("OAUTH_OWNER_SECRET") || undefined,
+    publicUrl: publicUrl(env.get("PUBLIC_URL")),
+    trustProxy: onOff(env, "TRUST_PROXY", false),
+    aliases: aliases(env.get("CLIENT_NAME_ALIASES")),
+    accessTtlMs:
+      int(env, "OAUTH_ACCESS_TOKEN_TTL_SECONDS", DEFAULT_ACCESS_TTL_SECONDS, 60, 86_400) *
+      1000,
+    refreshTtlMs: int(env, "OAUTH_REFRESH_TOKEN_TTL_DAYS", DEFAULT_REFRESH_TTL_DAYS, 1, 365) *
+      DAY_MS,
+    codeTtlMs: int(env, "OAUTH_CODE_TTL_SECONDS", DEFAULT_CODE_TTL_SECONDS, 10, 600) * 1000,
+    consentTtlMs: CONSENT_TTL_MS,
+    unapprovedClientTtlMs: UNAPPROVED_CLIENT_TTL_MS,
+    maxFailedAttempts: int(
+      env,
+      "OAUTH_MAX_FAILED_ATTEMPTS",
+      DEFAULT_MAX_FAILED_ATTEMPTS,
+      1,
+      1000,
+    ),
+    attemptWindowMs: ATTEMPT_WINDOW_MS,
+  };
+}
+
+function publicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error(`PUBLIC_URL must be an origin such as https://handoff.example, got "${raw}"`);
+  }
+  const bare = url.pathname === "/" && url.search === "" && url.hash === "";
+  if (!["https:", "http:"].includes(url.protocol) || !bare || url.username || url.password) {
+    throw new Error(
+      `PUBLIC_URL must be an origin such as https://handoff.example (no path, query or user), got "${raw}"`,
+    );
+  }
+  return url.origin;
+}
+
+function aliases(raw: string | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const entry of (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+    const eq = entry.indexOf("=");
+    const id = eq > 0 ? entry.slice(0, eq).trim() : "";
+    const name = eq > 0 ? entry.slice(eq + 1).trim() : "";
+    if (id === "" || name === "" || name.length > CLIENT_NAME_MAX || /[\p{Cc}]/u.test(name)) {
+      throw new Error(
+        `CLIENT_NAME_ALIASES must be <client_id>=<name> pairs separated by commas, each name one line of at most ${CLIENT_NAME_MAX} characters, got "${entry}"`,
+      );
+    }
+    map.set(id, name);
+  }
+  return map;
+}
+
+function onOff(env: { get(name: string): string | undefined }, name: string, fallback: boolean) {
+  const raw = env.get(name)?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new Error(`${name} must be on or off (also true/false, 1/0, yes/no), got "${raw}"`);
+}
+
+function int(
+  env: { get(name: string): string | undefined },
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = env.get(name)?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
