@@ -5,6 +5,8 @@
  */
 
 import assert from "node:assert/strict";
+// A test-only client: imported by full specifier, so it is pinned in deno.test.lock only.
+// deno-lint-ignore no-import-prefix
 import * as o from "npm:oauth4webapi@3.8.8";
 import { startServer, type TestServer } from "./harness.ts";
 import { approve, movableClock, openConsent, REDIRECT_URI, submitConsent } from "./oauth.ts";
