@@ -89,7 +89,9 @@ export function newGrant(
     ...(scope === undefined ? {} : { scope }),
     createdAt: new Date(now).toISOString(),
     expiresAt: now + life.refreshTtlMs,
-    ...hashes,
+    // Only the hashes: `hashes` may be a whole token pair, whose raw tokens must never be stored.
+    accessHash: hashes.accessHash,
+    refreshHash: hashes.refreshHash,
   };
 }
 
