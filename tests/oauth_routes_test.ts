@@ -188,3 +188,23 @@ Deno.test("deno task clients lists a signed-in client with its last use, and rev
     await cleanup();
   }
 });
+
+Deno.test("registration is limited per address (OAUTH_MAX_REGISTRATIONS), with a clear error", async () => {
+  const server = await startServer({ env: { OAUTH: "on", OAUTH_MAX_REGISTRATIONS: "2" } });
+  try {
+    const register = () =>
+      fetch(`${server.origin}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "n", redirect_uris: ["https://app.example/cb"] }),
+      });
+    for (let i = 0; i < 2; i++) assert.equal((await (await register()).json()).client_name, "n");
+    const refused = await register();
+    assert.equal(refused.status, 429);
+    const body = await refused.json();
+    assert.equal(body.error, "temporarily_unavailable");
+    assert.match(body.error_description, /OAUTH_MAX_REGISTRATIONS/);
+  } finally {
+    await server.close();
+  }
+});

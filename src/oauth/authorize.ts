@@ -9,7 +9,7 @@ import type { OAuthContext, OAuthRequest } from "./context.ts";
 import { PAGE_HEADERS, renderConsent, renderProblem } from "./consent.ts";
 import { equalSecrets } from "./crypto.ts";
 import { isOwnResource, issuerOf } from "./metadata.ts";
-import { attemptsExhausted, recordFailedAttempt } from "./store_attempts.ts";
+import { attemptsExhausted, consentCounters, recordAttempt } from "./store_attempts.ts";
 import { getClient } from "./store_clients.ts";
 import { approveConsent, createConsent, getConsent } from "./store_codes.ts";
 import type { ClientRecord } from "./store_keys.ts";
@@ -138,7 +138,7 @@ export async function decideConsent(ctx: OAuthContext, r: OAuthRequest): Promise
       iss,
     }, { "set-cookie": clearCookie() });
   }
-  const scopes = { clientId: client.id, address: r.address };
+  const counters = consentCounters({ clientId: client.id, address: r.address });
   const { maxFailedAttempts: max, attemptWindowMs } = ctx.settings;
   const tooMany = () =>
     problem(
@@ -148,10 +148,10 @@ export async function decideConsent(ctx: OAuthContext, r: OAuthRequest): Promise
         Math.round(attemptWindowMs / 60_000)
       } minutes, OAUTH_MAX_FAILED_ATTEMPTS). Wait and start again.`,
     );
-  if (await attemptsExhausted(ctx.kv, scopes, max, now)) return tooMany();
+  if (await attemptsExhausted(ctx.kv, counters, max, now)) return tooMany();
   if (!await equalSecrets(form.get("secret") ?? "", ctx.ownerSecret)) {
-    await recordFailedAttempt(ctx.kv, scopes, attemptWindowMs, now);
-    if (await attemptsExhausted(ctx.kv, scopes, max, now)) return tooMany();
+    await recordAttempt(ctx.kv, counters, attemptWindowMs, now);
+    if (await attemptsExhausted(ctx.kv, counters, max, now)) return tooMany();
     return consentPage(
       ctx,
       client,

@@ -1,13 +1,15 @@
 /** RFC 7591 dynamic client registration: public and confidential clients, exact redirect URIs. */
 
-import { ulid } from "../kit/kv.ts";
-import { json } from "../kit/web.ts";
+import { AppError, ulid } from "../kit/kv.ts";
+import { json, readJson } from "../kit/web.ts";
 import { OAuthClientMetadataSchema } from "../mcp/sdk_auth.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import { AUTH_METHODS } from "./metadata.ts";
 import { CLIENT_NAME_MAX } from "./settings.ts";
+import { attemptsExhausted, recordAttempt, registrationCounter } from "./store_attempts.ts";
 import { createClient } from "./store_clients.ts";
+import type { OAuthContext, OAuthRequest } from "./context.ts";
 import type { AuthMethod, ClientRecord } from "./store_keys.ts";
 
 /** Largest registration request accepted, in bytes. */
@@ -17,13 +19,31 @@ export const REDIRECT_URIS_MAX = 10;
 
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
 
-/** Handles `POST /register`: validates the metadata and stores the client. */
-export async function register(
-  kv: Deno.Kv,
-  body: unknown,
-  unapprovedTtlMs: number,
-  now: number,
-): Promise<Response> {
+/**
+ * Handles `POST /register`: validates the metadata and stores the client. Registration needs no
+ * credentials, so each address may register only so many clients per window, and a client the
+ * owner never approves expires.
+ */
+export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Response> {
+  const { kv, settings } = ctx;
+  const now = ctx.now();
+  const counter = registrationCounter(r.address);
+  if (await attemptsExhausted(kv, counter, settings.maxRegistrations, now)) {
+    throw new OAuthError(
+      "temporarily_unavailable",
+      `Too many registrations from this address (at most ${settings.maxRegistrations} in ${
+        Math.round(settings.attemptWindowMs / 60_000)
+      } minutes, OAUTH_MAX_REGISTRATIONS); try again later`,
+      429,
+    );
+  }
+  let body: unknown;
+  try {
+    body = await readJson(r.req, REGISTRATION_MAX_BYTES);
+  } catch (error) {
+    if (error instanceof AppError) throw new OAuthError("invalid_client_metadata", error.message);
+    throw error;
+  }
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -73,7 +93,8 @@ export async function register(
     metadata: meta as Record<string, unknown>,
     createdAt: new Date(now).toISOString(),
   };
-  await createClient(kv, client, unapprovedTtlMs);
+  await recordAttempt(kv, counter, settings.attemptWindowMs, now);
+  await createClient(kv, client, settings.unapprovedClientTtlMs);
   return json(201, {
     ...meta,
     client_id: id,

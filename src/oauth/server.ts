@@ -4,7 +4,7 @@
  * to answer its own routes, to verify a bearer token, and for the 401 that starts a sign-in.
  */
 
-import { json, plain, readJson } from "../kit/web.ts";
+import { json, plain } from "../kit/web.ts";
 import { AppError } from "../kit/kv.ts";
 import { decideConsent, showConsent } from "./authorize.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
@@ -17,7 +17,7 @@ import {
   resourceMetadata,
   serverMetadata,
 } from "./metadata.ts";
-import { register, REGISTRATION_MAX_BYTES } from "./register.ts";
+import { register } from "./register.ts";
 import type { OAuthSettings } from "./settings.ts";
 import { findAccess } from "./store_grants.ts";
 import { revoke, token } from "./token.ts";
@@ -87,18 +87,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       return plain(405, "Use GET or POST", { allow: "GET, POST" });
     }
     const api: Record<string, () => Promise<Response>> = {
-      "/register": async () =>
-        await register(
-          ctx.kv,
-          await readJson(r.req, REGISTRATION_MAX_BYTES).catch((error) => {
-            if (error instanceof AppError) {
-              throw new OAuthError("invalid_client_metadata", error.message);
-            }
-            throw error;
-          }),
-          settings.unapprovedClientTtlMs,
-          ctx.now(),
-        ),
+      "/register": () => register(ctx, r),
       "/token": () => token(ctx, r),
       "/revoke": () => revoke(ctx, r),
     };
@@ -129,7 +118,11 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         origin: publicOrigin(req, settings),
         address: clientAddress(req, settings, info),
       };
-      return await route(r);
+      try {
+        return await route(r);
+      } catch (error) {
+        return failure(error);
+      }
     },
     async verify(req, bearer) {
       const access = await findAccess(ctx.kv, bearer, ctx.now());
@@ -163,6 +156,16 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
       });
     },
   };
+}
+
+/** An unexpected failure, answered in OAuth's shape: busy KV is worth a retry, anything else is logged. */
+function failure(error: unknown): Response {
+  if (error instanceof OAuthError) return oauthErrorResponse(error, CORS);
+  if (error instanceof AppError && error.kind === "busy") {
+    return oauthErrorResponse(new OAuthError("temporarily_unavailable", error.message, 503), CORS);
+  }
+  console.error(`handoff-mcp: OAuth error: ${error instanceof Error ? error.stack : error}`);
+  return oauthErrorResponse(new OAuthError("server_error", "Internal server error", 500), CORS);
 }
 
 function get(method: string, answer: () => Response): Response {

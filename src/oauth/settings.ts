@@ -24,8 +24,10 @@ export interface OAuthSettings {
   unapprovedClientTtlMs: number;
   /** Wrong owner secrets allowed per client and per address in one window (`OAUTH_MAX_FAILED_ATTEMPTS`). */
   maxFailedAttempts: number;
-  /** The window the failed attempts are counted in, in ms. */
+  /** The window failed attempts and registrations are counted in, in ms. */
   attemptWindowMs: number;
+  /** Registrations allowed per address in one window (`OAUTH_MAX_REGISTRATIONS`). */
+  maxRegistrations: number;
 }
 
 /** Default access token lifetime: one hour. */
@@ -40,8 +42,10 @@ export const CONSENT_TTL_MS = 10 * 60_000;
 export const UNAPPROVED_CLIENT_TTL_MS = 86_400_000;
 /** Default wrong owner secrets per client and per address in one window. */
 export const DEFAULT_MAX_FAILED_ATTEMPTS = 5;
-/** The window failed attempts are counted in: fifteen minutes. */
+/** The window failed attempts and registrations are counted in: fifteen minutes. */
 export const ATTEMPT_WINDOW_MS = 15 * 60_000;
+/** Default registrations per address in one window. */
+export const DEFAULT_MAX_REGISTRATIONS = 20;
 /** Longest client name shown and used as the caller's name, in characters. */
 export const CLIENT_NAME_MAX = 140;
 
@@ -71,6 +75,7 @@ export function loadOAuthSettings(env: { get(name: string): string | undefined }
       1000,
     ),
     attemptWindowMs: ATTEMPT_WINDOW_MS,
+    maxRegistrations: int(env, "OAUTH_MAX_REGISTRATIONS", DEFAULT_MAX_REGISTRATIONS, 1, 10_000),
   };
 }
 

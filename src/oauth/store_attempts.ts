@@ -1,38 +1,47 @@
-/** Failed owner-secret attempts, counted per client and per address in a fixed window. */
+/**
+ * Counters in a fixed window: failed owner-secret attempts per client and per address, and
+ * registrations per address. A counter's key is built in `store_keys.ts`.
+ */
 
 import { commitWithRetry, retryLocked } from "../kit/kv.ts";
 import { attemptsKey, type AttemptsRecord } from "./store_keys.ts";
 
-/** Whose attempts are counted. */
+/** Whose failed consent attempts are counted. */
 export interface AttemptScopes {
   clientId: string;
   address: string;
 }
 
-function keysOf(scopes: AttemptScopes): Deno.KvKey[] {
+/** The counters a failed owner secret adds to: the client's and the address's. */
+export function consentCounters(scopes: AttemptScopes): Deno.KvKey[] {
   return [attemptsKey("client", scopes.clientId), attemptsKey("address", scopes.address)];
 }
 
-/** True when the client or the address has used up its failed attempts in the current window. */
+/** The counter of registrations from one address. */
+export function registrationCounter(address: string): Deno.KvKey[] {
+  return [attemptsKey("register", address)];
+}
+
+/** True when any of `counters` has reached `max` in its current window. */
 export async function attemptsExhausted(
   kv: Deno.Kv,
-  scopes: AttemptScopes,
+  counters: Deno.KvKey[],
   max: number,
   now: number,
 ): Promise<boolean> {
-  const entries = await retryLocked(() => kv.getMany<AttemptsRecord[]>(keysOf(scopes)));
+  const entries = await retryLocked(() => kv.getMany<AttemptsRecord[]>(counters));
   return entries.some((e) => e.value !== null && e.value.windowEnds > now && e.value.count >= max);
 }
 
-/** Counts one failed attempt against both the client and the address. */
-export async function recordFailedAttempt(
+/** Adds one to each of `counters`, in one atomic; a counter past its window starts a new one. */
+export async function recordAttempt(
   kv: Deno.Kv,
-  scopes: AttemptScopes,
+  counters: Deno.KvKey[],
   windowMs: number,
   now: number,
 ): Promise<void> {
   await commitWithRetry(async () => {
-    const entries = await retryLocked(() => kv.getMany<AttemptsRecord[]>(keysOf(scopes)));
+    const entries = await retryLocked(() => kv.getMany<AttemptsRecord[]>(counters));
     const op = kv.atomic();
     for (const entry of entries) {
       const live = entry.value !== null && entry.value.windowEnds > now;

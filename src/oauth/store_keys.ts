@@ -77,7 +77,7 @@ export interface RefreshRecord {
   rotated?: true;
 }
 
-/** Failed owner-secret attempts in the current window. */
+/** A counter of attempts in the current window. */
 export interface AttemptsRecord {
   count: number;
   windowEnds: number;
@@ -123,8 +123,8 @@ export function refreshKey(tokenHash: string): Deno.KvKey {
   return ["oauth_refresh", tokenHash];
 }
 
-/** Key of the failed-attempt counter of one client or one address. */
-export function attemptsKey(scope: "client" | "address", id: string): Deno.KvKey {
+/** Key of a counter: failed consents of a client or an address, or registrations of an address. */
+export function attemptsKey(scope: "client" | "address" | "register", id: string): Deno.KvKey {
   return ["oauth_attempts", scope, id];
 }
 
