@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
 import { createHandler } from "./handler.ts";
+import { defaultCaller } from "../mcp/caller.ts";
 
 /** A listening server. */
 export interface RunningServer {
@@ -27,7 +28,7 @@ export async function startHttpServer(
   toolsets: readonly Toolset[],
 ): Promise<RunningServer> {
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
-  const handler = createHandler({ kv, config, toolsets, token });
+  const handler = createHandler({ kv, config, toolsets, token, caller: defaultCaller(config) });
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
   // Deno Deploy chooses the address itself.
