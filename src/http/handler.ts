@@ -2,12 +2,14 @@
 
 import { closedReason, type Config } from "../config.ts";
 import { AppError } from "../kit/kv.ts";
-import { json, onBodyDone, plain, type Route } from "../kit/web.ts";
+import { json, onBodyDone, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpServer, type McpDeps, type Toolset } from "../mcp/server.ts";
-import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
-import { createOAuthServer, type OAuthCaller, type OAuthServer } from "../oauth/server.ts";
+import { type AuthInfo, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
+import { createOAuthServer } from "../oauth/server.ts";
 import { parseToolsetNames } from "../toolsets.ts";
-import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
+import { isLoopback, rebindingRefusal } from "./auth.ts";
+import { authenticate, authInfoOf, type Credentials, resolveCaller } from "./identity.ts";
+import { withOAuth } from "./oauth_gate.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { errorResponse } from "./status.ts";
@@ -19,7 +21,7 @@ export interface HandlerDeps extends McpDeps {
   toolsets: readonly Toolset[];
   /** The secret every route but `/healthz` requires; `undefined` closes the server. */
   token: string | undefined;
-  /** Routes of features beyond MCP (JSON APIs, views), after the token. */
+  /** Routes of features beyond MCP (JSON APIs, views), after the token unless `public`. */
   routes?: Route[];
   /** The OAuth server's clock (tests move it to expire codes); `Date.now` by default. */
   now?: () => number;
@@ -56,10 +58,14 @@ export function createHandler(deps: HandlerDeps): Handler {
     connect: (transport, toolsets) => createMcpServer(deps, toolsets).connect(transport),
   });
 
-  const routes: Route[] = [
+  const credentials: Credentials = { master: deps.token ?? "", named: config.namedTokens };
+  const all: Route[] = [
     {
       path: "mcp",
-      methods: { POST: (req, { url }) => streamable(deps, req, toolsetsOf(url, deps.toolsets)) },
+      methods: {
+        POST: (req, { url, caller }) =>
+          streamable(deps, req, toolsetsOf(url, deps.toolsets), authInfoOf(caller)),
+      },
     },
     {
       path: "sse",
@@ -69,11 +75,16 @@ export function createHandler(deps: HandlerDeps): Handler {
     },
     {
       path: "messages",
-      methods: { POST: (req, { url }) => sse.post(req, url.searchParams.get("sessionId")) },
+      methods: {
+        POST: (req, { url, caller }) =>
+          sse.post(req, url.searchParams.get("sessionId"), authInfoOf(caller)),
+      },
     },
     ...deps.toolsets.flatMap((t) => t.routes?.(deps) ?? []),
     ...(deps.routes ?? []),
   ];
+  const routes = all.filter((r) => !r.public);
+  const publicRoutes = all.filter((r) => r.public);
 
   const handler = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (closed !== undefined) return plain(503, `handoff-mcp is closed: ${closed}`);
@@ -85,15 +96,35 @@ export function createHandler(deps: HandlerDeps): Handler {
       const refusal = rebindingRefusal(req, config.allowedHosts);
       if (refusal) return plain(403, refusal);
     }
+    const open = matchRoute(publicRoutes, url.pathname.slice(1));
+    if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller });
     if (oauth) {
       const answered = await oauth.handle(req, info);
       if (answered) return answered;
     }
-    const auth = await authenticate(req, url, deps.token!, oauth);
-    if (auth instanceof Response) return auth;
+    let auth = await authenticate(req, url, credentials);
+    if (oauth) {
+      const gated = await withOAuth(auth, req, url, oauth, MCP_PATHS);
+      if (gated instanceof Response) return gated;
+      auth = gated;
+    }
     if (!auth) return NOT_FOUND();
     const match = matchRoute(routes, auth.path);
     if (!match) return NOT_FOUND();
+    let caller;
+    try {
+      caller = resolveCaller(auth.auth, req, config.defaultClientName);
+    } catch (error) {
+      return errorResponse(error);
+    }
+    return await dispatch(req, match, { url, base: auth.base, caller });
+  };
+
+  const dispatch = async (
+    req: Request,
+    match: { route: Route; params: Record<string, string> },
+    ctx: Omit<RouteContext, "params">,
+  ): Promise<Response> => {
     const handle = match.route.methods[req.method];
     if (!handle) {
       const allow = Object.keys(match.route.methods).join(", ");
@@ -105,36 +136,12 @@ export function createHandler(deps: HandlerDeps): Handler {
       return json(405, body, { allow });
     }
     try {
-      return await handle(req, { url, base: auth.base, params: match.params });
+      return await handle(req, { ...ctx, params: match.params });
     } catch (error) {
       return errorResponse(error);
     }
   };
   return Object.assign(handler, { close: () => sse.closeAll() });
-}
-
-/**
- * Accepts the token as the first path segment, or as a bearer header on token-less paths. With
- * OAuth on, a token-less MCP path also takes an OAuth access token, and answers a missing or
- * refused one with the 401 that starts a sign-in; every other path stays a 404.
- */
-async function authenticate(
-  req: Request,
-  url: URL,
-  token: string,
-  oauth: OAuthServer | undefined,
-): Promise<{ path: string; base: string; oauth?: OAuthCaller } | Response | undefined> {
-  const path = url.pathname.slice(1);
-  const slash = path.indexOf("/");
-  if (slash > 0 && await tokenMatches(path.slice(0, slash), token)) {
-    return { path: path.slice(slash + 1), base: `/${path.slice(0, slash + 1)}` };
-  }
-  const bearer = bearerToken(req);
-  if (await tokenMatches(bearer, token)) return { path, base: "/" };
-  if (!oauth || !MCP_PATHS.includes(path)) return undefined;
-  if (bearer === null) return oauth.challenge(req, false);
-  const caller = await oauth.verify(req, bearer);
-  return caller ? { path, base: "/", oauth: caller } : oauth.challenge(req, true);
 }
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
@@ -163,6 +170,7 @@ async function streamable(
   deps: McpDeps,
   req: Request,
   toolsets: readonly Toolset[],
+  authInfo: AuthInfo,
 ): Promise<Response> {
   const server = createMcpServer(deps, toolsets);
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -171,7 +179,7 @@ async function streamable(
   });
   await server.connect(transport);
   try {
-    const res = await transport.handleRequest(req);
+    const res = await transport.handleRequest(req, { authInfo });
     return onBodyDone(res, () => void server.close());
   } catch (error) {
     await server.close();

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
 import { createHandler } from "./handler.ts";
+import { defaultCaller } from "../mcp/caller.ts";
 
 /** A listening server. */
 export interface RunningServer {
@@ -29,7 +30,14 @@ export async function startHttpServer(
   options: { now?: () => number } = {},
 ): Promise<RunningServer> {
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
-  const handler = createHandler({ kv, config, toolsets, token, now: options.now });
+  const handler = createHandler({
+    kv,
+    config,
+    toolsets,
+    token,
+    caller: defaultCaller(config),
+    now: options.now,
+  });
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
   // Deno Deploy chooses the address itself.

@@ -27,3 +27,5 @@ export type {
   MessageExtraInfo,
   ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/server/auth/types"
+export type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
