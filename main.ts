@@ -44,6 +44,12 @@ if (Deno.args.includes("--stdio")) {
     })`,
   );
   console.log(`Connect an MCP client to: ${shown}`);
+  if (config.oauth.enabled) {
+    const origin = config.oauth.publicUrl ?? server.origin;
+    console.log(
+      `OAuth sign-in is on: hosted clients (Claude.ai, ChatGPT) connect to ${origin}/mcp`,
+    );
+  }
   if (!config.onDeploy) {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       Deno.addSignalListener(signal, () => void server.shutdown());

@@ -5,12 +5,14 @@
 
 import { benchFocus } from "./focus.ts";
 import { benchHandoff } from "./handoff.ts";
+import { benchOAuth } from "./oauth.ts";
 import { benchThinking } from "./thinking.ts";
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   focus: benchFocus,
   handoff: benchHandoff,
   thinking: benchThinking,
+  oauth: benchOAuth,
 };
 
 const chosen = Deno.args.length > 0 ? Deno.args : Object.keys(SUITES);
