@@ -208,3 +208,22 @@ Deno.test("registration is limited per address (OAUTH_MAX_REGISTRATIONS), with a
     await server.close();
   }
 });
+
+Deno.test("authorize answers oversized input with a clear refusal, never a server error", async () => {
+  const server = await startServer({ env: { OAUTH: "on" } });
+  try {
+    const as = await discoverFrom401(server.origin);
+    const reg = await registerClient(as);
+    const huge = await fetch(`${server.origin}/authorize?client_id=${"x".repeat(5000)}`);
+    assert.equal(huge.status, 400);
+    assert.match(await huge.text(), /not registered here/);
+    const request = await authorizationUrl(as, reg.client, { state: "s".repeat(2000) });
+    const res = await statusOf(request.url.href);
+    assert.equal(res.status, 303);
+    const back = new URL(res.headers.get("location")!).searchParams;
+    assert.equal(back.get("error"), "invalid_request");
+    assert.match(back.get("error_description")!, /at most 1024 characters/);
+  } finally {
+    await server.close();
+  }
+});

@@ -17,6 +17,8 @@ import type { ClientRecord } from "./store_keys.ts";
 /** Largest consent form body accepted, in bytes. */
 export const CONSENT_FORM_MAX_BYTES = 8 * 1024;
 const CSRF_COOKIE = "oauth_csrf";
+/** Longest `state` or `scope` kept for a request, in characters. */
+export const PARAM_MAX_CHARS = 1024;
 
 /** Handles `GET /authorize`. */
 export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<Response> {
@@ -40,6 +42,7 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
     );
   }
   const state = p.get("state") ?? undefined;
+  const scope = p.get("scope") ?? undefined;
   const back = (error: string, description: string) =>
     redirect(redirectUri, {
       error,
@@ -47,6 +50,13 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
       state,
       iss: issuerOf(r.origin),
     });
+  if ((state?.length ?? 0) > PARAM_MAX_CHARS || (scope?.length ?? 0) > PARAM_MAX_CHARS) {
+    return redirect(redirectUri, {
+      error: "invalid_request",
+      error_description: `state and scope may hold at most ${PARAM_MAX_CHARS} characters`,
+      iss: issuerOf(r.origin),
+    });
+  }
   if (p.get("response_type") !== "code") {
     return back("unsupported_response_type", "response_type must be code");
   }
@@ -65,13 +75,13 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
   if (resources.length > 1 || !isOwnResource(resource, r.origin)) {
     return back("invalid_target", `resource must be this server (${issuerOf(r.origin)}mcp)`);
   }
-  const scope = p.get("scope") ?? undefined;
   const now = ctx.now();
   const csrf = await createConsent(
     ctx.kv,
     {
       clientId: client.id,
       redirectUri,
+      ...(asked === null ? { redirectUriOmitted: true as const } : {}),
       challenge,
       resource,
       ...(state === undefined ? {} : { state }),

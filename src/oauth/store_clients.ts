@@ -4,6 +4,9 @@ import { commitWithRetry, retryLocked } from "../kit/kv.ts";
 import { revokeGrant } from "./store_grants.ts";
 import { clientGrantsPrefix, clientKey, type ClientRecord } from "./store_keys.ts";
 
+/** Longest client id looked up (issued ids are 33 characters). */
+export const CLIENT_ID_MAX_CHARS = 128;
+
 /** Stores a new client; until the owner approves it, it expires after `unapprovedTtlMs`. */
 export async function createClient(
   kv: Deno.Kv,
@@ -21,6 +24,8 @@ export async function createClient(
 
 /** The client with `clientId`, or `undefined`. */
 export async function getClient(kv: Deno.Kv, clientId: string): Promise<ClientRecord | undefined> {
+  // Ids are short; a huge one would only overflow KV's key size limit.
+  if (clientId.length > CLIENT_ID_MAX_CHARS) return undefined;
   const entry = await retryLocked(() => kv.get<ClientRecord>(clientKey(clientId)));
   return entry.value ?? undefined;
 }

@@ -73,10 +73,11 @@ export async function approveConsent(
       kv.get<ClientRecord>(clientKey(consent.value!.clientId))
     );
     if (client.value === null) return { value: undefined };
-    const { clientId, redirectUri, challenge, resource, scope } = consent.value;
+    const { clientId, redirectUri, redirectUriOmitted, challenge, resource, scope } = consent.value;
     const record: CodeRecord = {
       clientId,
       redirectUri,
+      ...(redirectUriOmitted ? { redirectUriOmitted } : {}),
       challenge,
       resource,
       ...(scope === undefined ? {} : { scope }),
@@ -97,6 +98,7 @@ export async function approveConsent(
 export interface CodeRedemption {
   code: string;
   clientId: string;
+  /** The token request's `redirect_uri`, if it sent one. */
   redirectUri: string | undefined;
   /** Checks PKCE and anything else about the stored code; throws an `OAuthError`. */
   verify(record: CodeRecord): Promise<void>;
@@ -124,7 +126,11 @@ export async function redeemCode(
     if (record.expiresAt <= now) {
       throw new OAuthError("invalid_grant", "The authorization code has expired; sign in again");
     }
-    if (redemption.redirectUri !== record.redirectUri) {
+    const presented = redemption.redirectUri;
+    // OAuth 2.1 §4.1.3: redirect_uri must be sent again, identical, if the request had it.
+    if (
+      presented === undefined ? !record.redirectUriOmitted : presented !== record.redirectUri
+    ) {
       throw new OAuthError(
         "invalid_grant",
         "redirect_uri does not match the one the code was issued for",

@@ -107,3 +107,31 @@ Deno.test("redeemCode() run twice at once issues exactly one grant", async () =>
     assert.deepEqual(await keysUnder(kv, ["oauth_grant"]), []);
   });
 });
+
+Deno.test("redeemCode() asks for redirect_uri again exactly when the request had it", async () => {
+  await withKv(async (kv) => {
+    const client = await makeClient(kv);
+    const consent = async (omitted: boolean) => {
+      const csrf = await createConsent(
+        kv,
+        {
+          clientId: client.id,
+          redirectUri: client.redirectUris[0],
+          ...(omitted ? { redirectUriOmitted: true as const } : {}),
+          challenge: await sha256(VERIFIER),
+          resource: "https://handoff.example/mcp",
+        },
+        600_000,
+        T0,
+      );
+      return (await approveConsent(kv, csrf, LIFE.codeTtlMs, T0))!.code;
+    };
+    const without = (code: string) => ({ ...redemption(code, client.id), redirectUri: undefined });
+    await assert.rejects(
+      redeemCode(kv, without(await consent(false)), LIFE, T0),
+      (e) => e instanceof OAuthError && /redirect_uri/.test(e.message),
+    );
+    assert.ok(await redeemCode(kv, without(await consent(true)), LIFE, T0));
+    assert.ok(await redeemCode(kv, redemption(await consent(true), client.id), LIFE, T0));
+  });
+});

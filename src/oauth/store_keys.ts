@@ -30,6 +30,8 @@ export interface ClientRecord {
 export interface ConsentRecord {
   clientId: string;
   redirectUri: string;
+  /** The request left out `redirect_uri` (one was registered), so the token request may too. */
+  redirectUriOmitted?: true;
   state?: string;
   challenge: string;
   resource: string;
@@ -41,6 +43,7 @@ export interface ConsentRecord {
 export interface CodeRecord {
   clientId: string;
   redirectUri: string;
+  redirectUriOmitted?: true;
   challenge: string;
   resource: string;
   scope?: string;
