@@ -37,31 +37,3 @@ Deno.test("loadConfig() on Deno Deploy uses the attached KV and fails closed wit
   const good = loadConfig(env({ DENO_DEPLOYMENT_ID: "abc", AUTH_TOKEN: "x".repeat(32) }));
   assert.equal(closedReason(good), undefined);
 });
-
-Deno.test("loadConfig() reads the HANDOFF_* settings and names the bad one", () => {
-  const config = (env: Record<string, string>) => loadConfig(new Map(Object.entries(env)));
-  const d = config({}).handoff;
-  assert.equal(d.conversationMaxBytes, 1024 * 1024);
-  assert.equal(d.maxHandoffs, 1000);
-  assert.equal(d.evictWhenFull, true);
-  assert.equal(config({}).handoffAuditLog, undefined);
-  const set = config({
-    HANDOFF_MAX_COUNT: "5",
-    HANDOFF_EVICT: "off",
-    HANDOFF_SUMMARY_MAX_BYTES: "2000",
-    HANDOFF_AUDIT_LOG: "/tmp/a.jsonl",
-  });
-  assert.equal(set.handoff.maxHandoffs, 5);
-  assert.equal(set.handoff.evictWhenFull, false);
-  assert.equal(set.handoff.summaryMaxBytes, 2000);
-  assert.equal(set.handoffAuditLog, "/tmp/a.jsonl");
-  assert.throws(() => config({ HANDOFF_EVICT: "maybe" }), /HANDOFF_EVICT must be true or false/);
-  assert.throws(
-    () => config({ HANDOFF_MAX_COUNT: "0" }),
-    /HANDOFF_MAX_COUNT must be a whole number from 1/,
-  );
-  assert.throws(
-    () => config({ HANDOFF_CONVERSATION_MAX_BYTES: String(64 * 1024 * 1024) }),
-    /HANDOFF_CONVERSATION_MAX_BYTES must be a whole number from 1024 to 8388608/,
-  );
-});

@@ -1,6 +1,6 @@
 /** The focus toolset's records in KV: a project's north star, its one focus, and its tasks. */
 
-import type { FocusLimits } from "../config.ts";
+import type { FocusLimits } from "./settings.ts";
 import {
   AppError,
   commitWithRetry,

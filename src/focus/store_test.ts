@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DEFAULT_FOCUS_LIMITS } from "../config.ts";
+import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
 import {
   addTask,
   completeTask,

@@ -1,7 +1,7 @@
 /** The focus toolset: north star, the one focus, demoted follow-ups, and `get_state`. */
 
 import { z } from "zod";
-import type { Config } from "../config.ts";
+import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { wrapUntrusted } from "../kit/untrusted.ts";
 import {
@@ -21,7 +21,7 @@ import { completable, type McpServer, ResourceTemplate } from "../mcp/sdk.ts";
 /** What the focus tools need. */
 export interface FocusDeps {
   kv: Deno.Kv;
-  config: Config;
+  limits: FocusLimits;
 }
 
 /** The sentence every `get_state` description must end with, verbatim. */
@@ -47,8 +47,7 @@ function decodeProjectId(encoded: string): string {
 
 /** Registers the focus tools, the `resume` prompt and the project state resource. */
 export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
-  const { kv } = deps;
-  const limits = deps.config.focus;
+  const { kv, limits } = deps;
   const state = async (projectId: string) => renderState(await getState(kv, limits, projectId));
   const text = (body: string) => ({ content: [{ type: "text" as const, text: body }] });
   const projectId = z.string().describe(

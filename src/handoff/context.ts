@@ -1,14 +1,13 @@
 /** What the handoff tools share: their dependencies, constants, audit and progress helpers. */
 
-import type { Config, HandoffLimits } from "../config.ts";
+import type { HandoffLimits, HandoffSettings } from "./settings.ts";
 import { audited, type AuditFacts } from "./audit.ts";
 import type { Progress } from "./store_schema.ts";
 import { randomToken } from "../kit/kv.ts";
 
 /** What the handoff tools need. */
-export interface HandoffDeps {
+export interface HandoffDeps extends HandoffSettings {
   kv: Deno.Kv;
-  config: Config;
 }
 
 /** The MCP Apps view of `handoff_list`. */
@@ -36,11 +35,11 @@ export interface HandoffToolContext {
 
 /** The context the handoff tools share, from the server's dependencies. */
 export function toolContext(deps: HandoffDeps): HandoffToolContext {
-  const log = deps.config.handoffAuditLog;
+  const { auditLog } = deps;
   return {
     kv: deps.kv,
-    limits: deps.config.handoff,
-    audit: (facts, work, after) => audited(log, facts, work, after),
+    limits: deps.limits,
+    audit: (facts, work, after) => audited(auditLog, facts, work, after),
     text: (body) => ({ content: [{ type: "text" as const, text: body }] }),
     nonce: () => randomToken(9),
   };

@@ -1,6 +1,6 @@
 /** `handoff_append`: adds to a saved conversation, all or nothing under the size limit. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import {
   CHUNK_BYTES,
   type ChunkRef,

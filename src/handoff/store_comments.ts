@@ -1,6 +1,6 @@
 /** Comments on a handoff: notes added between sessions, carried over by merges. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
 import { notFound } from "./store_read.ts";
 import {

@@ -1,6 +1,6 @@
 /** Deleting handoffs: one with everything it owns, or all of them. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { deleteWith, sweepPendingDeletes } from "../kit/chunks.ts";
 import { AppError, commitWithRetry, listPage, retryLocked } from "../kit/kv.ts";
 import { removeInto } from "./store_evict.ts";

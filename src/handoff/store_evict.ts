@@ -3,7 +3,7 @@
  * atomic and named in its result, or, with eviction off, the write is refused.
  */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { AppError, StaleRead } from "../kit/kv.ts";
 import {
   type Evicted,

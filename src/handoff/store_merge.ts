@@ -1,6 +1,6 @@
 /** `handoff_merge`: one handoff from several, all or nothing, with the sources leased. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import {
   deleteWith,
   INLINE_BYTES,

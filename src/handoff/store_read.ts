@@ -3,7 +3,7 @@
  * handoff in full, and pages of the list.
  */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { readChunks } from "../kit/chunks.ts";
 import { AppError, getAll, listPage, type Page, retryLocked } from "../kit/kv.ts";
 import {

@@ -3,7 +3,7 @@
  * record, evicting the oldest handoff when the store is full.
  */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import {
   type ChunkRef,
   deleteWith,

@@ -4,7 +4,7 @@
  * (many candidates) or by batched point reads (few), one conversation at a time.
  */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { concatBytes } from "../kit/chunks.ts";
 import { readWhole } from "./store_read.ts";
 import { type Handoff, handoffChunkPrefix, handoffPrefix } from "./store_schema.ts";

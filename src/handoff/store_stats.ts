@@ -1,6 +1,6 @@
 /** `handoff_stats`: how full the store is, its sizes and statuses, and every limit. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import {
   type Handoff,
   handoffCountKey,

@@ -1,6 +1,6 @@
 /** Checks of handoff input before anything is written, and the cutting and naming of text. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { AppError, invalid } from "../kit/kv.ts";
 import { HANDOFF_STATUSES, type HandoffStatus, RESERVED_KEYS } from "./store_schema.ts";
 

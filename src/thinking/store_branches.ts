@@ -4,7 +4,7 @@
  * a reference resolves on the thought's branch first, then its ancestors, nearest first.
  */
 
-import type { ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { getAll } from "../kit/kv.ts";
 import { fail } from "./store_errors.ts";
 import {

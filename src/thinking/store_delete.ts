@@ -1,6 +1,6 @@
 /** Deleting a sequence with all its keys, in atomics that never leave a key without its sequence. */
 
-import type { ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry, deleteUnder } from "../kit/kv.ts";
 import { fail } from "./store_errors.ts";
 import { childPrefixes, isSequenceId, sequenceKey, type SequenceRecord } from "./store_keys.ts";

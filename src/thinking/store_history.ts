@@ -3,7 +3,7 @@
  * thoughts in history order (or newest first) behind an opaque cursor.
  */
 
-import type { ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { getAll } from "../kit/kv.ts";
 import { fail, sequenceNotFound } from "./store_errors.ts";
 import {

@@ -1,6 +1,6 @@
 /** The typed input of `sequentialthinking`, and the checks that need no read. */
 
-import type { ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { fail } from "./store_errors.ts";
 import { MAIN_BRANCH } from "./store_keys.ts";
 import { characterCount } from "./store_text.ts";

@@ -4,7 +4,7 @@
  * consecutive history indexes.
  */
 
-import type { ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry } from "../kit/kv.ts";
 import {
   branchesNamed,

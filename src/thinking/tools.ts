@@ -1,7 +1,7 @@
 /** The thinking toolset: durable sequential thinking, its history, and deleting a sequence. */
 
 import { z } from "zod";
-import type { Config, ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { renderDelete, renderHistory, renderThought, type SessionFlag } from "./render.ts";
 import { SequenceCache } from "./store_cache.ts";
 import { deleteSequence } from "./store_delete.ts";
@@ -18,7 +18,7 @@ import type { McpServer } from "../mcp/sdk.ts";
 /** What the thinking tools need. */
 export interface ThinkingDeps {
   kv: Deno.Kv;
-  config: Config;
+  limits: ThinkingLimits;
 }
 
 /** The MCP Apps view that shows thoughts as cards and a finished sequence as a tree. */
@@ -53,8 +53,7 @@ const coercedBoolean = z.union([z.boolean(), z.string()]).transform((value, ctx)
 
 /** Registers the thinking tools and their MCP Apps view. */
 export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): void {
-  const { kv } = deps;
-  const limits = deps.config.thinking;
+  const { kv, limits } = deps;
   /** The sequence this session last wrote, for clients that never send sequenceId. */
   const session: { sequenceId?: string } = {};
   /** The state of that sequence as this session last wrote it, so its next thought skips reads. */
