@@ -17,7 +17,7 @@ export const CLEAR_ALL_CONFIRMATION = "DELETE ALL";
 /** Handoffs per page when the caller does not say. */
 export const DEFAULT_PAGE = 20;
 
-/** What every handoff tool handler uses: KV, limits, the audit log and result helpers. */
+/** What every handoff tool handler uses: KV, limits, the audit log and nonces. */
 export interface HandoffToolContext {
   kv: Deno.Kv;
   limits: HandoffLimits;
@@ -27,8 +27,6 @@ export interface HandoffToolContext {
     work: () => Promise<T>,
     after?: (v: T) => Partial<AuditFacts>,
   ): Promise<T>;
-  /** A result whose content is one text block. */
-  text(body: string): { content: { type: "text"; text: string }[] };
   /** A fresh nonce for an untrusted-data wrapper. */
   nonce(): string;
 }
@@ -40,7 +38,6 @@ export function toolContext(deps: HandoffDeps): HandoffToolContext {
     kv: deps.kv,
     limits: deps.limits,
     audit: (facts, work, after) => audited(auditLog, facts, work, after),
-    text: (body) => ({ content: [{ type: "text" as const, text: body }] }),
     nonce: () => randomToken(9),
   };
 }
