@@ -12,6 +12,7 @@ import {
   type Page,
   ulid,
 } from "../kit/kv.ts";
+import { checkId, checkLine } from "../kit/text.ts";
 
 /** A project: its north star once set, and how many follow-ups are open. */
 export interface Project {
@@ -82,20 +83,9 @@ export function openFollowUpKey(projectId: string, taskId: string): Deno.KvKey {
   return [...openFollowUpPrefix(projectId), taskId];
 }
 
-/** Checks a project id: 1–max characters, no control characters. */
+/** Checks a project id: 1–max characters, not blank, no control characters or lone surrogates. */
 export function validateProjectId(projectId: string, limits: FocusLimits): string {
-  const length = [...projectId].length;
-  if (
-    length < 1 || length > limits.projectIdMax || /\p{Cc}/u.test(projectId) ||
-    !projectId.isWellFormed()
-  ) {
-    invalid(
-      `project_id must be 1–${limits.projectIdMax} characters without control characters or lone surrogates, got ${
-        length === 0 ? "an empty string" : `${length} characters`
-      }`,
-    );
-  }
-  return projectId;
+  return checkId(projectId, limits.projectIdMax, { name: "project_id" });
 }
 
 /**
@@ -108,25 +98,7 @@ export function validateLine(
   limits: FocusLimits,
   what: string,
 ): string {
-  const trimmed = text.trim();
-  if (trimmed === "") {
-    invalid(
-      `${what}: ${field} must not be empty or whitespace-only (1–${limits.textMax} characters)`,
-    );
-  }
-  const length = [...trimmed].length;
-  if (length > limits.textMax) {
-    invalid(`${what}: ${field} is ${length} characters; at most ${limits.textMax} are allowed`);
-  }
-  if (/[\r\n\u2028\u2029]/.test(trimmed)) {
-    invalid(
-      `${what}: ${field} must be a single line (no line breaks), 1–${limits.textMax} characters`,
-    );
-  }
-  if (/[\p{Cc}]/u.test(trimmed.replaceAll("\t", " ")) || !trimmed.isWellFormed()) {
-    invalid(`${what}: ${field} must not contain control characters or lone surrogates`);
-  }
-  return trimmed;
+  return checkLine(text, limits.textMax, { name: field, what });
 }
 
 /** A fresh project record, or the stored one with `updatedAt` moved on. */

@@ -185,3 +185,12 @@ Deno.test("projectIdsStartingWith() completes ids by prefix", () =>
     assert.deepEqual(await projectIdsStartingWith(kv, "alp", 10), ["alpha", "alpine"]);
     assert.deepEqual(await projectIdsStartingWith(kv, "", 10), ["alpha", "alpine", "beta"]);
   }));
+
+Deno.test("validateProjectId() refuses a whitespace-only id", () =>
+  withKv(async (kv) => {
+    for (const id of ["   ", "\t", "\u3000"]) {
+      await assert.rejects(() => setNorthStar(kv, limits, id, "x"), /not blank/);
+      await assert.rejects(() => getState(kv, limits, id), /not blank/);
+    }
+    assert.deepEqual(await dump(kv), []);
+  }));

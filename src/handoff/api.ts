@@ -13,7 +13,7 @@ import { deleteHandoff } from "./store_delete.ts";
 import { listHandoffs, loadHandoff } from "./store_read.ts";
 import { saveHandoff } from "./store_save.ts";
 import { handoffStats } from "./store_stats.ts";
-import { utf8Bytes } from "./store_validate.ts";
+import { utf8Bytes } from "../kit/text.ts";
 import { searchHandoffs } from "./store_search.ts";
 import { mergeHandoffs } from "./store_merge.ts";
 import { lastMessages } from "./store_messages.ts";

@@ -21,7 +21,8 @@ import {
   handoffTimeKey,
   type Progress,
 } from "./store_schema.ts";
-import { checkText, validateKey } from "./store_validate.ts";
+import { validateKey } from "./store_validate.ts";
+import { checkText } from "../kit/text.ts";
 import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
 
 /** Appends larger than this are staged before their atomic; smaller ones are written inline. */
@@ -51,7 +52,11 @@ export async function appendHandoff(
 ): Promise<AppendResult> {
   const what = "Cannot append to handoff";
   validateKey(key, limits, what);
-  checkText(chunk, "chunk", limits.conversationMaxBytes, "HANDOFF_CONVERSATION_MAX_BYTES", what);
+  checkText(chunk, limits.conversationMaxBytes, {
+    name: "chunk",
+    setting: "HANDOFF_CONVERSATION_MAX_BYTES",
+    what,
+  });
   if (chunk.length === 0) invalid(`${what}: chunk must not be empty`);
   const add = encoder.encode(chunk);
   const big = add.byteLength > INLINE_APPEND_BYTES;

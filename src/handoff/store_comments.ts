@@ -9,7 +9,8 @@ import {
   handoffCommentKey,
   handoffKey,
 } from "./store_schema.ts";
-import { checkText, clip, optionalLine, validateKey } from "./store_validate.ts";
+import { clip, validateKey } from "./store_validate.ts";
+import { checkText, optionalLine } from "../kit/text.ts";
 
 /** Adds a comment; at most `commentsMax` per handoff. */
 export async function addComment(
@@ -21,16 +22,14 @@ export async function addComment(
 ): Promise<{ comment: HandoffComment; count: number }> {
   const what = "Cannot add comment";
   validateKey(key, limits, what);
-  const text = checkText(
-    content,
-    "content",
-    limits.commentMaxBytes,
-    "HANDOFF_COMMENT_MAX_BYTES",
+  const text = checkText(content, limits.commentMaxBytes, {
+    name: "content",
+    setting: "HANDOFF_COMMENT_MAX_BYTES",
     what,
-  )
+  })
     .trim();
   if (text === "") invalid(`${what}: content must not be empty`);
-  const by = optionalLine(author, "author", limits.nameMaxChars, what);
+  const by = optionalLine(author, limits.nameMaxChars, { name: "author", what });
   const id = ulid();
   return await commitWithRetry(async () => {
     const current = await kv.get<Handoff>(handoffKey(key));

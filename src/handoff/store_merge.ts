@@ -24,14 +24,8 @@ import {
   type Lease,
   type Progress,
 } from "./store_schema.ts";
-import {
-  checkText,
-  generateKey,
-  optionalLine,
-  truncateBytes,
-  truncateChars,
-  validateKey,
-} from "./store_validate.ts";
+import { checkText, optionalLine } from "../kit/text.ts";
+import { generateKey, truncateBytes, truncateChars, validateKey } from "./store_validate.ts";
 import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
 import { countMessages } from "./store_messages.ts";
 import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
@@ -108,16 +102,14 @@ export async function mergeHandoffs(
       `${what}: new_key "${newKey}" is one of the sources, which are kept; pass delete_sources=true to replace it, or choose another new_key`,
     );
   }
-  const newTitle = optionalLine(input.newTitle, "new_title", limits.titleMaxChars, what);
+  const newTitle = optionalLine(input.newTitle, limits.titleMaxChars, { name: "new_title", what });
   const newSummary = input.newSummary === undefined || input.newSummary.trim() === ""
     ? null
-    : checkText(
-      input.newSummary,
-      "new_summary",
-      limits.summaryMaxBytes,
-      "HANDOFF_SUMMARY_MAX_BYTES",
+    : checkText(input.newSummary, limits.summaryMaxBytes, {
+      name: "new_summary",
+      setting: "HANDOFF_SUMMARY_MAX_BYTES",
       what,
-    )
+    })
       .trim();
 
   const mergeId = ulid();

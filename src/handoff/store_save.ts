@@ -24,12 +24,11 @@ import {
   handoffTimeKey,
   type Progress,
 } from "./store_schema.ts";
+import { checkText, optionalLine } from "../kit/text.ts";
 import {
   checkStatus,
-  checkText,
   generateKey,
   normalizeTags,
-  optionalLine,
   titleFromSummary,
   validateKey,
 } from "./store_validate.ts";
@@ -76,21 +75,17 @@ function checkSave(input: SaveInput, limits: HandoffLimits, what: string): Check
   const key = input.key === undefined || input.key === null || input.key === ""
     ? null
     : validateKey(input.key, limits, what);
-  const summary = checkText(
-    input.summary,
-    "summary",
-    limits.summaryMaxBytes,
-    "HANDOFF_SUMMARY_MAX_BYTES",
+  const summary = checkText(input.summary, limits.summaryMaxBytes, {
+    name: "summary",
+    setting: "HANDOFF_SUMMARY_MAX_BYTES",
     what,
-  ).trim();
+  }).trim();
   if (summary === "") invalid(`${what}: summary must not be empty: say what the conversation is`);
-  const conversation = checkText(
-    input.conversation,
-    "conversation",
-    limits.conversationMaxBytes,
-    "HANDOFF_CONVERSATION_MAX_BYTES",
+  const conversation = checkText(input.conversation, limits.conversationMaxBytes, {
+    name: "conversation",
+    setting: "HANDOFF_CONVERSATION_MAX_BYTES",
     what,
-  );
+  });
   if (conversation.trim() === "") {
     invalid(
       `${what}: conversation must not be empty: send the whole conversation verbatim as ## User / ## Assistant sections`,
@@ -98,13 +93,19 @@ function checkSave(input: SaveInput, limits: HandoffLimits, what: string): Check
   }
   return {
     key,
-    title: optionalLine(input.title, "title", limits.titleMaxChars, what),
+    title: optionalLine(input.title, limits.titleMaxChars, { name: "title", what }),
     summary,
     conversation,
-    fromAi: optionalLine(input.fromAi, "from_ai", limits.nameMaxChars, what),
-    fromProject: optionalLine(input.fromProject, "from_project", limits.projectMaxChars, what),
+    fromAi: optionalLine(input.fromAi, limits.nameMaxChars, { name: "from_ai", what }),
+    fromProject: optionalLine(input.fromProject, limits.projectMaxChars, {
+      name: "from_project",
+      what,
+    }),
     status: checkStatus(input.status, what),
-    nextAction: optionalLine(input.nextAction, "next_action", limits.nextActionMaxChars, what),
+    nextAction: optionalLine(input.nextAction, limits.nextActionMaxChars, {
+      name: "next_action",
+      what,
+    }),
     tags: normalizeTags(input.tags, limits, what),
   };
 }

@@ -9,6 +9,7 @@ import { concatBytes } from "../kit/chunks.ts";
 import { readWhole } from "./store_read.ts";
 import { type Handoff, handoffChunkPrefix, handoffPrefix } from "./store_schema.ts";
 import { checkStatus, clip, normalizeTags } from "./store_validate.ts";
+import { characterCount } from "../kit/text.ts";
 import { invalid } from "../kit/kv.ts";
 
 /** Filters of `searchHandoffs`; all given ones must match. */
@@ -96,7 +97,7 @@ export async function searchHandoffs(
   const anyTags = normalizeTags(filter.tags, { ...limits, tagsMax: 100 }, what);
   const allTags = normalizeTags(filter.tagsAll, { ...limits, tagsMax: 100 }, what);
   const query = filter.query?.trim() ?? "";
-  if ([...query].length > QUERY_MAX_CHARS) {
+  if (characterCount(query) > QUERY_MAX_CHARS) {
     invalid(`${what}: query is longer than ${QUERY_MAX_CHARS} characters`);
   }
   const fromProject = filter.fromProject?.trim().toLowerCase() ?? "";
