@@ -7,9 +7,13 @@ import {
   getAll,
   invalid,
   isUlid,
+  listAll,
+  listEntries,
   listPage,
   nowIso,
   type Page,
+  readKey,
+  readKeys,
   ulid,
 } from "../kit/kv.ts";
 import { checkId, checkLine } from "../kit/text.ts";
@@ -119,7 +123,7 @@ export async function setNorthStar(
   validateProjectId(projectId, limits);
   const northStar = validateLine("text", text, limits, what);
   return await commitWithRetry(async () => {
-    const current = await kv.get<Project>(projectKey(projectId));
+    const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const project = { ...touched(current.value, projectId, now), northStar };
     const op = kv.atomic().check(current).set(projectKey(projectId), project);
@@ -143,7 +147,7 @@ export async function setFocus(
   };
   if (why !== undefined && why.trim() !== "") focus.why = validateLine("why", why, limits, what);
   return await commitWithRetry(async () => {
-    const current = await kv.get<Project>(projectKey(projectId));
+    const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const value = { ...focus, updatedAt: now };
     const op = kv.atomic()
@@ -172,7 +176,7 @@ export async function addTask(
   const demoted = taskKind !== "main";
   const id = ulid();
   return await commitWithRetry(async () => {
-    const current = await kv.get<Project>(projectKey(projectId));
+    const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const project = touched(current.value, projectId, now);
     const task: Task = {
@@ -215,10 +219,10 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
   const unknown = `Cannot complete task: no task has id "${taskId}" (ids come from add_task)`;
   if (!isUlid(taskId)) throw new AppError("not_found", unknown);
   return await commitWithRetry<CompleteResult>(async () => {
-    const pointer = await kv.get<string>(taskProjectKey(taskId));
+    const pointer = await readKey<string>(kv, taskProjectKey(taskId));
     if (pointer.value === null) throw new AppError("not_found", unknown);
     const projectId = pointer.value;
-    const [taskEntry, projectEntry] = await kv.getMany<[Task, Project]>([
+    const [taskEntry, projectEntry] = await readKeys<[Task, Project]>(kv, [
       taskKey(projectId, taskId),
       projectKey(projectId),
     ]);
@@ -249,8 +253,8 @@ export async function getState(
 ): Promise<FocusState> {
   validateProjectId(projectId, limits);
   const [head, ids] = await Promise.all([
-    kv.getMany<[Project, Focus]>([projectKey(projectId), focusKey(projectId)]),
-    Array.fromAsync(kv.list<string>({ prefix: openFollowUpPrefix(projectId) })),
+    readKeys<[Project, Focus]>(kv, [projectKey(projectId), focusKey(projectId)]),
+    listAll<string>(kv, { prefix: openFollowUpPrefix(projectId) }),
   ]);
   const tasks = await getAll<Task>(kv, ids.map((e) => taskKey(projectId, e.value)));
   const followUps = tasks.flatMap((e) => e.value && e.value.status === "open" ? [e.value] : []);
@@ -273,7 +277,9 @@ export async function projectIdsStartingWith(
   limit: number,
 ): Promise<string[]> {
   const ids: string[] = [];
-  const iter = kv.list<Project>({ prefix: ["project"], start: projectKey(prefix) }, { limit });
+  const iter = listEntries<Project>(kv, { prefix: ["project"], start: projectKey(prefix) }, {
+    limit,
+  });
   for await (const entry of iter) {
     if (!entry.value.id.startsWith(prefix)) break;
     ids.push(entry.value.id);

@@ -11,7 +11,7 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "../kit/chunks.ts";
-import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
 import { countMessages } from "./store_messages.ts";
 import { notFound, readWhole } from "./store_read.ts";
 import {
@@ -66,7 +66,7 @@ export async function appendHandoff(
   let staged: Staged | null = null;
   let stagedRefs: ChunkRef[] = [];
   if (big) {
-    const first = await kv.get<Handoff>(handoffKey(key));
+    const first = await readKey<Handoff>(kv, handoffKey(key));
     if (first.value === null) throw notFound(what, key);
     if (first.value.bytes + add.byteLength > limits.conversationMaxBytes) {
       throw tooLargeAppend(what, key, first.value.bytes, add.byteLength, limits);

@@ -1,7 +1,7 @@
 /** Comments on a handoff: notes added between sessions, carried over by merges. */
 
 import type { HandoffLimits } from "./settings.ts";
-import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
 import { notFound } from "./store_read.ts";
 import {
   type Handoff,
@@ -32,7 +32,7 @@ export async function addComment(
   const by = optionalLine(author, limits.nameMaxChars, { name: "author", what });
   const id = ulid();
   return await commitWithRetry(async () => {
-    const current = await kv.get<Handoff>(handoffKey(key));
+    const current = await readKey<Handoff>(kv, handoffKey(key));
     if (current.value === null) throw notFound(what, key);
     const h = current.value;
     if (h.commentIds.length >= limits.commentsMax) {
@@ -60,11 +60,11 @@ export async function deleteComment(
   const what = "Cannot delete comment";
   validateKey(key, limits, what);
   return await commitWithRetry(async () => {
-    const current = await kv.get<Handoff>(handoffKey(key));
+    const current = await readKey<Handoff>(kv, handoffKey(key));
     if (current.value === null) throw notFound(what, key);
     const h = current.value;
     const comment = h.commentIds.includes(commentId)
-      ? (await kv.get<HandoffComment>(handoffCommentKey(key, commentId))).value
+      ? (await readKey<HandoffComment>(kv, handoffCommentKey(key, commentId))).value
       : null;
     if (comment === null) {
       throw new AppError(

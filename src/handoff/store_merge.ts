@@ -28,7 +28,7 @@ import { checkText, optionalLine } from "../kit/text.ts";
 import { generateKey, truncateBytes, truncateChars, validateKey } from "./store_validate.ts";
 import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
 import { countMessages } from "./store_messages.ts";
-import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, invalid, nowIso, readKeys, ulid } from "../kit/kv.ts";
 
 /** How `handoff_merge` orders its sources. */
 export const MERGE_STRATEGIES = ["chronological", "sequential"] as const;
@@ -193,9 +193,9 @@ export async function mergeHandoffs(
       };
       try {
         const { result, collect } = await commitWithRetry(async () => {
-          const read = await kv.getMany<Handoff[]>(keys.map(handoffKey));
-          const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
-          const [target, count] = await kv.getMany<[Handoff, number]>([
+          const read = await readKeys<Handoff[]>(kv, keys.map(handoffKey));
+          const leases = await readKeys<Lease[]>(kv, keys.map(handoffLeaseKey));
+          const [target, count] = await readKeys<[Handoff, number]>(kv, [
             handoffKey(newKey),
             handoffCountKey(),
           ]);

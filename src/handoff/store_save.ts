@@ -11,7 +11,7 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "../kit/chunks.ts";
-import { commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { commitWithRetry, invalid, nowIso, readKeys, ulid } from "../kit/kv.ts";
 import { countMessages } from "./store_messages.ts";
 import { makeRoom, refuseEarlyWhenFull } from "./store_evict.ts";
 import {
@@ -150,7 +150,7 @@ export async function saveHandoff(
 
   try {
     const { result, collect } = await commitWithRetry(async () => {
-      let [current, count] = await kv.getMany<[Handoff, number]>([
+      let [current, count] = await readKeys<[Handoff, number]>(kv, [
         handoffKey(target.key),
         handoffCountKey(),
       ]);
@@ -158,7 +158,7 @@ export async function saveHandoff(
         await target.staged!.abandon();
         target.key = generateKey();
         await stage();
-        [current, count] = await kv.getMany<[Handoff, number]>([
+        [current, count] = await readKeys<[Handoff, number]>(kv, [
           handoffKey(target.key),
           handoffCountKey(),
         ]);
