@@ -1,5 +1,7 @@
 /** OAuth settings: env → typed, validated, with every default named here. */
 
+import { boolVar, type EnvSource, intVar } from "../kit/env.ts";
+
 /** How the OAuth sign-in behaves; `enabled: false` leaves the server exactly as without it. */
 export interface OAuthSettings {
   /** `OAUTH=on` turns the OAuth routes and the 401 challenge on. */
@@ -52,22 +54,22 @@ export const CLIENT_NAME_MAX = 140;
 const DAY_MS = 86_400_000;
 
 /** Reads the OAuth settings from `env`; throws an `Error` naming the bad variable. */
-export function loadOAuthSettings(env: { get(name: string): string | undefined }): OAuthSettings {
+export function loadOAuthSettings(env: EnvSource): OAuthSettings {
   return {
-    enabled: onOff(env, "OAUTH", false),
+    enabled: boolVar(env, "OAUTH", false),
     ownerSecret: env.get("OAUTH_OWNER_SECRET") || undefined,
     publicUrl: publicUrl(env.get("PUBLIC_URL")),
-    trustProxy: onOff(env, "TRUST_PROXY", false),
+    trustProxy: boolVar(env, "TRUST_PROXY", false),
     aliases: aliases(env.get("CLIENT_NAME_ALIASES")),
     accessTtlMs:
-      int(env, "OAUTH_ACCESS_TOKEN_TTL_SECONDS", DEFAULT_ACCESS_TTL_SECONDS, 60, 86_400) *
+      intVar(env, "OAUTH_ACCESS_TOKEN_TTL_SECONDS", DEFAULT_ACCESS_TTL_SECONDS, 60, 86_400) *
       1000,
-    refreshTtlMs: int(env, "OAUTH_REFRESH_TOKEN_TTL_DAYS", DEFAULT_REFRESH_TTL_DAYS, 1, 365) *
+    refreshTtlMs: intVar(env, "OAUTH_REFRESH_TOKEN_TTL_DAYS", DEFAULT_REFRESH_TTL_DAYS, 1, 365) *
       DAY_MS,
-    codeTtlMs: int(env, "OAUTH_CODE_TTL_SECONDS", DEFAULT_CODE_TTL_SECONDS, 10, 600) * 1000,
+    codeTtlMs: intVar(env, "OAUTH_CODE_TTL_SECONDS", DEFAULT_CODE_TTL_SECONDS, 10, 600) * 1000,
     consentTtlMs: CONSENT_TTL_MS,
     unapprovedClientTtlMs: UNAPPROVED_CLIENT_TTL_MS,
-    maxFailedAttempts: int(
+    maxFailedAttempts: intVar(
       env,
       "OAUTH_MAX_FAILED_ATTEMPTS",
       DEFAULT_MAX_FAILED_ATTEMPTS,
@@ -75,7 +77,7 @@ export function loadOAuthSettings(env: { get(name: string): string | undefined }
       1000,
     ),
     attemptWindowMs: ATTEMPT_WINDOW_MS,
-    maxRegistrations: int(env, "OAUTH_MAX_REGISTRATIONS", DEFAULT_MAX_REGISTRATIONS, 1, 10_000),
+    maxRegistrations: intVar(env, "OAUTH_MAX_REGISTRATIONS", DEFAULT_MAX_REGISTRATIONS, 1, 10_000),
   };
 }
 
@@ -110,28 +112,4 @@ function aliases(raw: string | undefined): Map<string, string> {
     map.set(id, name);
   }
   return map;
-}
-
-function onOff(env: { get(name: string): string | undefined }, name: string, fallback: boolean) {
-  const raw = env.get(name)?.trim().toLowerCase();
-  if (raw === undefined || raw === "") return fallback;
-  if (["1", "true", "yes", "on"].includes(raw)) return true;
-  if (["0", "false", "no", "off"].includes(raw)) return false;
-  throw new Error(`${name} must be on or off (also true/false, 1/0, yes/no), got "${raw}"`);
-}
-
-function int(
-  env: { get(name: string): string | undefined },
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const raw = env.get(name)?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
 }

@@ -3,7 +3,7 @@
  * registrations per address. A counter's key is built in `store_keys.ts`.
  */
 
-import { commitWithRetry, retryLocked } from "../kit/kv.ts";
+import { commitWithRetry, getAll } from "../kit/kv.ts";
 import { attemptsKey, type AttemptsRecord } from "./store_keys.ts";
 
 /** Whose failed consent attempts are counted. */
@@ -29,7 +29,7 @@ export async function attemptsExhausted(
   max: number,
   now: number,
 ): Promise<boolean> {
-  const entries = await retryLocked(() => kv.getMany<AttemptsRecord[]>(counters));
+  const entries = await getAll<AttemptsRecord>(kv, counters);
   return entries.some((e) => e.value !== null && e.value.windowEnds > now && e.value.count >= max);
 }
 
@@ -41,7 +41,7 @@ export async function recordAttempt(
   now: number,
 ): Promise<void> {
   await commitWithRetry(async () => {
-    const entries = await retryLocked(() => kv.getMany<AttemptsRecord[]>(counters));
+    const entries = await getAll<AttemptsRecord>(kv, counters);
     const op = kv.atomic();
     for (const entry of entries) {
       const live = entry.value !== null && entry.value.windowEnds > now;

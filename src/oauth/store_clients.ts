@@ -1,6 +1,6 @@
 /** Registered OAuth clients: create, read, list with their grants, and revoke with everything they hold. */
 
-import { commitWithRetry, retryLocked } from "../kit/kv.ts";
+import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { revokeGrant } from "./store_grants.ts";
 import { clientGrantsPrefix, clientKey, type ClientRecord } from "./store_keys.ts";
 
@@ -26,7 +26,7 @@ export async function createClient(
 export async function getClient(kv: Deno.Kv, clientId: string): Promise<ClientRecord | undefined> {
   // Ids are short; a huge one would only overflow KV's key size limit.
   if (clientId.length > CLIENT_ID_MAX_CHARS) return undefined;
-  const entry = await retryLocked(() => kv.get<ClientRecord>(clientKey(clientId)));
+  const entry = await readKey<ClientRecord>(kv, clientKey(clientId));
   return entry.value ?? undefined;
 }
 
@@ -40,9 +40,9 @@ export interface ClientSummary {
 /** Every registered client, oldest first, with how many grants each holds. */
 export async function listClients(kv: Deno.Kv): Promise<ClientSummary[]> {
   const out: ClientSummary[] = [];
-  for await (const entry of kv.list<ClientRecord>({ prefix: ["oauth_client"] })) {
+  for await (const entry of listEntries<ClientRecord>(kv, { prefix: ["oauth_client"] })) {
     let grants = 0;
-    for await (const _ of kv.list({ prefix: clientGrantsPrefix(entry.value.id) })) grants++;
+    for await (const _ of listEntries(kv, { prefix: clientGrantsPrefix(entry.value.id) })) grants++;
     out.push({ client: entry.value, grants });
   }
   return out.sort((a, b) => a.client.createdAt.localeCompare(b.client.createdAt));
@@ -55,11 +55,11 @@ export async function listClients(kv: Deno.Kv): Promise<ClientSummary[]> {
  */
 export async function deleteClient(kv: Deno.Kv, clientId: string): Promise<boolean> {
   const existed = await commitWithRetry(async () => {
-    const entry = await retryLocked(() => kv.get<ClientRecord>(clientKey(clientId)));
+    const entry = await readKey<ClientRecord>(kv, clientKey(clientId));
     if (entry.value === null) return { value: false };
     return { op: kv.atomic().check(entry).delete(entry.key), value: true };
   });
-  for await (const entry of kv.list<string>({ prefix: clientGrantsPrefix(clientId) })) {
+  for await (const entry of listEntries<string>(kv, { prefix: clientGrantsPrefix(clientId) })) {
     await revokeGrant(kv, entry.value);
     await retryLocked(() => kv.delete(entry.key));
   }

@@ -3,7 +3,7 @@
  * the owner's approval into a short-lived code, which is redeemed once for a grant.
  */
 
-import { commitWithRetry, retryLocked } from "../kit/kv.ts";
+import { commitWithRetry, readKey, retryLocked } from "../kit/kv.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import {
@@ -45,9 +45,7 @@ export async function getConsent(
   csrf: string,
   now: number,
 ): Promise<ConsentRecord | undefined> {
-  const entry = await retryLocked(async () =>
-    kv.get<ConsentRecord>(consentKey(await sha256(csrf)))
-  );
+  const entry = await readKey<ConsentRecord>(kv, consentKey(await sha256(csrf)));
   if (entry.value === null || entry.value.expiresAt <= now) return undefined;
   return entry.value;
 }
@@ -67,11 +65,9 @@ export async function approveConsent(
   const code = randomSecret();
   const codeHash = await sha256(code);
   return await commitWithRetry(async () => {
-    const consent = await retryLocked(() => kv.get<ConsentRecord>(consentKey(csrfHash)));
+    const consent = await readKey<ConsentRecord>(kv, consentKey(csrfHash));
     if (consent.value === null || consent.value.expiresAt <= now) return { value: undefined };
-    const client = await retryLocked(() =>
-      kv.get<ClientRecord>(clientKey(consent.value!.clientId))
-    );
+    const client = await readKey<ClientRecord>(kv, clientKey(consent.value!.clientId));
     if (client.value === null) return { value: undefined };
     const { clientId, redirectUri, redirectUriOmitted, challenge, resource, scope } = consent.value;
     const record: CodeRecord = {
@@ -117,7 +113,7 @@ export async function redeemCode(
 ): Promise<IssuedTokens> {
   const hash = await sha256(redemption.code);
   const outcome = await commitWithRetry<IssuedTokens | { reused: string }>(async () => {
-    const entry = await retryLocked(() => kv.get<CodeRecord>(codeKey(hash)));
+    const entry = await readKey<CodeRecord>(kv, codeKey(hash));
     const record = entry.value;
     if (record === null || record.clientId !== redemption.clientId) {
       throw new OAuthError("invalid_grant", "The authorization code is unknown or expired");
@@ -137,7 +133,7 @@ export async function redeemCode(
       );
     }
     await redemption.verify(record);
-    const client = await retryLocked(() => kv.get<ClientRecord>(clientKey(record.clientId)));
+    const client = await readKey<ClientRecord>(kv, clientKey(record.clientId));
     if (client.value === null) {
       throw new OAuthError("invalid_client", "The client was revoked", 401);
     }

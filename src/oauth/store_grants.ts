@@ -4,7 +4,7 @@
  * always written and deleted in one atomic.
  */
 
-import { commitWithRetry, retryLocked, ulid } from "../kit/kv.ts";
+import { commitWithRetry, readKey, readKeys, ulid } from "../kit/kv.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import {
@@ -109,15 +109,16 @@ export async function rotateRefreshToken(
 ): Promise<IssuedTokens> {
   const hash = await sha256(refreshToken);
   const outcome = await commitWithRetry<IssuedTokens | { reused: string }>(async () => {
-    const entry = await retryLocked(() => kv.get<RefreshRecord>(refreshKey(hash)));
+    const entry = await readKey<RefreshRecord>(kv, refreshKey(hash));
     const record = entry.value;
     if (record === null || record.clientId !== clientId || record.expiresAt <= now) {
       throw new OAuthError("invalid_grant", "The refresh token is unknown, expired or revoked");
     }
     if (record.rotated) return { value: { reused: record.grantId } };
-    const [grant, client] = await retryLocked(() =>
-      kv.getMany<[GrantRecord, ClientRecord]>([grantKey(record.grantId), clientKey(clientId)])
-    );
+    const [grant, client] = await readKeys<[GrantRecord, ClientRecord]>(kv, [
+      grantKey(record.grantId),
+      clientKey(clientId),
+    ]);
     if (grant.value === null || client.value === null) {
       throw new OAuthError("invalid_grant", "The grant of this refresh token was revoked");
     }
@@ -159,7 +160,7 @@ export async function rotateRefreshToken(
 /** Deletes a grant with its current tokens and index entry; false when it was already gone. */
 export async function revokeGrant(kv: Deno.Kv, grantId: string): Promise<boolean> {
   return await commitWithRetry(async () => {
-    const entry = await retryLocked(() => kv.get<GrantRecord>(grantKey(grantId)));
+    const entry = await readKey<GrantRecord>(kv, grantKey(grantId));
     const grant = entry.value;
     if (grant === null) return { value: false };
     const op = kv.atomic().check(entry)
@@ -177,7 +178,7 @@ export async function findAccess(
   token: string,
   now: number,
 ): Promise<AccessRecord | undefined> {
-  const entry = await retryLocked(async () => kv.get<AccessRecord>(accessKey(await sha256(token))));
+  const entry = await readKey<AccessRecord>(kv, accessKey(await sha256(token)));
   if (entry.value === null || entry.value.expiresAt <= now) return undefined;
   return entry.value;
 }
@@ -188,9 +189,10 @@ export async function findTokenOwner(
   token: string,
 ): Promise<{ grantId: string; clientId: string } | undefined> {
   const hash = await sha256(token);
-  const [access, refresh] = await retryLocked(() =>
-    kv.getMany<[AccessRecord, RefreshRecord]>([accessKey(hash), refreshKey(hash)])
-  );
+  const [access, refresh] = await readKeys<[AccessRecord, RefreshRecord]>(kv, [
+    accessKey(hash),
+    refreshKey(hash),
+  ]);
   const found = access.value ?? refresh.value;
   return found === null ? undefined : { grantId: found.grantId, clientId: found.clientId };
 }
