@@ -51,7 +51,8 @@ export function issuerOf(origin: string): string {
 }
 
 /**
- * True when `resource` (RFC 8707) names this server: its origin, or one of its MCP endpoints.
+ * True when `resource` (RFC 8707) names this server: its origin, or one of its MCP endpoints
+ * (with or without a trailing slash or a query, never a fragment).
  * A token asked for anywhere else is refused, so it cannot be replayed at another server.
  */
 export function isOwnResource(resource: string, origin: string): boolean {
@@ -61,8 +62,10 @@ export function isOwnResource(resource: string, origin: string): boolean {
   } catch {
     return false;
   }
-  if (url.hash !== "" || url.search !== "" || url.origin !== origin) return false;
-  return url.pathname === "/" || RESOURCE_PATHS.includes(url.pathname);
+  if (url.hash !== "" || url.origin !== origin) return false;
+  // A pasted URL may carry `?toolsets=…` or end in a slash; it still names this server.
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/$/, "") : url.pathname;
+  return path === "/" || RESOURCE_PATHS.includes(path);
 }
 
 /** RFC 9728 metadata for the resource at `path` (`""` for the origin as a whole). */
