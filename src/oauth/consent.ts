@@ -6,7 +6,9 @@ export const PAGE_HEADERS: Record<string, string> = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
+  // Not no-referrer: Chromium then sends `Origin: null` with the form, which the loopback
+  // guard refuses. same-origin still sends nothing to the client the browser is sent back to.
+  "referrer-policy": "same-origin",
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
 };
