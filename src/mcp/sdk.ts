@@ -26,4 +26,5 @@ export type {
   JSONRPCMessage,
   MessageExtraInfo,
   ReadResourceResult,
+  ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
