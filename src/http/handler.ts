@@ -7,6 +7,7 @@ import { createMcpServer, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 import { parseToolsetNames } from "../toolsets.ts";
 import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
+import { readRpcBody } from "./body.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { errorResponse } from "./status.ts";
@@ -48,7 +49,13 @@ export function createHandler(deps: HandlerDeps): Handler {
   const routes: Route[] = [
     {
       path: "mcp",
-      methods: { POST: (req, { url }) => streamable(deps, req, toolsetsOf(url, deps.toolsets)) },
+      methods: {
+        POST: async (req, { url }) => {
+          const body = await readRpcBody(req, config.maxRequestBytes);
+          if (body instanceof Response) return body;
+          return streamable(deps, req, toolsetsOf(url, deps.toolsets), body.parsed);
+        },
+      },
     },
     {
       path: "sse",
@@ -138,6 +145,7 @@ async function streamable(
   deps: McpDeps,
   req: Request,
   toolsets: readonly Toolset[],
+  parsedBody?: unknown,
 ): Promise<Response> {
   const server = createMcpServer(deps, toolsets);
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -146,7 +154,7 @@ async function streamable(
   });
   await server.connect(transport);
   try {
-    const res = await transport.handleRequest(req);
+    const res = await transport.handleRequest(req, { parsedBody });
     return onBodyDone(res, () => void server.close());
   } catch (error) {
     await server.close();

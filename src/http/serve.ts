@@ -3,6 +3,7 @@
 import type { Config } from "../config.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
+import { plain } from "../kit/web.ts";
 import { createHandler } from "./handler.ts";
 
 /** A listening server. */
@@ -18,6 +19,12 @@ export interface RunningServer {
 }
 
 /**
+ * HTTP/1.1 requires `Host`, and without one the loopback guard would have no name to check (an
+ * HTTP/1.0 request may omit it). Deploy's edge always routes by host, so this is local only.
+ */
+const NO_HOST = () => plain(400, "Bad Request: the Host header is missing");
+
+/**
  * Serves HTTP on the configured host and port (0 picks a free port). Locally, a missing
  * `AUTH_TOKEN` is replaced by one generated once and kept in KV.
  */
@@ -28,12 +35,13 @@ export async function startHttpServer(
 ): Promise<RunningServer> {
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
   const handler = createHandler({ kv, config, toolsets, token });
+  const serve = (req: Request) => req.headers.has("host") ? handler(req) : NO_HOST();
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
   // Deno Deploy chooses the address itself.
   const server = config.onDeploy
     ? Deno.serve({ onListen }, handler)
-    : Deno.serve({ hostname: config.host, port: config.port, onListen }, handler);
+    : Deno.serve({ hostname: config.host, port: config.port, onListen }, serve);
   const addr = await listening.promise;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const origin = `http://${host}:${addr.port}`;
