@@ -43,6 +43,8 @@ export function createHandler(deps: HandlerDeps): Handler {
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
+    maxSessions: config.sseMaxSessions,
+    idleMs: config.sseIdleMs,
     connect: (transport, toolsets) => createMcpServer(deps, toolsets).connect(transport),
   });
 

@@ -1,9 +1,10 @@
 /** Starting and stopping the HTTP server. */
 
-import type { Config } from "../config.ts";
+import { type Config, MIN_DEPLOY_TOKEN_LENGTH } from "../config.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
 import { plain } from "../kit/web.ts";
+import { isLoopback } from "./auth.ts";
 import { createHandler } from "./handler.ts";
 
 /** A listening server. */
@@ -25,6 +26,20 @@ export interface RunningServer {
 const NO_HOST = () => plain(400, "Bad Request: the Host header is missing");
 
 /**
+ * Why a local server must not start with its configured token, or `undefined`: beyond loopback
+ * the token is all that guards the data (the Host/Origin guard is off), so it must be long.
+ * Deno Deploy is handled by `closedReason`, which fails closed instead.
+ */
+export function exposureProblem(config: Config): string | undefined {
+  const token = config.authToken;
+  if (config.onDeploy || isLoopback(config.host) || token === undefined) return undefined;
+  if (token.length >= MIN_DEPLOY_TOKEN_LENGTH) return undefined;
+  return `AUTH_TOKEN is too short (${token.length} characters): a server listening beyond ` +
+    `loopback (HOST=${config.host}) needs at least ${MIN_DEPLOY_TOKEN_LENGTH}; unset it to use ` +
+    `the generated one, or set a random one (openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')`;
+}
+
+/**
  * Serves HTTP on the configured host and port (0 picks a free port). Locally, a missing
  * `AUTH_TOKEN` is replaced by one generated once and kept in KV.
  */
@@ -33,6 +48,8 @@ export async function startHttpServer(
   kv: Deno.Kv,
   toolsets: readonly Toolset[],
 ): Promise<RunningServer> {
+  const exposed = exposureProblem(config);
+  if (exposed !== undefined) throw new Error(exposed);
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
   const handler = createHandler({ kv, config, toolsets, token });
   const serve = (req: Request) => req.headers.has("host") ? handler(req) : NO_HOST();

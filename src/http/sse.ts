@@ -19,6 +19,10 @@ import {
 export interface SseOptions {
   keepAliveMs: number;
   maxRequestBytes: number;
+  /** Most sessions open at once (`SSE_MAX_SESSIONS`); the next GET gets 503. */
+  maxSessions: number;
+  /** A session with no POST, no answer sent and no request in flight this long is closed. */
+  idleMs: number;
   /** Connects a new MCP server, exposing `toolsets`, to the transport of a new session. */
   connect(transport: Transport, toolsets: readonly Toolset[]): Promise<void>;
 }
@@ -39,11 +43,20 @@ export class SseSessions {
 
   /** Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. */
   async open(messagesPath: string, toolsets: readonly Toolset[]): Promise<Response> {
+    const { maxSessions } = this.#options;
+    if (this.#sessions.size >= maxSessions) {
+      return plain(
+        503,
+        `Too many SSE sessions: this server keeps at most ${maxSessions} open (SSE_MAX_SESSIONS). ` +
+          "Close one, retry later, or use Streamable HTTP at /mcp, which holds no session.",
+        { "retry-after": "30" },
+      );
+    }
     const sessionId = crypto.randomUUID();
     const transport = new SseTransport(
       sessionId,
       `${messagesPath}?sessionId=${sessionId}`,
-      this.#options.keepAliveMs,
+      this.#options,
       () => this.#sessions.delete(sessionId),
     );
     this.#sessions.set(sessionId, transport);
@@ -104,21 +117,43 @@ class SseTransport implements Transport {
   readonly stream: ReadableStream<Uint8Array>;
   readonly #encoder = new TextEncoder();
   readonly #forget: () => void;
+  readonly #idleMs: number;
   #controller?: ReadableStreamDefaultController<Uint8Array>;
   #timer?: ReturnType<typeof setInterval>;
+  #idleTimer?: ReturnType<typeof setTimeout>;
+  /** Last POST or message sent; keep-alive comments do not count. */
+  #lastActive = Date.now();
+  /** Ids of requests delivered to the server and not yet answered. */
+  readonly #inFlight = new Set<string | number>();
   #closed = false;
 
-  constructor(sessionId: string, endpoint: string, keepAliveMs: number, forget: () => void) {
+  constructor(
+    sessionId: string,
+    endpoint: string,
+    options: { keepAliveMs: number; idleMs: number },
+    forget: () => void,
+  ) {
     this.sessionId = sessionId;
     this.#forget = forget;
+    this.#idleMs = options.idleMs;
     this.stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
         this.#write(`event: endpoint\ndata: ${endpoint}\n\n`);
-        this.#timer = setInterval(() => this.#write(": keep-alive\n\n"), keepAliveMs);
+        this.#timer = setInterval(() => this.#write(": keep-alive\n\n"), options.keepAliveMs);
+        this.#watchIdle(options.idleMs);
       },
       cancel: () => this.close(),
     });
+  }
+
+  /** Closes the session once it has been idle for `idleMs`; a request in flight is activity. */
+  #watchIdle(delay: number): void {
+    this.#idleTimer = setTimeout(() => {
+      const quiet = Date.now() - this.#lastActive;
+      if (this.#inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
+      else this.#watchIdle(Math.max(this.#idleMs - quiet, 1));
+    }, delay);
   }
 
   start(): Promise<void> {
@@ -127,11 +162,17 @@ class SseTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("SSE session is closed"));
+    this.#lastActive = Date.now();
+    if ("id" in message && !("method" in message) && message.id !== undefined) {
+      this.#inFlight.delete(message.id);
+    }
     this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     return Promise.resolve();
   }
 
   deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
+    this.#lastActive = Date.now();
+    if ("id" in message && "method" in message) this.#inFlight.add(message.id);
     this.onmessage?.(message, extra);
   }
 
@@ -139,6 +180,7 @@ class SseTransport implements Transport {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#idleTimer);
     this.#forget();
     try {
       this.#controller?.close();
