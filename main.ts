@@ -1,7 +1,7 @@
 /** handoff-mcp: durable AI work across chats, sessions and vendors, over MCP. */
 
 import { fileURLToPath } from "node:url";
-import { type Config, loadConfig } from "./src/config.ts";
+import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer } from "./src/http/serve.ts";
 import { serveStdio } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
@@ -29,6 +29,7 @@ const kv = await orExit(
 
 if (Deno.args.includes("--stdio")) {
   await serveStdio({ kv, config }, toolsets);
+  kv.close();
 } else {
   const server = await orExit(
     `cannot listen on ${config.host}:${config.port}`,
@@ -43,11 +44,21 @@ if (Deno.args.includes("--stdio")) {
     })`,
   );
   console.log(`Connect an MCP client to: ${shown}`);
+  const closed = closedReason(config);
+  if (closed !== undefined) console.error(`handoff-mcp: refusing every request: ${closed}`);
+  let stopping = false;
   if (!config.onDeploy) {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      Deno.addSignalListener(signal, () => void server.shutdown());
+      Deno.addSignalListener(signal, () => {
+        // A second signal means "now": the user gave up on the grace period.
+        if (stopping) Deno.exit(130);
+        stopping = true;
+        void server.shutdown();
+      });
     }
   }
   await server.finished;
+  kv.close();
+  // Connections still open after the grace period must not keep the process alive.
+  if (stopping) Deno.exit(0);
 }
-kv.close();

@@ -90,3 +90,112 @@ Deno.test("a one-shot stdio client that closes stdin at once gets every answer, 
     await kv.cleanup();
   }
 });
+
+/** Reads an SSE stream to its end, returning the JSON-RPC messages it carried. */
+async function sseMessages(reader: ReadableStreamDefaultReader<string>, seen = ""): Promise<
+  { id?: number; result?: { isError?: boolean } }[]
+> {
+  let text = seen;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  return [...text.matchAll(/event: message\ndata: (.+)\n\n/g)].map((m) => JSON.parse(m[1]));
+}
+
+Deno.test("SIGTERM answers every SSE request already accepted and keeps every save", async () => {
+  const kv = await tempKvPath();
+  const token = "t".repeat(40);
+  try {
+    const server = await spawnServer({ KV_PATH: kv.path, AUTH_TOKEN: token });
+    const res = await fetch(`${server.origin}/${token}/sse`);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!/data: \S+\n\n/.test(seen)) seen += (await reader.read()).value ?? "";
+    const endpoint = seen.match(/data: (\S+)/)![1];
+    const post = async (message: unknown) => {
+      const r = await fetch(`${server.origin}${endpoint}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(message),
+      });
+      await r.body?.cancel();
+      assert.equal(r.status, 202);
+    };
+    await post(initialize(0));
+    await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const keys = Array.from({ length: SAVES }, (_, i) => `sse-${String(i).padStart(2, "0")}`);
+    await Promise.all(keys.map((key, i) => post(save(i + 1, key, 200_000))));
+    const [messages] = await Promise.all([sseMessages(reader, seen), server.close("SIGTERM")]);
+    const answered = messages.filter((m) => typeof m.id === "number" && m.id > 0);
+    assert.equal(answered.length, SAVES, "every accepted request was answered before the close");
+    assert.ok(answered.every((m) => m.result && !m.result.isError));
+    assert.deepEqual(await storedKeys(kv.path), keys);
+  } finally {
+    await kv.cleanup();
+  }
+});
+
+Deno.test("SIGTERM with Streamable HTTP requests running keeps every acknowledged save", async () => {
+  const kv = await tempKvPath();
+  const token = "t".repeat(40);
+  try {
+    const server = await spawnServer({ KV_PATH: kv.path, AUTH_TOKEN: token });
+    const keys = Array.from({ length: SAVES }, (_, i) => `http-${String(i).padStart(2, "0")}`);
+    const calls = keys.map(async (key, i) => {
+      try {
+        const r = await fetch(`${server.origin}/${token}/mcp`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify(save(i + 1, key, 200_000)),
+        });
+        const text = await r.text();
+        return r.status === 200 && /"result"/.test(text) && !/"isError":true/.test(text)
+          ? key
+          : undefined;
+      } catch {
+        return undefined; // refused or cut: never acknowledged
+      }
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    const [acknowledged] = await Promise.all([Promise.all(calls), server.close("SIGTERM")]);
+    const acked = acknowledged.filter((k) => k !== undefined);
+    assert.ok(acked.length > 0, "some saves were acknowledged");
+    const stored = await storedKeys(kv.path);
+    for (const key of acked) assert.ok(stored.includes(key), `acknowledged ${key} is stored`);
+  } finally {
+    await kv.cleanup();
+  }
+});
+
+Deno.test("a client that never finishes its request holds SIGTERM no longer than SHUTDOWN_GRACE_MS", async () => {
+  const token = "t".repeat(40);
+  const server = await spawnServer({
+    KV_PATH: ":memory:",
+    AUTH_TOKEN: token,
+    SHUTDOWN_GRACE_MS: "300",
+  });
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => c.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0",')),
+  });
+  const stuck = fetch(`${server.origin}/${token}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body,
+  }).then((r) => r.body?.cancel(), () => {});
+  await new Promise((r) => setTimeout(r, 100));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([
+    server.close("SIGTERM").then(() => "exited"),
+    new Promise((r) => timer = setTimeout(() => r("still running"), 8000)),
+  ]);
+  clearTimeout(timer);
+  if (outcome !== "exited") await server.close("SIGKILL");
+  await body.cancel().catch(() => {});
+  await stuck;
+  assert.equal(outcome, "exited");
+});

@@ -5,7 +5,7 @@ import type { Toolset } from "../mcp/toolset.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
 import { plain } from "../kit/web.ts";
 import { isLoopback } from "./auth.ts";
-import { createHandler } from "./handler.ts";
+import { createHandler, type Handler } from "./handler.ts";
 
 /** A listening server. */
 export interface RunningServer {
@@ -15,7 +15,12 @@ export interface RunningServer {
   token: string | undefined;
   /** Where a client connects over Streamable HTTP. */
   mcpUrl: string;
+  /**
+   * Stops accepting, lets requests in flight finish for at most `SHUTDOWN_GRACE_MS`; resolves
+   * when they have (or the time is up), after which KV may be closed.
+   */
   shutdown(): Promise<void>;
+  /** Resolves when the server has stopped, or when `shutdown()` gave up waiting. */
   finished: Promise<void>;
 }
 
@@ -62,14 +67,32 @@ export async function startHttpServer(
   const addr = await listening.promise;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const origin = `http://${host}:${addr.port}`;
+  const stopped = Promise.withResolvers<void>();
+  let stopping: Promise<void> | undefined;
   return {
     origin,
     token,
     mcpUrl: `${origin}/${token ?? "<AUTH_TOKEN>"}/mcp`,
-    finished: server.finished,
-    async shutdown() {
-      await handler.close();
-      await server.shutdown();
+    finished: Promise.race([server.finished, stopped.promise]),
+    shutdown() {
+      stopping ??= drain(server, handler, config.shutdownGraceMs).then(stopped.resolve);
+      return stopping;
     },
   };
+}
+
+/**
+ * Stops accepting connections and SSE messages, then waits until every request in flight (and
+ * every SSE request already accepted) is answered, for at most `graceMs`.
+ */
+async function drain(server: Deno.HttpServer, handler: Handler, graceMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), graceMs));
+  const outcome = await Promise.race([Promise.all([handler.close(), server.shutdown()]), late]);
+  clearTimeout(timer);
+  if (outcome === "late") {
+    console.error(
+      `handoff-mcp: requests still running after SHUTDOWN_GRACE_MS (${graceMs} ms): stopping without them`,
+    );
+  }
 }

@@ -8,6 +8,7 @@ import { AppError } from "../kit/kv.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { json, plain, readJson } from "../kit/web.ts";
 import { statusOf } from "./status.ts";
+import { InFlight } from "../mcp/in_flight.ts";
 import {
   type JSONRPCMessage,
   JSONRPCMessageSchema,
@@ -27,10 +28,14 @@ export interface SseOptions {
   connect(transport: Transport, toolsets: readonly Toolset[]): Promise<void>;
 }
 
+const SHUTTING_DOWN = () =>
+  plain(503, "The server is shutting down: reconnect in a moment", { "retry-after": "5" });
+
 /** The open legacy SSE sessions of this process. */
 export class SseSessions {
   readonly #sessions = new Map<string, SseTransport>();
   readonly #options: SseOptions;
+  #closing = false;
 
   constructor(options: SseOptions) {
     this.#options = options;
@@ -43,6 +48,7 @@ export class SseSessions {
 
   /** Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. */
   async open(messagesPath: string, toolsets: readonly Toolset[]): Promise<Response> {
+    if (this.#closing) return SHUTTING_DOWN();
     const { maxSessions } = this.#options;
     if (this.#sessions.size >= maxSessions) {
       return plain(
@@ -76,6 +82,7 @@ export class SseSessions {
     if (!transport) {
       return plain(404, "Session not found: open a new one with GET on the sse endpoint");
     }
+    if (this.#closing) return SHUTTING_DOWN();
     const type = req.headers.get("content-type") ?? "";
     if (!type.toLowerCase().startsWith("application/json")) {
       return plain(415, "Content-Type must be application/json");
@@ -102,9 +109,17 @@ export class SseSessions {
     return plain(202, "Accepted");
   }
 
-  /** Closes every session, e.g. when the server shuts down. */
+  /**
+   * Closes every session when the server shuts down: new sessions and messages are refused at
+   * once, and each session closes once every request it already accepted has been answered.
+   * The caller bounds the wait.
+   */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.#sessions.values()].map((t) => t.close()));
+    this.#closing = true;
+    await Promise.all([...this.#sessions.values()].map(async (t) => {
+      await t.settled();
+      await t.close();
+    }));
   }
 }
 
@@ -123,8 +138,7 @@ class SseTransport implements Transport {
   #idleTimer?: ReturnType<typeof setTimeout>;
   /** Last POST or message sent; keep-alive comments do not count. */
   #lastActive = Date.now();
-  /** Ids of requests delivered to the server and not yet answered. */
-  readonly #inFlight = new Set<string | number>();
+  readonly #inFlight = new InFlight();
   #closed = false;
 
   constructor(
@@ -163,17 +177,20 @@ class SseTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("SSE session is closed"));
     this.#lastActive = Date.now();
-    if ("id" in message && !("method" in message) && message.id !== undefined) {
-      this.#inFlight.delete(message.id);
-    }
     this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.#inFlight.answered(message);
     return Promise.resolve();
   }
 
   deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
     this.#lastActive = Date.now();
-    if ("id" in message && "method" in message) this.#inFlight.add(message.id);
+    this.#inFlight.received(message);
     this.onmessage?.(message, extra);
+  }
+
+  /** Resolves once every request delivered so far has been answered. */
+  settled(): Promise<void> {
+    return this.#inFlight.settled();
   }
 
   close(): Promise<void> {
