@@ -2,7 +2,7 @@
 
 import { fileURLToPath } from "node:url";
 import { closedReason, type Config, loadConfig } from "./src/config.ts";
-import { startHttpServer } from "./src/http/serve.ts";
+import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
 import { loadToolsets } from "./src/toolsets.ts";
@@ -46,19 +46,9 @@ if (Deno.args.includes("--stdio")) {
   console.log(`Connect an MCP client to: ${shown}`);
   const closed = closedReason(config);
   if (closed !== undefined) console.error(`handoff-mcp: refusing every request: ${closed}`);
-  let stopping = false;
-  if (!config.onDeploy) {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      Deno.addSignalListener(signal, () => {
-        // A second signal means "now": the user gave up on the grace period.
-        if (stopping) Deno.exit(130);
-        stopping = true;
-        void server.shutdown();
-      });
-    }
-  }
+  const signalled = config.onDeploy ? () => false : stopOnSignals(server);
   await server.finished;
   kv.close();
   // Connections still open after the grace period must not keep the process alive.
-  if (stopping) Deno.exit(0);
+  if (signalled()) Deno.exit(0);
 }

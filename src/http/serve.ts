@@ -96,3 +96,19 @@ async function drain(server: Deno.HttpServer, handler: Handler, graceMs: number)
     );
   }
 }
+
+/**
+ * Shuts `server` down on SIGINT or SIGTERM; a second signal exits at once (the user gave up on
+ * the grace period). Returns whether a signal came.
+ */
+export function stopOnSignals(server: RunningServer): () => boolean {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => {
+      if (stopping) Deno.exit(130);
+      stopping = true;
+      void server.shutdown();
+    });
+  }
+  return () => stopping;
+}
