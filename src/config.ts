@@ -35,6 +35,12 @@ export interface Config {
   allowedHosts: string[];
   /** Interval of keep-alive comments on legacy SSE streams. */
   sseKeepAliveMs: number;
+  /** Most legacy SSE sessions one process keeps open (`SSE_MAX_SESSIONS`). */
+  sseMaxSessions: number;
+  /** A legacy SSE session with no POST and no request in flight this long is closed (`SSE_IDLE_MS`). */
+  sseIdleMs: number;
+  /** How long a stopping server waits for requests in flight before it closes KV (`SHUTDOWN_GRACE_MS`). */
+  shutdownGraceMs: number;
   /** Largest HTTP request body accepted, in bytes. */
   maxRequestBytes: number;
   /** OAuth sign-in for hosted clients (`OAUTH=on`), read in `oauth/settings.ts`. */
@@ -49,6 +55,12 @@ export interface NamedToken {
 
 /** Shortest `AUTH_TOKEN` accepted on Deno Deploy. */
 export const MIN_DEPLOY_TOKEN_LENGTH = 32;
+/** Default `SSE_MAX_SESSIONS`. */
+export const DEFAULT_SSE_MAX_SESSIONS = 100;
+/** Default `SSE_IDLE_MS` (30 minutes). */
+export const DEFAULT_SSE_IDLE_MS = 30 * 60_000;
+/** Default `SHUTDOWN_GRACE_MS`. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Where the embedded KV lives when `KV_PATH` is unset locally. */
 export const DEFAULT_KV_PATH = "./data/handoff.kv";
 
@@ -89,6 +101,9 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     defaultClientName: clientNameVar(env, "DEFAULT_CLIENT_NAME") ?? "owner",
     clientName: clientNameVar(env, "CLIENT_NAME"),
     sseKeepAliveMs: intVar(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
+    sseMaxSessions: intVar(env, "SSE_MAX_SESSIONS", DEFAULT_SSE_MAX_SESSIONS, 1, 100_000),
+    sseIdleMs: intVar(env, "SSE_IDLE_MS", DEFAULT_SSE_IDLE_MS, 100, 7 * 86_400_000),
+    shutdownGraceMs: intVar(env, "SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS, 0, 600_000),
     maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     oauth: loadOAuthSettings(env),
   };
