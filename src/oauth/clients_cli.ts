@@ -53,12 +53,10 @@ export async function runClients(
 }
 
 /**
- * Opens the server's KV: `KV_PATH` or the project's default file. A `KV_PATH` URL (Deno
- * Deploy's KV Connect, with `DENO_KV_ACCESS_TOKEN`) reaches a deployed server's database.
+ * Opens the server's KV: `KV_PATH` or the project's default file; a `KV_PATH` URL (Deno Deploy's
+ * KV Connect, with `DENO_KV_ACCESS_TOKEN`) reaches a deployed server's database.
  */
 async function openServerKv(): Promise<Deno.Kv> {
-  const raw = Deno.env.get("KV_PATH");
-  if (raw && /^https?:\/\//.test(raw)) return await Deno.openKv(raw);
   const config = loadConfig(Deno.env, fileURLToPath(new URL("../..", import.meta.url)));
   return await openKv(config.kvPath);
 }
