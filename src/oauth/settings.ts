@@ -57,7 +57,7 @@ const DAY_MS = 86_400_000;
 export function loadOAuthSettings(env: EnvSource): OAuthSettings {
   return {
     enabled: boolVar(env, "OAUTH", false),
-    ownerSecret: env.get("OAUTH_OWNER_SECRET") || undefined,
+    ownerSecret: ownerSecret(env.get("OAUTH_OWNER_SECRET")),
     publicUrl: publicUrl(env.get("PUBLIC_URL")),
     trustProxy: boolVar(env, "TRUST_PROXY", false),
     aliases: aliases(env.get("CLIENT_NAME_ALIASES")),
@@ -79,6 +79,22 @@ export function loadOAuthSettings(env: EnvSource): OAuthSettings {
     attemptWindowMs: ATTEMPT_WINDOW_MS,
     maxRegistrations: intVar(env, "OAUTH_MAX_REGISTRATIONS", DEFAULT_MAX_REGISTRATIONS, 1, 10_000),
   };
+}
+
+/**
+ * Shortest `OAUTH_OWNER_SECRET` accepted: failed tries are limited per app and per address, but
+ * new apps and addresses are cheap, so the secret itself must resist guessing.
+ */
+export const MIN_OWNER_SECRET_LENGTH = 16;
+
+function ownerSecret(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (raw.length < MIN_OWNER_SECRET_LENGTH) {
+    throw new Error(
+      `OAUTH_OWNER_SECRET is too short (${raw.length} characters): use at least ${MIN_OWNER_SECRET_LENGTH}`,
+    );
+  }
+  return raw;
 }
 
 function publicUrl(raw: string | undefined): string | undefined {

@@ -29,6 +29,7 @@ Deno.test("loadOAuthSettings() reads OAUTH, PUBLIC_URL and CLIENT_NAME_ALIASES",
 
 Deno.test("loadOAuthSettings() names the bad variable", () => {
   assert.throws(() => load({ OAUTH: "maybe" }), /OAUTH must be true or false/);
+  assert.throws(() => load({ OAUTH_OWNER_SECRET: "short" }), /OAUTH_OWNER_SECRET is too short/);
   assert.throws(
     () => load({ PUBLIC_URL: "https://h.example/mcp" }),
     /PUBLIC_URL must be an origin/,
