@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
-import { serveStdio } from "./src/mcp/stdio.ts";
+import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
 import { loadToolsets } from "./src/toolsets.ts";
 
@@ -28,7 +28,8 @@ const kv = await orExit(
 );
 
 if (Deno.args.includes("--stdio")) {
-  await serveStdio({ kv, config }, toolsets);
+  const caller = await orExit("configuration error", () => stdioCaller(config, Deno.args));
+  await serveStdio({ kv, config, caller }, toolsets);
   kv.close();
 } else {
   const server = await orExit(

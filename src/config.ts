@@ -1,6 +1,7 @@
 /** Environment → typed configuration. Every limit and default of the server is named here. */
 
 import { join } from "node:path";
+import { clientNameProblem } from "./kit/caller.ts";
 
 /** Limits of the focus toolset. */
 export interface FocusLimits {
@@ -78,6 +79,15 @@ export interface Config {
   kvPath: string | undefined;
   /** The secret in URL paths and bearer headers; `undefined` until generated locally. */
   authToken: string | undefined;
+  /**
+   * Named tokens (`AUTH_TOKENS="codex=<token>,manus=<token>"`): each is accepted beside
+   * `AUTH_TOKEN`, in the path and as bearer, and names its holder.
+   */
+  namedTokens: NamedToken[];
+  /** The caller name of HTTP requests that name nobody (`DEFAULT_CLIENT_NAME`, default `owner`). */
+  defaultClientName: string;
+  /** The caller name of a stdio server (`CLIENT_NAME`); `undefined` uses the default name. */
+  clientName: string | undefined;
   /** Running on Deno Deploy, where a missing or bad token closes every route. */
   onDeploy: boolean;
   /** What is wrong with `AUTH_TOKEN` on Deno Deploy (where it closes the server, not crash it). */
@@ -99,6 +109,12 @@ export interface Config {
   handoff: HandoffLimits;
   /** File the handoff toolset appends JSON-lines audit records to; `undefined` = no audit log. */
   handoffAuditLog: string | undefined;
+}
+
+/** One entry of `AUTH_TOKENS`: a token and the name of whoever holds it. */
+export interface NamedToken {
+  name: string;
+  token: string;
 }
 
 /** Shortest `AUTH_TOKEN` accepted on Deno Deploy. */
@@ -181,6 +197,11 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
       `HOST must be a host name or IP address such as 127.0.0.1 or 0.0.0.0, got "${host}"`,
     );
   }
+  const named = namedTokens(env.get("AUTH_TOKENS"), onDeploy);
+  const reused = named.find((t) => t.token === token);
+  if (reused) {
+    throw new Error(`AUTH_TOKENS gives "${reused.name}" the same token as AUTH_TOKEN`);
+  }
   const kvPath = env.get("KV_PATH") || (onDeploy ? undefined : join(baseDir, DEFAULT_KV_PATH));
   return {
     port: intVar(env, "PORT", 8787, 0, 65535),
@@ -190,6 +211,9 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     onDeploy,
     tokenProblem,
     allowedHosts: listVar(env.get("ALLOWED_HOSTS")),
+    namedTokens: named,
+    defaultClientName: clientNameVar(env, "DEFAULT_CLIENT_NAME") ?? "owner",
+    clientName: clientNameVar(env, "CLIENT_NAME"),
     sseKeepAliveMs: intVar(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
     sseMaxSessions: intVar(env, "SSE_MAX_SESSIONS", DEFAULT_SSE_MAX_SESSIONS, 1, 100_000),
     sseIdleMs: intVar(env, "SSE_IDLE_MS", DEFAULT_SSE_IDLE_MS, 100, 7 * 86_400_000),
@@ -234,6 +258,56 @@ function handoffLimits(env: EnvSource): HandoffLimits {
     evictWhenFull: boolVar(env, "HANDOFF_EVICT", d.evictWhenFull),
     mergeSourcesMax: intVar(env, "HANDOFF_MERGE_MAX_SOURCES", d.mergeSourcesMax, 2, 10),
   };
+}
+
+/** Shortest named token accepted: a token is a password, and these are typed by people. */
+export const MIN_NAMED_TOKEN_LENGTH = 16;
+
+/**
+ * Parses `AUTH_TOKENS` (`name=token,name=token`). Names follow the client-name rules and are
+ * distinct ignoring case; tokens are URL-safe (they go in the path), distinct, at least 16
+ * characters (32 on Deno Deploy, like `AUTH_TOKEN`).
+ */
+function namedTokens(raw: string | undefined, onDeploy: boolean): NamedToken[] {
+  const min = onDeploy ? MIN_DEPLOY_TOKEN_LENGTH : MIN_NAMED_TOKEN_LENGTH;
+  const out: NamedToken[] = [];
+  for (const entry of listVar(raw)) {
+    const eq = entry.indexOf("=");
+    if (eq <= 0) {
+      throw new Error(
+        `AUTH_TOKENS entries must look like name=token (e.g. codex=<token>,manus=<token>), got an entry without a name`,
+      );
+    }
+    const name = entry.slice(0, eq).trim();
+    const token = entry.slice(eq + 1).trim();
+    const problem = clientNameProblem(name, `AUTH_TOKENS name "${name}"`);
+    if (problem) throw new Error(problem);
+    if (!/^[A-Za-z0-9._~-]+$/.test(token)) {
+      throw new Error(
+        `AUTH_TOKENS token of "${name}" must use only URL-safe characters (A-Z a-z 0-9 . _ ~ -)`,
+      );
+    }
+    if (token.length < min) {
+      throw new Error(`AUTH_TOKENS token of "${name}" must be at least ${min} characters`);
+    }
+    if (out.some((t) => t.name.toLowerCase() === name.toLowerCase())) {
+      throw new Error(`AUTH_TOKENS names "${name}" twice (names are compared ignoring case)`);
+    }
+    if (out.some((t) => t.token === token)) {
+      throw new Error(`AUTH_TOKENS gives "${name}" the same token as another name`);
+    }
+    out.push({ name, token });
+  }
+  return out;
+}
+
+/** A client name from the environment, checked like an `X-Client-Name`; unset or empty → undefined. */
+function clientNameVar(env: EnvSource, name: string): string | undefined {
+  const raw = env.get(name)?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const problem = clientNameProblem(raw, name);
+  if (problem) throw new Error(problem);
+  return raw;
 }
 
 /** Why the server must refuse every request, or `undefined` when it may serve. */

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
 import { Client, InMemoryTransport } from "../src/mcp/sdk_client.ts";
 import { createMcpServer } from "../src/mcp/server.ts";
+import { defaultCaller } from "../src/mcp/caller.ts";
 import { loadToolsets } from "../src/toolsets.ts";
 import { THINKING_VIEW_URI } from "../src/thinking/tools.ts";
 import { browserTest, type Page, screenshotPath } from "./support/browser.ts";
@@ -23,7 +24,10 @@ interface Feed {
 async function serverClient(): Promise<{ client: McpClient; close(): Promise<void> }> {
   const kv = await Deno.openKv(":memory:");
   const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
-  const server = createMcpServer({ kv, config }, loadToolsets(new Map([["TOOLSETS", "thinking"]])));
+  const server = createMcpServer(
+    { kv, config, caller: defaultCaller(config) },
+    loadToolsets(new Map([["TOOLSETS", "thinking"]])),
+  );
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "view-host", version: "1.0.0" });

@@ -3,13 +3,14 @@ import { loadConfig } from "../config.ts";
 import { GET_STATE_GUARD } from "./tools.ts";
 import { Client, InMemoryTransport } from "../mcp/sdk_client.ts";
 import { createMcpServer } from "../mcp/server.ts";
+import { defaultCaller } from "../mcp/caller.ts";
 import { loadToolsets } from "../toolsets.ts";
 
 async function withClient(fn: (client: InstanceType<typeof Client>) => Promise<void>) {
   const kv = await Deno.openKv(":memory:");
   const env = new Map([["TOOLSETS", "focus"]]);
   const config = loadConfig(env);
-  const server = createMcpServer({ kv, config }, loadToolsets(env));
+  const server = createMcpServer({ kv, config, caller: defaultCaller(config) }, loadToolsets(env));
   const client = new Client({ name: "unit", version: "1" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(a), client.connect(b)]);

@@ -10,6 +10,7 @@ import { json, plain, readJson } from "../kit/web.ts";
 import { statusOf } from "./status.ts";
 import { InFlight } from "../mcp/in_flight.ts";
 import {
+  type AuthInfo,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type MessageExtraInfo,
@@ -76,8 +77,11 @@ export class SseSessions {
     });
   }
 
-  /** Delivers one POSTed JSON-RPC message (or batch) to its session. */
-  async post(req: Request, sessionId: string | null): Promise<Response> {
+  /**
+   * Delivers one POSTed JSON-RPC message (or batch) to its session, with the `authInfo` of this
+   * POST's caller: a session's messages may come from different callers, each resolved per POST.
+   */
+  async post(req: Request, sessionId: string | null, authInfo: AuthInfo): Promise<Response> {
     const transport = sessionId === null ? undefined : this.#sessions.get(sessionId);
     if (!transport) {
       return plain(404, "Session not found: open a new one with GET on the sse endpoint");
@@ -104,7 +108,7 @@ export class SseSessions {
     }
     const headers = Object.fromEntries(req.headers);
     for (const p of parsed) {
-      transport.deliver(p.data as JSONRPCMessage, { requestInfo: { headers } });
+      transport.deliver(p.data as JSONRPCMessage, { authInfo, requestInfo: { headers } });
     }
     return plain(202, "Accepted");
   }

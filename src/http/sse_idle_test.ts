@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
 import { createMcpServer, type Toolset } from "../mcp/server.ts";
 import { withKv } from "../../tests/support/kv.ts";
+import { defaultCaller } from "../mcp/caller.ts";
+import { authInfoOf } from "./identity.ts";
 import { SseSessions } from "./sse.ts";
 
 /** A toolset whose one tool takes `ms` to answer. */
@@ -20,7 +22,8 @@ function slowToolset(ms: number): Toolset {
 
 Deno.test("SseSessions: a request still running is activity, so the idle timeout waits for its answer", async () => {
   await withKv(async (kv) => {
-    const deps = { kv, config: loadConfig(new Map()) };
+    const config = loadConfig(new Map());
+    const deps = { kv, config, caller: defaultCaller(config) };
     const sse = new SseSessions({
       keepAliveMs: 60_000,
       maxRequestBytes: 1 << 20,
@@ -40,6 +43,7 @@ Deno.test("SseSessions: a request still running is activity, so the idle timeout
           body: JSON.stringify(message),
         }),
         sessionId,
+        authInfoOf(deps.caller),
       );
     await post({
       jsonrpc: "2.0",

@@ -28,3 +28,5 @@ export type {
   ReadResourceResult,
   ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/server/auth/types"
+export type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
+import { defaultCaller } from "./caller.ts";
 import { Client, InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer, type Toolset } from "./server.ts";
 
@@ -15,7 +16,8 @@ const toolOnly: Toolset = {
 
 Deno.test("createMcpServer() advertises no list_changed and only the kinds a toolset registers", async () => {
   await withKv(async (kv) => {
-    const server = createMcpServer({ kv, config: loadConfig(new Map()) }, [toolOnly]);
+    const config = loadConfig(new Map());
+    const server = createMcpServer({ kv, config, caller: defaultCaller(config) }, [toolOnly]);
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: "test", version: "1.0.0" });
     await Promise.all([server.connect(a), client.connect(b)]);

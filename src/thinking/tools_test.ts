@@ -3,6 +3,7 @@ import { type Config, loadConfig } from "../config.ts";
 import { THINKING_ERRORS, type ThinkingErrorCode } from "./store_errors.ts";
 import { Client, InMemoryTransport } from "../mcp/sdk_client.ts";
 import { createMcpServer } from "../mcp/server.ts";
+import { defaultCaller } from "../mcp/caller.ts";
 import { loadToolsets } from "../toolsets.ts";
 import { MCP_APP_MIME } from "../mcp/apps.ts";
 import { THINKING_VIEW_URI } from "./tools.ts";
@@ -22,7 +23,10 @@ async function withClient(
   const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
   const clients: McpClient[] = [];
   const connect = async () => {
-    const server = createMcpServer({ kv, config }, loadToolsets(new Map()));
+    const server = createMcpServer(
+      { kv, config, caller: defaultCaller(config) },
+      loadToolsets(new Map()),
+    );
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: "thinking-test", version: "1.0.0" });

@@ -3,6 +3,7 @@
 import { type Config, loadConfig } from "../../src/config.ts";
 import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
+import { defaultCaller } from "../../src/mcp/caller.ts";
 import { loadToolsets } from "../../src/toolsets.ts";
 
 /** An SDK client. */
@@ -24,7 +25,7 @@ export async function withClient(
   const config = loadConfig(vars);
   const kv = await Deno.openKv(":memory:");
   const server = createMcpServer(
-    { kv, config },
+    { kv, config, caller: defaultCaller(config) },
     loadToolsets(new Map([...vars, ["TOOLSETS", "handoff"]])),
   );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
