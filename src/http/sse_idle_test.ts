@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
 import { createMcpServer, type Toolset } from "../mcp/server.ts";
 import { withKv } from "../../tests/support/kv.ts";
-import { defaultCaller } from "../mcp/caller.ts";
-import { authInfoOf } from "./identity.ts";
 import { SseSessions } from "./sse.ts";
+import { authInfoOf } from "./identity.ts";
+import { defaultCaller } from "../mcp/caller.ts";
 
 /** A toolset whose one tool takes `ms` to answer. */
 function slowToolset(ms: number): Toolset {
@@ -43,7 +43,7 @@ Deno.test("SseSessions: a request still running is activity, so the idle timeout
           body: JSON.stringify(message),
         }),
         sessionId,
-        authInfoOf(deps.caller),
+        authInfoOf(defaultCaller(config)),
       );
     await post({
       jsonrpc: "2.0",

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
-import { defaultCaller } from "./caller.ts";
 import { Client, InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer, type Toolset } from "./server.ts";
+import { defaultCaller } from "./caller.ts";
 
 const toolOnly: Toolset = {
   name: "probe",
