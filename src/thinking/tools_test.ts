@@ -280,6 +280,7 @@ Deno.test("every thinking error code reaches the client in an isError result", a
         }),
       ],
       ["THOUGHT_EMPTY", "sequentialthinking", think(3, { sequenceId: id, thought: "   " })],
+      ["THOUGHT_INVALID", "sequentialthinking", think(3, { sequenceId: id, thought: "\uD800" })],
       [
         "THOUGHT_TOO_LONG",
         "sequentialthinking",
