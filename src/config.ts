@@ -4,6 +4,7 @@
  */
 
 import { join } from "node:path";
+import { clientNameProblem } from "./kit/caller.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
 
 export type { EnvSource } from "./kit/env.ts";
@@ -16,6 +17,15 @@ export interface Config {
   kvPath: string | undefined;
   /** The secret in URL paths and bearer headers; `undefined` until generated locally. */
   authToken: string | undefined;
+  /**
+   * Named tokens (`AUTH_TOKENS="codex=<token>,manus=<token>"`): each is accepted beside
+   * `AUTH_TOKEN`, in the path and as bearer, and names its holder.
+   */
+  namedTokens: NamedToken[];
+  /** The caller name of HTTP requests that name nobody (`DEFAULT_CLIENT_NAME`, default `owner`). */
+  defaultClientName: string;
+  /** The caller name of a stdio server (`CLIENT_NAME`); `undefined` uses the default name. */
+  clientName: string | undefined;
   /** Running on Deno Deploy, where a missing or bad token closes every route. */
   onDeploy: boolean;
   /** What is wrong with `AUTH_TOKEN` on Deno Deploy (where it closes the server, not crash it). */
@@ -24,12 +34,30 @@ export interface Config {
   allowedHosts: string[];
   /** Interval of keep-alive comments on legacy SSE streams. */
   sseKeepAliveMs: number;
+  /** Most legacy SSE sessions one process keeps open (`SSE_MAX_SESSIONS`). */
+  sseMaxSessions: number;
+  /** A legacy SSE session with no POST and no request in flight this long is closed (`SSE_IDLE_MS`). */
+  sseIdleMs: number;
+  /** How long a stopping server waits for requests in flight before it closes KV (`SHUTDOWN_GRACE_MS`). */
+  shutdownGraceMs: number;
   /** Largest HTTP request body accepted, in bytes. */
   maxRequestBytes: number;
 }
 
+/** One entry of `AUTH_TOKENS`: a token and the name of whoever holds it. */
+export interface NamedToken {
+  name: string;
+  token: string;
+}
+
 /** Shortest `AUTH_TOKEN` accepted on Deno Deploy. */
 export const MIN_DEPLOY_TOKEN_LENGTH = 32;
+/** Default `SSE_MAX_SESSIONS`. */
+export const DEFAULT_SSE_MAX_SESSIONS = 100;
+/** Default `SSE_IDLE_MS` (30 minutes). */
+export const DEFAULT_SSE_IDLE_MS = 30 * 60_000;
+/** Default `SHUTDOWN_GRACE_MS`. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Where the embedded KV lives when `KV_PATH` is unset locally. */
 export const DEFAULT_KV_PATH = "./data/handoff.kv";
 
@@ -52,6 +80,11 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
       `HOST must be a host name or IP address such as 127.0.0.1 or 0.0.0.0, got "${host}"`,
     );
   }
+  const named = namedTokens(env.get("AUTH_TOKENS"), onDeploy);
+  const reused = named.find((t) => t.token === token);
+  if (reused) {
+    throw new Error(`AUTH_TOKENS gives "${reused.name}" the same token as AUTH_TOKEN`);
+  }
   const kvPath = env.get("KV_PATH") || (onDeploy ? undefined : join(baseDir, DEFAULT_KV_PATH));
   return {
     port: intVar(env, "PORT", 8787, 0, 65535),
@@ -61,9 +94,65 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     onDeploy,
     tokenProblem,
     allowedHosts: listVar(env.get("ALLOWED_HOSTS")),
+    namedTokens: named,
+    defaultClientName: clientNameVar(env, "DEFAULT_CLIENT_NAME") ?? "owner",
+    clientName: clientNameVar(env, "CLIENT_NAME"),
     sseKeepAliveMs: intVar(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
+    sseMaxSessions: intVar(env, "SSE_MAX_SESSIONS", DEFAULT_SSE_MAX_SESSIONS, 1, 100_000),
+    sseIdleMs: intVar(env, "SSE_IDLE_MS", DEFAULT_SSE_IDLE_MS, 100, 7 * 86_400_000),
+    shutdownGraceMs: intVar(env, "SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS, 0, 600_000),
     maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
   };
+}
+
+/** Shortest named token accepted: a token is a password, and these are typed by people. */
+export const MIN_NAMED_TOKEN_LENGTH = 16;
+
+/**
+ * Parses `AUTH_TOKENS` (`name=token,name=token`). Names follow the client-name rules and are
+ * distinct ignoring case; tokens are URL-safe (they go in the path), distinct, at least 16
+ * characters (32 on Deno Deploy, like `AUTH_TOKEN`).
+ */
+function namedTokens(raw: string | undefined, onDeploy: boolean): NamedToken[] {
+  const min = onDeploy ? MIN_DEPLOY_TOKEN_LENGTH : MIN_NAMED_TOKEN_LENGTH;
+  const out: NamedToken[] = [];
+  for (const entry of listVar(raw)) {
+    const eq = entry.indexOf("=");
+    if (eq <= 0) {
+      throw new Error(
+        `AUTH_TOKENS entries must look like name=token (e.g. codex=<token>,manus=<token>), got an entry without a name`,
+      );
+    }
+    const name = entry.slice(0, eq).trim();
+    const token = entry.slice(eq + 1).trim();
+    const problem = clientNameProblem(name, `AUTH_TOKENS name "${name}"`);
+    if (problem) throw new Error(problem);
+    if (!/^[A-Za-z0-9._~-]+$/.test(token)) {
+      throw new Error(
+        `AUTH_TOKENS token of "${name}" must use only URL-safe characters (A-Z a-z 0-9 . _ ~ -)`,
+      );
+    }
+    if (token.length < min) {
+      throw new Error(`AUTH_TOKENS token of "${name}" must be at least ${min} characters`);
+    }
+    if (out.some((t) => t.name.toLowerCase() === name.toLowerCase())) {
+      throw new Error(`AUTH_TOKENS names "${name}" twice (names are compared ignoring case)`);
+    }
+    if (out.some((t) => t.token === token)) {
+      throw new Error(`AUTH_TOKENS gives "${name}" the same token as another name`);
+    }
+    out.push({ name, token });
+  }
+  return out;
+}
+
+/** A client name from the environment, checked like an `X-Client-Name`; unset or empty → undefined. */
+function clientNameVar(env: EnvSource, name: string): string | undefined {
+  const raw = env.get(name)?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const problem = clientNameProblem(raw, name);
+  if (problem) throw new Error(problem);
+  return raw;
 }
 
 /** Why the server must refuse every request, or `undefined` when it may serve. */

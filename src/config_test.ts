@@ -37,3 +37,52 @@ Deno.test("loadConfig() on Deno Deploy uses the attached KV and fails closed wit
   const good = loadConfig(env({ DENO_DEPLOYMENT_ID: "abc", AUTH_TOKEN: "x".repeat(32) }));
   assert.equal(closedReason(good), undefined);
 });
+
+Deno.test("loadConfig() reads AUTH_TOKENS as name=token pairs and refuses malformed ones", () => {
+  const t1 = "a".repeat(20);
+  const t2 = "b".repeat(20);
+  const config = loadConfig(env({ AUTH_TOKENS: ` codex=${t1} , Manus=${t2}` }));
+  assert.deepEqual(config.namedTokens, [{ name: "codex", token: t1 }, {
+    name: "Manus",
+    token: t2,
+  }]);
+  assert.deepEqual(loadConfig(env({})).namedTokens, []);
+  assert.throws(() => loadConfig(env({ AUTH_TOKENS: t1 })), /AUTH_TOKENS entries must look like/);
+  assert.throws(() => loadConfig(env({ AUTH_TOKENS: `=${t1}` })), /must look like name=token/);
+  assert.throws(() => loadConfig(env({ AUTH_TOKENS: "codex=short" })), /at least 16 characters/);
+  assert.throws(
+    () => loadConfig(env({ AUTH_TOKENS: `codex=${t1}/x` })),
+    /token of "codex" must use only URL-safe/,
+  );
+  assert.throws(
+    () => loadConfig(env({ AUTH_TOKENS: `codex=${t1},CODEX=${t2}` })),
+    /names "CODEX" twice/,
+  );
+  assert.throws(
+    () => loadConfig(env({ AUTH_TOKENS: `codex=${t1},manus=${t1}` })),
+    /same token as another name/,
+  );
+  assert.throws(
+    () => loadConfig(env({ AUTH_TOKEN: t1, AUTH_TOKENS: `codex=${t1}` })),
+    /same token as AUTH_TOKEN/,
+  );
+  assert.throws(
+    () => loadConfig(env({ AUTH_TOKENS: `${"n".repeat(141)}=${t1}` })),
+    /at most 140 are allowed/,
+  );
+  assert.throws(
+    () => loadConfig(env({ DENO_DEPLOYMENT_ID: "x", AUTH_TOKENS: `codex=${t1}` })),
+    /at least 32 characters/,
+  );
+});
+
+Deno.test("loadConfig() reads DEFAULT_CLIENT_NAME (default owner) and CLIENT_NAME, checked as names", () => {
+  assert.equal(loadConfig(env({})).defaultClientName, "owner");
+  assert.equal(loadConfig(env({})).clientName, undefined);
+  assert.equal(loadConfig(env({ DEFAULT_CLIENT_NAME: " team " })).defaultClientName, "team");
+  assert.equal(loadConfig(env({ CLIENT_NAME: "claude" })).clientName, "claude");
+  assert.throws(
+    () => loadConfig(env({ DEFAULT_CLIENT_NAME: "x".repeat(141) })),
+    /DEFAULT_CLIENT_NAME is 141 characters; at most 140/,
+  );
+});

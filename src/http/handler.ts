@@ -2,11 +2,13 @@
 
 import { closedReason, type Config } from "../config.ts";
 import { AppError } from "../kit/kv.ts";
-import { json, onBodyDone, plain, type Route } from "../kit/web.ts";
+import { json, onBodyDone, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpServer, type McpDeps, type Toolset } from "../mcp/server.ts";
-import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
+import { type AuthInfo, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 import { parseToolsetNames } from "../toolsets.ts";
-import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
+import { isLoopback, rebindingRefusal } from "./auth.ts";
+import { authenticate, authInfoOf, type Credentials, resolveCaller } from "./identity.ts";
+import { readRpcBody } from "./body.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { errorResponse } from "./status.ts";
@@ -18,7 +20,7 @@ export interface HandlerDeps extends McpDeps {
   toolsets: readonly Toolset[];
   /** The secret every route but `/healthz` requires; `undefined` closes the server. */
   token: string | undefined;
-  /** Routes of features beyond MCP (JSON APIs, views), after the token. */
+  /** Routes of features beyond MCP (JSON APIs, views), after the token unless `public`. */
   routes?: Route[];
 }
 
@@ -42,13 +44,23 @@ export function createHandler(deps: HandlerDeps): Handler {
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
+    maxSessions: config.sseMaxSessions,
+    idleMs: config.sseIdleMs,
     connect: (transport, toolsets) => createMcpServer(deps, toolsets).connect(transport),
   });
 
-  const routes: Route[] = [
+  const credentials: Credentials = { master: deps.token ?? "", named: config.namedTokens };
+  const all: Route[] = [
     {
       path: "mcp",
-      methods: { POST: (req, { url }) => streamable(deps, req, toolsetsOf(url, deps.toolsets)) },
+      methods: {
+        POST: async (req, { url, caller }) => {
+          const body = await readRpcBody(req, config.maxRequestBytes);
+          if (body instanceof Response) return body;
+          const toolsets = toolsetsOf(url, deps.toolsets);
+          return streamable(deps, req, toolsets, authInfoOf(caller), body.parsed);
+        },
+      },
     },
     {
       path: "sse",
@@ -58,11 +70,16 @@ export function createHandler(deps: HandlerDeps): Handler {
     },
     {
       path: "messages",
-      methods: { POST: (req, { url }) => sse.post(req, url.searchParams.get("sessionId")) },
+      methods: {
+        POST: (req, { url, caller }) =>
+          sse.post(req, url.searchParams.get("sessionId"), authInfoOf(caller)),
+      },
     },
     ...deps.toolsets.flatMap((t) => t.routes?.(deps) ?? []),
     ...(deps.routes ?? []),
   ];
+  const routes = all.filter((r) => !r.public);
+  const publicRoutes = all.filter((r) => r.public);
 
   const handler = async (req: Request): Promise<Response> => {
     if (closed !== undefined) return plain(503, `handoff-mcp is closed: ${closed}`);
@@ -74,10 +91,26 @@ export function createHandler(deps: HandlerDeps): Handler {
       const refusal = rebindingRefusal(req, config.allowedHosts);
       if (refusal) return plain(403, refusal);
     }
-    const auth = await authenticate(req, url, deps.token!);
+    const open = matchRoute(publicRoutes, url.pathname.slice(1));
+    if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller });
+    const auth = await authenticate(req, url, credentials);
     if (!auth) return NOT_FOUND();
     const match = matchRoute(routes, auth.path);
     if (!match) return NOT_FOUND();
+    let caller;
+    try {
+      caller = resolveCaller(auth.auth, req, config.defaultClientName);
+    } catch (error) {
+      return errorResponse(error);
+    }
+    return await dispatch(req, match, { url, base: auth.base, caller });
+  };
+
+  const dispatch = async (
+    req: Request,
+    match: { route: Route; params: Record<string, string> },
+    ctx: Omit<RouteContext, "params">,
+  ): Promise<Response> => {
     const handle = match.route.methods[req.method];
     if (!handle) {
       const allow = Object.keys(match.route.methods).join(", ");
@@ -89,27 +122,12 @@ export function createHandler(deps: HandlerDeps): Handler {
       return json(405, body, { allow });
     }
     try {
-      return await handle(req, { url, base: auth.base, params: match.params });
+      return await handle(req, { ...ctx, params: match.params });
     } catch (error) {
       return errorResponse(error);
     }
   };
   return Object.assign(handler, { close: () => sse.closeAll() });
-}
-
-/** Accepts the token as the first path segment, or as a bearer header on token-less paths. */
-async function authenticate(
-  req: Request,
-  url: URL,
-  token: string,
-): Promise<{ path: string; base: string } | undefined> {
-  const path = url.pathname.slice(1);
-  const slash = path.indexOf("/");
-  if (slash > 0 && await tokenMatches(path.slice(0, slash), token)) {
-    return { path: path.slice(slash + 1), base: `/${path.slice(0, slash + 1)}` };
-  }
-  if (await tokenMatches(bearerToken(req), token)) return { path, base: "/" };
-  return undefined;
 }
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
@@ -138,6 +156,8 @@ async function streamable(
   deps: McpDeps,
   req: Request,
   toolsets: readonly Toolset[],
+  authInfo: AuthInfo,
+  parsedBody?: unknown,
 ): Promise<Response> {
   const server = createMcpServer(deps, toolsets);
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -146,7 +166,7 @@ async function streamable(
   });
   await server.connect(transport);
   try {
-    const res = await transport.handleRequest(req);
+    const res = await transport.handleRequest(req, { authInfo, parsedBody });
     return onBodyDone(res, () => void server.close());
   } catch (error) {
     await server.close();

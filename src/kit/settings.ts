@@ -23,3 +23,16 @@ export async function ensureAuthToken(kv: Deno.Kv): Promise<string> {
     return { op, value: token };
   });
 }
+
+/**
+ * Replaces the stored token with a new random one in one atomic (checked against the value it
+ * replaces, retried on conflict) and returns it. Servers read the token at start: restart them.
+ */
+export async function rotateAuthToken(kv: Deno.Kv): Promise<string> {
+  return await commitWithRetry(async () => {
+    const current = await readKey<string>(kv, authTokenKey());
+    const token = randomToken(GENERATED_TOKEN_BYTES);
+    const op = kv.atomic().check(current).set(authTokenKey(), token);
+    return { op, value: token };
+  });
+}

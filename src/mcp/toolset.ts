@@ -1,6 +1,7 @@
 /** What a toolset is to the server: a name, instructions, its tools, and any HTTP routes. */
 
 import type { Config } from "../config.ts";
+import type { Caller } from "../kit/caller.ts";
 import type { EnvSource } from "../kit/env.ts";
 import type { Route } from "../kit/web.ts";
 import type { McpServer } from "./sdk.ts";
@@ -12,6 +13,12 @@ import type { McpServer } from "./sdk.ts";
 export interface McpDeps {
   kv: Deno.Kv;
   config: Config;
+  /**
+   * The process's default caller: on stdio the local user (`CLIENT_NAME`), over HTTP the
+   * `DEFAULT_CLIENT_NAME`. A request's own caller arrives with the request; read it with
+   * `callerOf(extra, deps)`, never from here directly.
+   */
+  caller: Caller;
 }
 
 /**

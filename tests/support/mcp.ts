@@ -5,6 +5,7 @@
 
 import { type Config, loadConfig } from "../../src/config.ts";
 import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
+import { defaultCaller } from "../../src/mcp/caller.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { loadToolsets } from "../../src/toolsets.ts";
 
@@ -40,7 +41,7 @@ export async function withMcpClient(
   const kv = await Deno.openKv(":memory:");
   const open: { close(): Promise<void> }[] = [];
   const connect = async () => {
-    const server = createMcpServer({ kv, config }, toolsets);
+    const server = createMcpServer({ kv, config, caller: defaultCaller(config) }, toolsets);
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: "mcp-test", version: "1.0.0" });
     await server.connect(serverSide);
