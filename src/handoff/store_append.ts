@@ -62,7 +62,7 @@ export async function appendHandoff(
   const big = add.byteLength > INLINE_APPEND_BYTES;
   const progressSteps = { steps: 1 };
   await progress?.(0, 1, `appending ${add.byteLength} bytes`);
-  const { staged, refs: stagedRefs } = add.byteLength > INLINE_APPEND_BYTES
+  const { staged, refs: stagedRefs } = big
     ? await stageBigAppend(kv, limits, key, add, { progress, progressSteps, what })
     : { staged: null, refs: [] };
   try {
