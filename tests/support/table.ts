@@ -1,6 +1,8 @@
 /** Fixtures for the table toolset's tests: KV, settings with a hand-moved clock, and clients. */
 
+import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
+import { AppError } from "../../src/kit/kv.ts";
 import type { Caller } from "../../src/kit/caller.ts";
 import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
@@ -73,4 +75,21 @@ export async function withTable(
     for (const close of closers) await close();
     if (!kv) store.close();
   }
+}
+
+/** Asserts `promise` fails with an `AppError` of `kind` whose message matches `pattern`. */
+export async function fails(
+  promise: Promise<unknown>,
+  kind: string,
+  pattern: RegExp,
+): Promise<AppError> {
+  let caught: AppError | undefined;
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof AppError, String(error));
+    assert.equal(error.kind, kind, error.message);
+    assert.match(error.message, pattern);
+    caught = error;
+    return true;
+  });
+  return caught!;
 }
