@@ -38,34 +38,6 @@ Deno.test("loadConfig() on Deno Deploy uses the attached KV and fails closed wit
   assert.equal(closedReason(good), undefined);
 });
 
-Deno.test("loadConfig() reads the HANDOFF_* settings and names the bad one", () => {
-  const config = (env: Record<string, string>) => loadConfig(new Map(Object.entries(env)));
-  const d = config({}).handoff;
-  assert.equal(d.conversationMaxBytes, 1024 * 1024);
-  assert.equal(d.maxHandoffs, 1000);
-  assert.equal(d.evictWhenFull, true);
-  assert.equal(config({}).handoffAuditLog, undefined);
-  const set = config({
-    HANDOFF_MAX_COUNT: "5",
-    HANDOFF_EVICT: "off",
-    HANDOFF_SUMMARY_MAX_BYTES: "2000",
-    HANDOFF_AUDIT_LOG: "/tmp/a.jsonl",
-  });
-  assert.equal(set.handoff.maxHandoffs, 5);
-  assert.equal(set.handoff.evictWhenFull, false);
-  assert.equal(set.handoff.summaryMaxBytes, 2000);
-  assert.equal(set.handoffAuditLog, "/tmp/a.jsonl");
-  assert.throws(() => config({ HANDOFF_EVICT: "maybe" }), /HANDOFF_EVICT must be true or false/);
-  assert.throws(
-    () => config({ HANDOFF_MAX_COUNT: "0" }),
-    /HANDOFF_MAX_COUNT must be a whole number from 1/,
-  );
-  assert.throws(
-    () => config({ HANDOFF_CONVERSATION_MAX_BYTES: String(64 * 1024 * 1024) }),
-    /HANDOFF_CONVERSATION_MAX_BYTES must be a whole number from 1024 to 8388608/,
-  );
-});
-
 Deno.test("loadConfig() reads AUTH_TOKENS as name=token pairs and refuses malformed ones", () => {
   const t1 = "a".repeat(20);
   const t2 = "b".repeat(20);

@@ -8,6 +8,7 @@ import { type AuthInfo, WebStandardStreamableHTTPServerTransport } from "../mcp/
 import { parseToolsetNames } from "../toolsets.ts";
 import { isLoopback, rebindingRefusal } from "./auth.ts";
 import { authenticate, authInfoOf, type Credentials, resolveCaller } from "./identity.ts";
+import { readRpcBody } from "./body.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { errorResponse } from "./status.ts";
@@ -43,6 +44,8 @@ export function createHandler(deps: HandlerDeps): Handler {
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
+    maxSessions: config.sseMaxSessions,
+    idleMs: config.sseIdleMs,
     connect: (transport, toolsets) => createMcpServer(deps, toolsets).connect(transport),
   });
 
@@ -51,8 +54,12 @@ export function createHandler(deps: HandlerDeps): Handler {
     {
       path: "mcp",
       methods: {
-        POST: (req, { url, caller }) =>
-          streamable(deps, req, toolsetsOf(url, deps.toolsets), authInfoOf(caller)),
+        POST: async (req, { url, caller }) => {
+          const body = await readRpcBody(req, config.maxRequestBytes);
+          if (body instanceof Response) return body;
+          const toolsets = toolsetsOf(url, deps.toolsets);
+          return streamable(deps, req, toolsets, authInfoOf(caller), body.parsed);
+        },
       },
     },
     {
@@ -150,6 +157,7 @@ async function streamable(
   req: Request,
   toolsets: readonly Toolset[],
   authInfo: AuthInfo,
+  parsedBody?: unknown,
 ): Promise<Response> {
   const server = createMcpServer(deps, toolsets);
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -158,7 +166,7 @@ async function streamable(
   });
   await server.connect(transport);
   try {
-    const res = await transport.handleRequest(req, { authInfo });
+    const res = await transport.handleRequest(req, { authInfo, parsedBody });
     return onBodyDone(res, () => void server.close());
   } catch (error) {
     await server.close();

@@ -26,6 +26,7 @@ export type {
   JSONRPCMessage,
   MessageExtraInfo,
   ReadResourceResult,
+  ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/auth/types"
 export type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";

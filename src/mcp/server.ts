@@ -1,6 +1,6 @@
 /** Builds the MCP server with the toolsets a caller asked for. */
 
-import { McpServer } from "./sdk.ts";
+import { McpServer, type ServerCapabilities } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
 export type { McpDeps, Toolset } from "./toolset.ts";
@@ -19,5 +19,14 @@ export function createMcpServer(deps: McpDeps, toolsets: readonly Toolset[]): Mc
     capabilities: { logging: {} },
   });
   for (const toolset of toolsets) toolset.register(server, deps);
+  // The SDK advertises list_changed as soon as a tool, prompt or resource is registered, but a
+  // stateless server (a fresh one per request) can never send those notifications.
+  // Only the kinds present are touched: advertising prompts without any would invite prompts/list.
+  const present = (server.server as unknown as { getCapabilities(): ServerCapabilities })
+    .getCapabilities();
+  const lists = (["tools", "prompts", "resources"] as const).filter((kind) => present[kind]);
+  server.server.registerCapabilities(
+    Object.fromEntries(lists.map((kind) => [kind, { ...present[kind], listChanged: false }])),
+  );
   return server;
 }
