@@ -1,6 +1,7 @@
 /** The table toolset's settings, read from the environment once at start. */
 
 import { CLIENT_NAME_MAX_CHARS } from "../kit/caller.ts";
+import { type EnvSource, intVar } from "../kit/env.ts";
 
 /** The contract number: first line of every table tool description, and a context field. */
 export const TABLE_CONTRACT = 1;
@@ -9,10 +10,12 @@ export const TABLE_CONTRACT = 1;
 export interface TableLimits {
   /** Longest title of a discussion, decision, plan or task, in characters. */
   titleMaxChars: number;
-  /** Largest message body, decision detail, reason or task detail, in UTF-8 bytes. */
+  /** Largest message body, decision detail or task detail, in UTF-8 bytes. */
   messageMaxBytes: number;
   /** Largest plan body or handoff context, in UTF-8 bytes (stays under one KV value). */
   bodyMaxBytes: number;
+  /** Largest reason of a verdict, in UTF-8 bytes (stored beside the decision's detail). */
+  reasonMaxBytes: number;
   /** Longest participant name (`assigned_to`, `to`) or workspace, in characters. */
   nameMaxChars: number;
   /** Default and largest `limit` of every list. */
@@ -25,10 +28,27 @@ export const DEFAULT_TABLE_LIMITS: TableLimits = {
   titleMaxChars: 200,
   messageMaxBytes: 32 * 1024,
   bodyMaxBytes: 48 * 1024,
+  reasonMaxBytes: 8 * 1024,
   nameMaxChars: CLIENT_NAME_MAX_CHARS,
   pageDefault: 50,
   pageMax: 200,
 };
+
+/** The environment variable that sets each configurable limit, as error messages name it. */
+export const SETTING_OF = {
+  titleMaxChars: "TABLE_TITLE_MAX_CHARS",
+  messageMaxBytes: "TABLE_MESSAGE_MAX_BYTES",
+  bodyMaxBytes: "TABLE_BODY_MAX_BYTES",
+  reasonMaxBytes: "TABLE_REASON_MAX_BYTES",
+} as const;
+
+/**
+ * Upper bounds of the byte limits, so every record stays under Deno KV's 64 KiB per value: texts
+ * are stored as UTF-8 bytes, and a decision holds its detail and its reason side by side.
+ */
+const MAX_BODY_BYTES = 56 * 1024;
+const MAX_MESSAGE_BYTES = 48 * 1024;
+const MAX_REASON_BYTES = 8 * 1024;
 
 /** Everything the table toolset reads from its environment, validated. */
 export interface TableSettings {
@@ -56,7 +76,7 @@ export function staleMs(settings: TableSettings): number {
 
 /** Reads and checks the table settings; throws naming the bad variable and what is allowed. */
 export function loadTableSettings(
-  env: { get(name: string): string | undefined },
+  env: EnvSource,
   now: () => number = Date.now,
 ): TableSettings {
   const workspace = (env.get("TABLE_DEFAULT_WORKSPACE") ?? "").trim() || "main";
@@ -93,7 +113,13 @@ export function loadTableSettings(
     approvalSecret: secret,
     viewToken,
     viewTimeZone: zone,
-    limits: DEFAULT_TABLE_LIMITS,
+    limits: {
+      ...DEFAULT_TABLE_LIMITS,
+      titleMaxChars: intVar(env, SETTING_OF.titleMaxChars, 200, 10, 1000),
+      messageMaxBytes: intVar(env, SETTING_OF.messageMaxBytes, 32 * 1024, 1024, MAX_MESSAGE_BYTES),
+      bodyMaxBytes: intVar(env, SETTING_OF.bodyMaxBytes, 48 * 1024, 1024, MAX_BODY_BYTES),
+      reasonMaxBytes: intVar(env, SETTING_OF.reasonMaxBytes, 8 * 1024, 256, MAX_REASON_BYTES),
+    },
     now,
   };
 }

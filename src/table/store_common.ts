@@ -6,6 +6,7 @@
 
 import type { Caller } from "../kit/caller.ts";
 import { AppError, type Attempt, commitWithRetry, isUlid } from "../kit/kv.ts";
+import { checkId, checkLine, checkText } from "../kit/text.ts";
 import { type TableSettings, workspaceProblem } from "./settings.ts";
 import { type Author, authorOf, type CountName, keys } from "./store_schema.ts";
 
@@ -36,59 +37,31 @@ export function nowIso(ctx: TableCtx): string {
   return new Date(ctx.settings.now()).toISOString();
 }
 
-/** Checks a one-line title against the title limit. */
-export function checkTitle(ctx: TableCtx, what: string, title: string): string {
-  wellFormed(what, title);
-  if (title.trim() === "") throw new AppError("invalid", `${what} must not be blank`);
-  if (/[\r\n\u2028\u2029]/.test(title)) throw new AppError("invalid", `${what} must be one line`);
-  const max = ctx.settings.limits.titleMaxChars;
-  const chars = [...title].length;
-  if (chars > max) {
-    throw new AppError(
-      "too_large",
-      `${what} is ${chars} characters; at most ${max} are allowed (title limit)`,
-    );
-  }
-  return title.trim();
+/** Checks a one-line title against the title limit; returns it trimmed. */
+export function checkTitle(ctx: TableCtx, name: string, title: string): string {
+  return checkLine(title, ctx.settings.limits.titleMaxChars, { name });
 }
 
-/** Checks a text body against a byte limit named `limitName`. */
-export function checkText(what: string, text: string, maxBytes: number, limitName: string): string {
-  wellFormed(what, text);
-  if (text.trim() === "") throw new AppError("invalid", `${what} must not be blank`);
-  const bytes = new TextEncoder().encode(text).length;
-  if (bytes > maxBytes) {
-    throw new AppError(
-      "too_large",
-      `${what} is ${bytes} bytes of UTF-8; at most ${maxBytes} are allowed (${limitName}); split it, nothing was saved`,
-    );
-  }
+/**
+ * Checks a text body against a byte limit named by its setting. Blank text is refused: an empty
+ * message or context would read as a silent loss.
+ */
+export function checkBody(name: string, text: string, maxBytes: number, setting: string): string {
+  checkText(text, maxBytes, { name, setting });
+  if (text.trim() === "") throw new AppError("invalid", `${name} must not be empty or blank`);
   return text;
 }
 
-/** Checks a participant name (`to`, `assigned_to`): one line, not blank, at most 140 characters. */
-export function checkName(ctx: TableCtx, what: string, name: string): string {
-  wellFormed(what, name);
-  const trimmed = name.trim();
-  if (trimmed === "") throw new AppError("invalid", `${what} must not be blank`);
-  // deno-lint-ignore no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(trimmed)) {
-    throw new AppError("invalid", `${what} must be one line without control characters`);
-  }
-  const max = ctx.settings.limits.nameMaxChars;
-  const chars = [...trimmed].length;
-  if (chars > max) {
-    throw new AppError("too_large", `${what} is ${chars} characters; at most ${max} are allowed`);
-  }
-  return trimmed;
+/** Checks a participant name (`to`, `assigned_to`): one line, at most 140 characters; trimmed. */
+export function checkName(ctx: TableCtx, name: string, value: string): string {
+  return checkLine(value, ctx.settings.limits.nameMaxChars, { name });
 }
 
 /** Checks an id: not blank, well-formed; an id that cannot exist is reported as not found. */
-export function checkId(what: string, id: string): string {
-  wellFormed(what, id);
-  if (id.trim() === "") throw new AppError("invalid", `${what} must not be blank`);
+export function checkUlid(name: string, id: string): string {
+  checkId(id, 64, { name });
   if (!isUlid(id)) {
-    throw new AppError("not_found", `No ${what.replace(/_id$/, "")} has id "${clip(id)}"`);
+    throw new AppError("not_found", `No ${name.replace(/_id$/, "")} has id "${clip(id)}"`);
   }
   return id;
 }
@@ -113,12 +86,6 @@ export function sameWorkspace(what: string, id: string, found: string, expected:
       "invalid",
       `${what} ${id} is in workspace "${found}", not "${expected}": pass workspace="${found}" or choose a ${what} of this workspace`,
     );
-  }
-}
-
-function wellFormed(what: string, text: string): void {
-  if (!text.isWellFormed()) {
-    throw new AppError("invalid", `${what} is not well-formed Unicode (it holds a lone surrogate)`);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 
 import type { Caller, CallerVia } from "../kit/caller.ts";
-import { AppError, getAll } from "../kit/kv.ts";
+import { AppError, getAll, listAll, listEntries } from "../kit/kv.ts";
 import { TABLE_CONTRACT } from "./settings.ts";
 import {
   checkLimit,
@@ -57,8 +57,8 @@ async function participantsOf(ctx: TableCtx, ws: string): Promise<Participant[]>
     return p;
   };
   const [seen, spoke] = await Promise.all([
-    Array.fromAsync(ctx.kv.list<Sighting>({ prefix: keys.seenIn(ws) })),
-    Array.fromAsync(ctx.kv.list({ prefix: keys.spokeIn(ws) })),
+    listAll<Sighting>(ctx.kv, { prefix: keys.seenIn(ws) }),
+    listAll(ctx.kv, { prefix: keys.spokeIn(ws) }),
   ]);
   for (const e of seen) {
     const p = get(e.key[2] as string);
@@ -232,7 +232,10 @@ async function pendingHandoffs(
 ): Promise<{ items: Handoff[] }> {
   const ids: string[] = [];
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.pendingIn(ws) }, { reverse: true, limit: max })
+    const e of listEntries<string>(ctx.kv, { prefix: keys.pendingIn(ws) }, {
+      reverse: true,
+      limit: max,
+    })
   ) ids.push(e.value);
   return { items: await readHandoffs(ctx, ids) };
 }
@@ -252,8 +255,8 @@ function emptyWaiting(): Waiting {
 async function waitingFor(ctx: TableCtx, name: string): Promise<Map<string, Waiting>> {
   const lower = name.toLowerCase();
   const [handoffKeys, taskKeys] = await Promise.all([
-    Array.fromAsync(ctx.kv.list<string>({ prefix: keys.addressedTo(name) })),
-    Array.fromAsync(ctx.kv.list<string>({ prefix: keys.ownedBy(name) })),
+    listAll<string>(ctx.kv, { prefix: keys.addressedTo(name) }),
+    listAll<string>(ctx.kv, { prefix: keys.ownedBy(name) }),
   ]);
   const byWs = new Map<string, Waiting>();
   const of = (ws: string) => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CLAUDE, CODEX, OWNER, withTable } from "../../tests/support/table.ts";
+import { CLAUDE, CODEX, OWNER, withTable } from "../../tests/support/table_mcp.ts";
 import { countValue, type TableCtx } from "./store_common.ts";
 import { getParticipants, getWorkspaceContext } from "./store_context.ts";
 import { recordDecision, resolveDecision, setDecisionScope } from "./store_decisions.ts";

@@ -5,13 +5,14 @@
 
 import type { Caller } from "../kit/caller.ts";
 import { sameSecret } from "./secret.ts";
-import { AppError, commitWithRetry, getAll, retryLocked, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
+import { SETTING_OF } from "./settings.ts";
 import {
   bump,
-  checkId,
+  checkBody,
   checkLimit,
-  checkText,
   checkTitle,
+  checkUlid,
   chooseWorkspace,
   noteParticipant,
   nowIso,
@@ -78,11 +79,11 @@ export async function recordDecision(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const detail = checkText(
+  const detail = checkBody(
     "detail",
     input.detail,
     ctx.settings.limits.messageMaxBytes,
-    "detail limit",
+    SETTING_OF.messageMaxBytes,
   );
   if (input.discussion_id !== undefined) {
     const discussion = await readDiscussion(ctx, input.discussion_id);
@@ -157,27 +158,27 @@ export async function resolveDecision(
   caller: Caller,
   input: Resolution,
 ): Promise<{ decision: Decision; note_seq: number | null }> {
-  const id = checkId("decision_id", input.decision_id);
-  const reason = checkText(
+  const id = checkUlid("decision_id", input.decision_id);
+  const reason = checkBody(
     "reason",
     input.reason,
-    ctx.settings.limits.messageMaxBytes,
-    "reason limit",
+    ctx.settings.limits.reasonMaxBytes,
+    SETTING_OF.reasonMaxBytes,
   );
-  if (input.superseded_by !== undefined) checkId("superseded_by", input.superseded_by);
+  if (input.superseded_by !== undefined) checkUlid("superseded_by", input.superseded_by);
   if (input.superseded_by === id) {
     throw new AppError("invalid", `superseded_by must name another decision, not ${id} itself`);
   }
   const kind = await approvalKind(ctx, input.approval_code);
   return await commitWithRetry(async () => {
-    const entry = await retryLocked(() => ctx.kv.get<StoredDecision>(keys.decision(id)));
+    const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
     const current = requireDecision(entry, id);
     if (current.status !== "proposed") throw alreadyResolved(current);
     const ws = current.workspace;
     const op = ctx.kv.atomic().check(entry);
     if (input.superseded_by !== undefined) {
       const otherId = input.superseded_by;
-      const other = await retryLocked(() => ctx.kv.get<StoredDecision>(keys.decision(otherId)));
+      const other = await readKey<StoredDecision>(ctx.kv, keys.decision(otherId));
       const found = requireDecision(other, otherId);
       sameWorkspace("decision", otherId, found.workspace, ws);
       if (found.status === "rejected") {
@@ -205,7 +206,7 @@ export async function resolveDecision(
     let noteSeq: number | null = null;
     if (current.discussion_id !== undefined) {
       const did = current.discussion_id;
-      const dEntry = await retryLocked(() => ctx.kv.get<Discussion>(keys.discussion(did)));
+      const dEntry = await readKey<Discussion>(ctx.kv, keys.discussion(did));
       const discussion = requireDiscussion(dEntry, did);
       op.check(dEntry);
       const { message } = appendMessage(ctx, op, discussion, caller, {
@@ -256,10 +257,10 @@ export async function setDecisionScope(
   caller: Caller,
   input: { decision_id: string; scope: DecisionScope; approval_code: string },
 ): Promise<{ decision: Decision; changed: boolean }> {
-  const id = checkId("decision_id", input.decision_id);
+  const id = checkUlid("decision_id", input.decision_id);
   await approvalKind(ctx, input.approval_code);
   return await commitWithRetry<{ decision: Decision; changed: boolean }>(async () => {
-    const entry = await retryLocked(() => ctx.kv.get<StoredDecision>(keys.decision(id)));
+    const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
     const current = requireDecision(entry, id);
     if (current.status !== "approved") {
       throw new AppError(
@@ -295,7 +296,7 @@ export async function getDecisions(
   const limit = checkLimit(ctx, input.limit);
   const ids: string[] = [];
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.wsDecisionsIn(choice.workspace) }, {
+    const e of listEntries<string>(ctx.kv, { prefix: keys.wsDecisionsIn(choice.workspace) }, {
       reverse: true,
     })
   ) ids.push(e.value);
@@ -314,7 +315,7 @@ export async function getDecisions(
 export async function standingRules(ctx: TableCtx, ws: string, limit: number): Promise<Decision[]> {
   const ids: string[] = [];
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.rulesIn(ws) }, { reverse: true, limit })
+    const e of listEntries<string>(ctx.kv, { prefix: keys.rulesIn(ws) }, { reverse: true, limit })
   ) {
     ids.push(e.value);
   }
@@ -330,7 +331,10 @@ export async function awaitingDecisions(
 ): Promise<Decision[]> {
   const ids: string[] = [];
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.openDecisionsIn(ws) }, { reverse: true, limit })
+    const e of listEntries<string>(ctx.kv, { prefix: keys.openDecisionsIn(ws) }, {
+      reverse: true,
+      limit,
+    })
   ) ids.push(e.value);
   return (await getAll<StoredDecision>(ctx.kv, ids.map(keys.decision)))
     .flatMap((e) => e.value === null ? [] : [decisionOut(e.value)]);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { AppError } from "../kit/kv.ts";
-import { CLAUDE, CODEX, fails, OWNER, withTable } from "../../tests/support/table.ts";
+import { CLAUDE, CODEX, fails, OWNER, withTable } from "../../tests/support/table_mcp.ts";
 import { countValue } from "./store_common.ts";
 import {
   getDecisions,
@@ -41,7 +41,7 @@ Deno.test("resolveDecision(): human with the right code, relayed without, an err
     await fails(
       resolveDecision(ctx, CLAUDE, { decision_id: a.id, verdict: "approved", reason: " " }),
       "invalid",
-      /reason must not be blank/,
+      /reason must not be empty or blank/,
     );
     const human = await resolveDecision(ctx, OWNER, {
       decision_id: a.id,
@@ -229,5 +229,18 @@ Deno.test("getDecisions() lists newest first with has_more and total, filtered b
     const open = await getDecisions(ctx, { status: "proposed" });
     assert.equal(open.total, 4);
     assert.equal(open.has_more, false);
+  });
+});
+
+Deno.test("a decision at the largest detail and reason still fits one KV value", async () => {
+  const env = { ...SECRET, TABLE_MESSAGE_MAX_BYTES: "49152", TABLE_REASON_MAX_BYTES: "8192" };
+  await withTable(env, async ({ ctx }) => {
+    // One character outside Latin-1 would make a stored string two bytes per unit.
+    const detail = "d".repeat(49152 - 4) + "😀";
+    const reason = "r".repeat(8192 - 4) + "😀";
+    const d = (await recordDecision(ctx, CODEX, { title: "t".repeat(200), detail })).decision;
+    const r = await resolveDecision(ctx, OWNER, { decision_id: d.id, verdict: "approved", reason });
+    assert.equal(r.decision.detail, detail);
+    assert.equal(r.decision.reason, reason);
   });
 });

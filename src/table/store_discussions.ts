@@ -1,13 +1,22 @@
 /** Discussions and their messages: seq is allocated by the store, contiguous per discussion. */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, retryLocked, ulid } from "../kit/kv.ts";
+import {
+  AppError,
+  commitWithRetry,
+  getAll,
+  listEntries,
+  readKey,
+  readKeys,
+  ulid,
+} from "../kit/kv.ts";
+import { SETTING_OF } from "./settings.ts";
 import {
   bump,
-  checkId,
+  checkBody,
   checkLimit,
-  checkText,
   checkTitle,
+  checkUlid,
   chooseWorkspace,
   commitOnDiscussion,
   countValue,
@@ -121,14 +130,14 @@ export async function postMessage(
   caller: Caller,
   input: NewMessage,
 ): Promise<{ message: Message; discussion: Discussion }> {
-  const id = checkId("discussion_id", input.discussion_id);
+  const id = checkUlid("discussion_id", input.discussion_id);
   const body = checkMessageBody(ctx, input.body);
   const reply = input.in_reply_to;
   if (reply !== undefined && (!Number.isInteger(reply) || reply < 1)) {
     throw new AppError("invalid", `in_reply_to must be the seq of a message (a whole number ≥ 1)`);
   }
   return await commitOnDiscussion(id, async () => {
-    const entry = await retryLocked(() => ctx.kv.get<Discussion>(keys.discussion(id)));
+    const entry = await readKey<Discussion>(ctx.kv, keys.discussion(id));
     const current = requireDiscussion(entry, id);
     if (reply !== undefined && reply > current.latest_seq) {
       throw new AppError(
@@ -191,8 +200,8 @@ export function requireDiscussion(entry: Deno.KvEntryMaybe<Discussion>, id: stri
 
 /** Reads one discussion, or throws not found. */
 export async function readDiscussion(ctx: TableCtx, id: string): Promise<Discussion> {
-  checkId("discussion_id", id);
-  return requireDiscussion(await ctx.kv.get<Discussion>(keys.discussion(id)), id);
+  checkUlid("discussion_id", id);
+  return requireDiscussion(await readKey<Discussion>(ctx.kv, keys.discussion(id)), id);
 }
 
 /** One page of a discussion's messages. */
@@ -220,7 +229,7 @@ export async function getDiscussion(
   const latest = discussion.latest_seq;
   const messages: Message[] = [];
   if (after < latest) {
-    const iter = ctx.kv.list<StoredMessage>({
+    const iter = listEntries<StoredMessage>(ctx.kv, {
       start: keys.message(id, after + 1),
       end: keys.message(id, Math.min(latest, after + limit) + 1),
     });
@@ -250,9 +259,12 @@ export async function recentDiscussions(
 ): Promise<{ items: Discussion[]; total: number; has_more: boolean }> {
   const ids: string[] = [];
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.activityIn(ws) }, { reverse: true, limit })
+    const e of listEntries<string>(ctx.kv, { prefix: keys.activityIn(ws) }, {
+      reverse: true,
+      limit,
+    })
   ) ids.push(e.value);
-  const [count] = await ctx.kv.getMany([keys.count(ws, "discussions")]);
+  const [count] = await readKeys(ctx.kv, [keys.count(ws, "discussions")]);
   const total = countValue(count);
   const items = (await getAll<Discussion>(ctx.kv, ids.map(keys.discussion)))
     .flatMap((e) => e.value === null ? [] : [e.value]);
@@ -268,7 +280,7 @@ export async function quietDiscussions(
 ): Promise<{ items: Discussion[]; has_more: boolean }> {
   const ids: string[] = [];
   let has_more = false;
-  const iter = ctx.kv.list<string>({
+  const iter = listEntries<string>(ctx.kv, {
     start: keys.activityIn(ws),
     end: [...keys.activityIn(ws), cutoff],
   }, { limit: limit + 1 });
@@ -285,5 +297,5 @@ export async function quietDiscussions(
 }
 
 function checkMessageBody(ctx: TableCtx, body: string): string {
-  return checkText("body", body, ctx.settings.limits.messageMaxBytes, "message body limit");
+  return checkBody("body", body, ctx.settings.limits.messageMaxBytes, SETTING_OF.messageMaxBytes);
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CLAUDE, CODEX, fails, withTable } from "../../tests/support/table.ts";
+import { CLAUDE, CODEX, fails, withTable } from "../../tests/support/table_mcp.ts";
 import { tempKvPath } from "../../tests/support/harness.ts";
 import { loadTableSettings } from "./settings.ts";
 import { countValue } from "./store_common.ts";
@@ -67,7 +67,7 @@ Deno.test("postMessage() numbers messages contiguously and checks in_reply_to", 
       "not_found",
       /No discussion has id/,
     );
-    await fails(postMessage(ctx, CODEX, { discussion_id: " ", body: "x" }), "invalid", /blank/);
+    await fails(postMessage(ctx, CODEX, { discussion_id: " ", body: "x" }), "invalid", /not blank/);
     const page = await getDiscussion(ctx, { discussion_id: discussion.id });
     assert.deepEqual(page.messages.map((m) => m.seq), [1, 2, 3, 4]);
   });
@@ -164,11 +164,19 @@ Deno.test("limits are errors, never cuts: titles, bodies, names, workspaces, lon
     await fails(
       createDiscussion(ctx, CODEX, { title: "ok", body: "b".repeat(32 * 1024 + 1) }),
       "too_large",
-      /32769 bytes of UTF-8; at most 32768/,
+      /body is 32769 bytes \(UTF-8\); at most 32768 bytes \(TABLE_MESSAGE_MAX_BYTES\)/,
     );
-    await fails(createDiscussion(ctx, CODEX, { title: "a\ud800" }), "invalid", /well-formed/);
-    await fails(createDiscussion(ctx, CODEX, { title: "  " }), "invalid", /blank/);
-    await fails(createDiscussion(ctx, CODEX, { title: "a\nb" }), "invalid", /one line/);
+    await fails(
+      createDiscussion(ctx, CODEX, { title: "a\ud800" }),
+      "invalid",
+      /lone UTF-16 surrogate/,
+    );
+    await fails(
+      createDiscussion(ctx, CODEX, { title: "  " }),
+      "invalid",
+      /empty or whitespace-only/,
+    );
+    await fails(createDiscussion(ctx, CODEX, { title: "a\nb" }), "invalid", /single line/);
     await fails(
       createDiscussion(ctx, CODEX, { title: "ok", workspace: "w".repeat(141) }),
       "invalid",

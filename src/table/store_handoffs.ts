@@ -4,13 +4,14 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, retryLocked, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
+import { SETTING_OF } from "./settings.ts";
 import {
   bump,
-  checkId,
+  checkBody,
   checkLimit,
   checkName,
-  checkText,
+  checkUlid,
   chooseWorkspace,
   noteParticipant,
   nowIso,
@@ -89,16 +90,16 @@ export async function createHandoff(
   caller: Caller,
   input: { task_id: string; to: string; context: string },
 ): Promise<{ handoff: Handoff; task: Task; superseded: string | null }> {
-  const taskId = checkId("task_id", input.task_id);
+  const taskId = checkUlid("task_id", input.task_id);
   const to = checkName(ctx, "to", input.to);
-  const context = checkText(
+  const context = checkBody(
     "context",
     input.context,
     ctx.settings.limits.bodyMaxBytes,
-    "handoff context limit",
+    SETTING_OF.bodyMaxBytes,
   );
   return await commitWithRetry(async () => {
-    const entry = await retryLocked(() => ctx.kv.get<StoredTask>(keys.task(taskId)));
+    const entry = await readKey<StoredTask>(ctx.kv, keys.task(taskId));
     const before = requireTask(entry, taskId);
     if (before.status === "done") {
       throw new AppError(
@@ -152,14 +153,14 @@ export async function acceptHandoff(
   caller: Caller,
   input: { handoff_id: string },
 ): Promise<{ handoff: Handoff; task: Task; warning?: string }> {
-  const id = checkId("handoff_id", input.handoff_id);
+  const id = checkUlid("handoff_id", input.handoff_id);
   return await commitWithRetry(async () => {
-    const hEntry = await retryLocked(() => ctx.kv.get<StoredHandoff>(keys.handoff(id)));
+    const hEntry = await readKey<StoredHandoff>(ctx.kv, keys.handoff(id));
     if (hEntry.value === null) {
       throw new AppError("not_found", `No handoff has id ${id}: get_handoffs lists them`);
     }
     const h = hEntry.value;
-    const tEntry = await retryLocked(() => ctx.kv.get<StoredTask>(keys.task(h.task_id)));
+    const tEntry = await readKey<StoredTask>(ctx.kv, keys.task(h.task_id));
     const task = tEntry.value;
     const state = handoffState(ctx, h, task);
     if (state === "accepted") {
@@ -225,10 +226,10 @@ export async function getHandoffs(
   const choice = chooseWorkspace(ctx, input.workspace);
   const limit = checkLimit(ctx, input.limit);
   const to = input.to === undefined ? undefined : checkName(ctx, "to", input.to).toLowerCase();
-  if (input.task_id !== undefined) checkId("task_id", input.task_id);
+  if (input.task_id !== undefined) checkUlid("task_id", input.task_id);
   const ids: string[] = [];
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.wsHandoffsIn(choice.workspace) }, {
+    const e of listEntries<string>(ctx.kv, { prefix: keys.wsHandoffsIn(choice.workspace) }, {
       reverse: true,
     })
   ) ids.push(e.value);

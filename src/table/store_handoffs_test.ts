@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { AppError } from "../kit/kv.ts";
-import { CLAUDE, CODEX, fails, OWNER, withTable } from "../../tests/support/table.ts";
+import { CLAUDE, CODEX, fails, OWNER, withTable } from "../../tests/support/table_mcp.ts";
 import { countValue } from "./store_common.ts";
 import { acceptHandoff, createHandoff, getHandoffs } from "./store_handoffs.ts";
 import { keys } from "./store_schema.ts";
@@ -27,7 +27,7 @@ Deno.test("createHandoff() reassigns the task in the same atomic and shows the p
     await fails(
       createHandoff(ctx, CODEX, { task_id: t.id, to: "x", context: "c".repeat(48 * 1024 + 1) }),
       "too_large",
-      /handoff context limit/,
+      /context is 49153 bytes \(UTF-8\); at most 49152 bytes \(TABLE_BODY_MAX_BYTES\)/,
     );
   });
 });

@@ -1,13 +1,22 @@
 /** Plans: never edited; a changed plan is a new one that supersedes the old, once. */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, retryLocked, ulid } from "../kit/kv.ts";
+import {
+  AppError,
+  commitWithRetry,
+  getAll,
+  listEntries,
+  readKey,
+  readKeys,
+  ulid,
+} from "../kit/kv.ts";
+import { SETTING_OF } from "./settings.ts";
 import {
   bump,
-  checkId,
+  checkBody,
   checkLimit,
-  checkText,
   checkTitle,
+  checkUlid,
   chooseWorkspace,
   noteParticipant,
   nowIso,
@@ -73,25 +82,33 @@ export async function recordPlan(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const body = checkText("body", input.body, ctx.settings.limits.bodyMaxBytes, "plan body limit");
+  const body = checkBody(
+    "body",
+    input.body,
+    ctx.settings.limits.bodyMaxBytes,
+    SETTING_OF.bodyMaxBytes,
+  );
   if (input.discussion_id !== undefined) {
     const discussion = await readDiscussion(ctx, input.discussion_id);
     sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
   }
   if (input.decision_id !== undefined) {
-    const id = checkId("decision_id", input.decision_id);
-    const decision = (await ctx.kv.get<StoredDecision>(keys.decision(id))).value;
+    const id = checkUlid("decision_id", input.decision_id);
+    const decision = (await readKey<StoredDecision>(ctx.kv, keys.decision(id))).value;
     if (decision === null) throw new AppError("not_found", `No decision has id ${id}`);
     sameWorkspace("decision", id, decision.workspace, ws);
   }
-  const old = input.supersedes === undefined ? undefined : checkId("supersedes", input.supersedes);
+  const old = input.supersedes === undefined
+    ? undefined
+    : checkUlid("supersedes", input.supersedes);
   return await commitWithRetry(async () => {
     const id = ulid(ctx.settings.now());
     const op = ctx.kv.atomic().check({ key: keys.plan(id), versionstamp: null });
     if (old !== undefined) {
-      const [oldPlan, successor] = await retryLocked(() =>
-        ctx.kv.getMany<[StoredPlan, string]>([keys.plan(old), keys.planSuccessor(old)])
-      );
+      const [oldPlan, successor] = await readKeys<[StoredPlan, string]>(ctx.kv, [
+        keys.plan(old),
+        keys.planSuccessor(old),
+      ]);
       if (oldPlan.value === null) throw new AppError("not_found", `No plan has id ${old}`);
       sameWorkspace("plan", old, oldPlan.value.workspace, ws);
       if (successor.value !== null) {
@@ -134,12 +151,14 @@ export async function getPlans(
 ): Promise<WorkspaceChoice & { plans: Plan[]; has_more: boolean; total: number }> {
   const choice = chooseWorkspace(ctx, input.workspace);
   const limit = checkLimit(ctx, input.limit);
-  if (input.discussion_id !== undefined) checkId("discussion_id", input.discussion_id);
+  if (input.discussion_id !== undefined) checkUlid("discussion_id", input.discussion_id);
   const prefix = input.include_superseded
     ? keys.wsPlansIn(choice.workspace)
     : keys.currentPlansIn(choice.workspace);
   const ids: string[] = [];
-  for await (const e of ctx.kv.list<string>({ prefix }, { reverse: true })) ids.push(e.value);
+  for await (const e of listEntries<string>(ctx.kv, { prefix }, { reverse: true })) {
+    ids.push(e.value);
+  }
   const plans = (await getAll<StoredPlan>(ctx.kv, ids.map(keys.plan)))
     .flatMap((e) => e.value === null ? [] : [e.value])
     .filter((p) => input.discussion_id === undefined || p.discussion_id === input.discussion_id);
@@ -156,9 +175,12 @@ export async function getPlans(
 /** The newest current plan of a workspace, or `null`. */
 export async function latestPlan(ctx: TableCtx, ws: string): Promise<Plan | null> {
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.currentPlansIn(ws) }, { reverse: true, limit: 1 })
+    const e of listEntries<string>(ctx.kv, { prefix: keys.currentPlansIn(ws) }, {
+      reverse: true,
+      limit: 1,
+    })
   ) {
-    const plan = (await ctx.kv.get<StoredPlan>(keys.plan(e.value))).value;
+    const plan = (await readKey<StoredPlan>(ctx.kv, keys.plan(e.value))).value;
     return plan && planOut(plan, null);
   }
   return null;

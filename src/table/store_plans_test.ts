@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CODEX, fails, withTable } from "../../tests/support/table.ts";
+import { CODEX, fails, withTable } from "../../tests/support/table_mcp.ts";
 import { getPlans, latestPlan, recordPlan } from "./store_plans.ts";
 
 Deno.test("recordPlan() with supersedes hides the old plan unless include_superseded", async () => {
@@ -30,7 +30,7 @@ Deno.test("recordPlan() with supersedes hides the old plan unless include_supers
     await fails(
       recordPlan(ctx, CODEX, { title: "x", body: "b".repeat(48 * 1024 + 1) }),
       "too_large",
-      /at most 49152 are allowed \(plan body limit\)/,
+      /at most 49152 bytes \(TABLE_BODY_MAX_BYTES\)/,
     );
   });
 });

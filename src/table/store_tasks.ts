@@ -4,14 +4,15 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, retryLocked, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
+import { SETTING_OF } from "./settings.ts";
 import {
   bump,
-  checkId,
+  checkBody,
   checkLimit,
   checkName,
-  checkText,
   checkTitle,
+  checkUlid,
   chooseWorkspace,
   noteParticipant,
   nowIso,
@@ -186,7 +187,7 @@ export async function updateTask(
   caller: Caller,
   input: TaskChange,
 ): Promise<TaskUpdate> {
-  const id = checkId("task_id", input.task_id);
+  const id = checkUlid("task_id", input.task_id);
   if (input.status === undefined && input.assigned_to === undefined && input.detail === undefined) {
     throw new AppError(
       "invalid",
@@ -198,7 +199,7 @@ export async function updateTask(
     : checkName(ctx, "assigned_to", input.assigned_to);
   const detail = input.detail === undefined ? undefined : checkDetail(ctx, input.detail);
   return await commitWithRetry(async () => {
-    const entry = await retryLocked(() => ctx.kv.get<StoredTask>(keys.task(id)));
+    const entry = await readKey<StoredTask>(ctx.kv, keys.task(id));
     const before = requireTask(entry, id);
     const op = ctx.kv.atomic().check(entry);
     const author = noteParticipant(op, before.workspace, caller, "actions");
@@ -250,7 +251,7 @@ export async function getTasks(
     : checkName(ctx, "assigned_to", input.assigned_to).toLowerCase();
   const ids: string[] = [];
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.wsTasksIn(choice.workspace) }, {
+    const e of listEntries<string>(ctx.kv, { prefix: keys.wsTasksIn(choice.workspace) }, {
       reverse: true,
     })
   ) ids.push(e.value);
@@ -273,5 +274,10 @@ export async function readTasks(ctx: TableCtx, ids: string[]): Promise<StoredTas
 }
 
 function checkDetail(ctx: TableCtx, detail: string): string {
-  return checkText("detail", detail, ctx.settings.limits.messageMaxBytes, "detail limit");
+  return checkBody(
+    "detail",
+    detail,
+    ctx.settings.limits.messageMaxBytes,
+    SETTING_OF.messageMaxBytes,
+  );
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CLAUDE, CODEX, fails, withTable } from "../../tests/support/table.ts";
+import { CLAUDE, CODEX, fails, withTable } from "../../tests/support/table_mcp.ts";
 import { countValue } from "./store_common.ts";
 import { keys } from "./store_schema.ts";
 import { createTask, getTasks, updateTask } from "./store_tasks.ts";

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { randomToken } from "../kit/kv.ts";
+import { structuredResult } from "../mcp/results.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
@@ -20,10 +21,7 @@ export function contractDescription(text: string): string {
 
 /** A text result with the raw values as structured content. */
 export function result(text: string, structured: object) {
-  return {
-    content: [{ type: "text" as const, text }],
-    structuredContent: structured as Record<string, unknown>,
-  };
+  return structuredResult(text, structured as Record<string, unknown>);
 }
 
 /** A fresh nonce for the untrusted-data wrappers of one result. */

@@ -87,7 +87,7 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     inputSchema: z.object({
       decision_id: f.id("decision"),
       verdict: z.enum(["approved", "rejected"]).describe("approved or rejected"),
-      reason: z.string().describe(`Why, at most ${l.messageMaxBytes} bytes of UTF-8 (required)`),
+      reason: z.string().describe(`Why, at most ${l.reasonMaxBytes} bytes of UTF-8 (required)`),
       superseded_by: f.id("decision that replaces this one").optional(),
       approval_code: approvalCode.optional(),
     }).strict(),

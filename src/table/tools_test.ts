@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { call } from "../../tests/support/harness.ts";
-import { CLAUDE, CODEX, type McpClient, OWNER, withTable } from "../../tests/support/table.ts";
+import { CLAUDE, CODEX, type McpClient, OWNER, withTable } from "../../tests/support/table_mcp.ts";
 
 const TABLE_TOOLS = [
   "get_workspace_context",
@@ -49,8 +49,12 @@ Deno.test("bad input is a tool error that says what is wrong: unknown names, fra
       ["post_message", { discussion_id: id, body: "x", author: "me" }, /Unrecognized key.*author/],
       ["get_discussion", { discussion_id: id, limit: 1.5 }, /expected int|integer/i],
       ["get_discussion", { discussion_id: id, after_seq: "3" }, /expected number/i],
-      ["post_message", { discussion_id: "", body: "x" }, /discussion_id must not be blank/],
-      ["post_message", { discussion_id: id, body: "bad \ud800" }, /not well-formed Unicode/],
+      [
+        "post_message",
+        { discussion_id: "", body: "x" },
+        /discussion_id must be 1–64 characters, not blank/,
+      ],
+      ["post_message", { discussion_id: id, body: "bad \ud800" }, /lone UTF-16 surrogate/],
       ["create_discussion", { title: "x", kind: "shout", body: "b" }, /proposal|kind/],
       ["update_task", { task_id: "01ARZ3NDEKTSV4RRFFQ69G5FAV" }, /Nothing to change/],
       ["get_tasks", { limit: 0 }, /limit must be a whole number from 1 to 200/],
