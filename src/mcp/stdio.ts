@@ -4,7 +4,6 @@
  * already received is still carried out and answered before the server closes.
  */
 
-import process from "node:process";
 import type { Config } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
