@@ -132,9 +132,12 @@ export function noteParticipant(
 
 /**
  * The one place a write to one discussion (its message counter) is committed. Today it retries
- * conflicts with `commitWithRetry`; a per-key in-process write queue plugs in here.
+ * conflicts with `commitWithRetry`. When kit/kv.ts has the per-key write queue, this becomes
+ * `commitWithRetry(attempt, { kv, key: keys.discussion(discussionId) })`, so posters in one
+ * process take turns instead of colliding (other processes are still retried).
  */
 export function commitOnDiscussion<T>(
+  _kv: Deno.Kv,
   _discussionId: string,
   attempt: () => Promise<Attempt<T>>,
 ): Promise<T> {

@@ -136,7 +136,7 @@ export async function postMessage(
   if (reply !== undefined && (!Number.isInteger(reply) || reply < 1)) {
     throw new AppError("invalid", `in_reply_to must be the seq of a message (a whole number ≥ 1)`);
   }
-  return await commitOnDiscussion(id, async () => {
+  return await commitOnDiscussion(ctx.kv, id, async () => {
     const entry = await readKey<Discussion>(ctx.kv, keys.discussion(id));
     const current = requireDiscussion(entry, id);
     if (reply !== undefined && reply > current.latest_seq) {
