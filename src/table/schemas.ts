@@ -1,6 +1,7 @@
 /** Output schemas of the table tools: the raw values a client may want besides the text. */
 
 import { z } from "zod";
+import { nullableString } from "../mcp/schema.ts";
 import {
   DECISION_SCOPES,
   DECISION_STATUSES,
@@ -55,7 +56,7 @@ export const decisionSchema = z.object({
   workspace: z.string(),
   title: z.string(),
   detail: z.string(),
-  discussion_id: z.string().nullable(),
+  discussion_id: nullableString(),
   status: z.enum(DECISION_STATUSES),
   scope: z.enum(DECISION_SCOPES),
   proposed_by: authorSchema,
@@ -64,9 +65,9 @@ export const decisionSchema = z.object({
   decided_by_kind: z.enum(["human", "relayed"]).nullable().describe(
     "human: a correct approval code was sent; relayed: none was sent",
   ),
-  decided_at: z.string().nullable(),
-  reason: z.string().nullable(),
-  superseded_by: z.string().nullable(),
+  decided_at: nullableString(),
+  reason: nullableString(),
+  superseded_by: nullableString(),
 });
 
 /** A plan. */
@@ -75,10 +76,10 @@ export const planSchema = z.object({
   workspace: z.string(),
   title: z.string(),
   body: z.string(),
-  discussion_id: z.string().nullable(),
-  decision_id: z.string().nullable(),
-  supersedes: z.string().nullable(),
-  superseded_by: z.string().nullable(),
+  discussion_id: nullableString(),
+  decision_id: nullableString(),
+  supersedes: nullableString(),
+  superseded_by: nullableString(),
   created_by: authorSchema,
   created_at: z.string(),
 });
@@ -88,11 +89,11 @@ export const taskSchema = z.object({
   id: z.string(),
   workspace: z.string(),
   title: z.string(),
-  detail: z.string().nullable(),
-  discussion_id: z.string().nullable(),
+  detail: nullableString(),
+  discussion_id: nullableString(),
   status: z.enum(TASK_STATUSES),
-  assigned_to: z.string().nullable(),
-  handoff: z.string().nullable().describe("The id of the handoff waiting for acceptance, or null"),
+  assigned_to: nullableString(),
+  handoff: nullableString("The id of the handoff waiting for acceptance, or null"),
   parked: z.boolean().describe("True when the title or detail starts with PARKED"),
   created_by: authorSchema,
   created_at: z.string(),
@@ -106,13 +107,13 @@ export const handoffSchema = z.object({
   id: z.string(),
   workspace: z.string(),
   task_id: z.string(),
-  task_title: z.string().nullable(),
+  task_title: nullableString(),
   to: z.string(),
   context: z.string(),
   from: authorSchema,
   created_at: z.string(),
   accepted_by: authorSchema.nullable(),
-  accepted_at: z.string().nullable(),
+  accepted_at: nullableString(),
   state: z.enum(HANDOFF_STATES),
   age_days: z.number(),
 });
@@ -147,7 +148,7 @@ export const contextSchema = {
   you_are: z.object({
     name: z.string(),
     via: z.enum(VIAS),
-    client_id: z.string().nullable(),
+    client_id: nullableString(),
     limitations: z.string(),
   }),
   standing_rules: z.array(decisionSchema),

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { READ_ONLY } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
+import { strictArgs } from "../mcp/schema.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { renderContext } from "./render.ts";
 import { contextSchema } from "./schemas.ts";
@@ -17,13 +18,13 @@ export function registerContextTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Call this first in every new chat at the table: who you are here, what waits for you (handoffs to accept, tasks, also in other workspaces), standing rules, decisions awaiting a person, current plans, task and handoff counts, and the most recently active discussions.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       workspace: f.workspace,
       limit: f.limit,
       quiet_for_days: z.number().optional().describe(
         `A discussion with no message for this many days is listed as quiet (default ${t.settings.staleDays}; decimals allowed)`,
       ),
-    }).strict(),
+    }),
     outputSchema: contextSchema,
     annotations: READ_ONLY,
   }, async (args, extra) => {

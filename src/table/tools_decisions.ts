@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
+import { advertisedAs, strictArgs } from "../mcp/schema.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { renderDecision, renderDecisions, renderPlan, renderPlans } from "./render.ts";
 import { decisionSchema, planSchema, workspaceSource } from "./schemas.ts";
@@ -34,14 +35,14 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     description: contractDescription(
       "Records a decision as proposed. It is always created proposed: only resolve_decision changes that, and only a person's approval code marks a verdict as a human one. Link it to the discussion it came from.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       title: f.title,
       detail: z.string().describe(
         `What is decided and why, at most ${l.messageMaxBytes} bytes of UTF-8`,
       ),
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
-    }).strict(),
+    }),
     outputSchema: {
       decision: decisionSchema,
       workspace: z.string(),
@@ -63,11 +64,11 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     description: contractDescription(
       "Lists a workspace's decisions, newest first, with who resolved each and whether a person's approval code proved it (decided_by_kind human) or it was only relayed.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       workspace: f.workspace,
       status: z.enum(DECISION_STATUSES).optional().describe("Only decisions with this status"),
       limit: f.limit,
-    }).strict(),
+    }),
     outputSchema: {
       ...list,
       workspace_source: workspaceSource,
@@ -84,14 +85,22 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     description: contractDescription(
       "Approves or rejects a proposed decision, once, with a reason. Send approval_code only when a person gave it to you: then the verdict is recorded as human; without it, as relayed. A wrong code is an error. If the decision belongs to a discussion, a note saying who resolved it, how and why is posted there.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       decision_id: f.id("decision"),
       verdict: z.enum(["approved", "rejected"]).describe("approved or rejected"),
       reason: z.string().describe(`Why, at most ${l.reasonMaxBytes} bytes of UTF-8 (required)`),
       superseded_by: f.id("decision that replaces this one").optional(),
       approval_code: approvalCode.optional(),
-    }).strict(),
-    outputSchema: { decision: decisionSchema, note_seq: z.number().int().nullable() },
+    }),
+    outputSchema: {
+      decision: decisionSchema,
+      note_seq: advertisedAs(z.number().int().nullable(), {
+        anyOf: [{ type: "integer" }, {
+          type: "null",
+          description: "no note: the decision has no discussion",
+        }],
+      }, "The seq of the note posted into the decision's discussion"),
+    },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await resolveDecision(t.ctx, callerOf(extra, t.deps), args);
@@ -106,13 +115,13 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     description: contractDescription(
       "Makes an approved decision a standing rule of its workspace (scope workspace) or limits it to its project (scope project). Needs a person's approval code.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       decision_id: f.id("decision"),
       scope: z.enum(DECISION_SCOPES).describe(
         "workspace: a standing rule every chat in the workspace sees first; project: only where it was made",
       ),
       approval_code: approvalCode,
-    }).strict(),
+    }),
     outputSchema: { decision: decisionSchema, changed: z.boolean() },
     annotations: writes({ destructive: false, idempotent: true }),
   }, async (args, extra) => {
@@ -130,14 +139,14 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     description: contractDescription(
       "Records a plan. Plans are never edited: to change one, record a new plan with supersedes set to the old plan's id, which then stops being current.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       title: f.title,
       body: z.string().describe(`The plan, at most ${l.bodyMaxBytes} bytes of UTF-8`),
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
       decision_id: f.id("decision").optional(),
       supersedes: f.id("plan this one replaces").optional(),
-    }).strict(),
+    }),
     outputSchema: { plan: planSchema, workspace: z.string(), workspace_source: workspaceSource },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
@@ -150,12 +159,12 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     description: contractDescription(
       "Lists a workspace's current plans, newest first; superseded plans only with include_superseded.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
       include_superseded: z.boolean().optional().describe("Also list superseded plans"),
       limit: f.limit,
-    }).strict(),
+    }),
     outputSchema: { ...list, workspace_source: workspaceSource, plans: z.array(planSchema) },
     annotations: READ_ONLY,
   }, async (args) => {

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
+import { advertisedAs, nullableString, strictArgs } from "../mcp/schema.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { renderHandoff, renderHandoffs, renderTask, renderTasks } from "./render.ts";
 import { handoffSchema, taskSchema, workspaceSource } from "./schemas.ts";
@@ -25,13 +26,13 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Creates an open task, optionally with an owner. Setting assigned_to does NOT hand the work over: the owner sees no context until you call create_handoff.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       title: f.title,
       detail: detail.optional(),
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
       assigned_to: f.name("The owner").optional(),
-    }).strict(),
+    }),
     outputSchema: { task: taskSchema, workspace: z.string(), workspace_source: workspaceSource },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
@@ -44,14 +45,20 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Changes a task's status (open, in_progress, blocked, done), owner (assigned_to; null unassigns) or detail, recording you as updated_by. Finishing or blocking someone else's task is allowed but flagged.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       task_id: f.id("task"),
       status: z.enum(TASK_STATUSES).optional().describe("open, in_progress, blocked or done"),
-      assigned_to: f.name("The new owner").nullable().optional().describe(
-        "The new owner, or null to unassign",
-      ),
+      // Listed as a string (clients take one type per argument); null still unassigns.
+      assigned_to: advertisedAs(
+        z.string().nullable(),
+        {
+          type: "string",
+        },
+        `The new owner (a participant's name, at most ${l.nameMaxChars} characters, compared case-insensitively), or null to unassign`,
+      )
+        .optional(),
       detail: detail.optional(),
-    }).strict(),
+    }),
     outputSchema: {
       task: taskSchema,
       changed: z.array(z.string()),
@@ -70,12 +77,12 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Lists a workspace's tasks, newest first, each with its owner and the pending handoff's id (handoff, or null when none waits).",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       workspace: f.workspace,
       status: z.enum(TASK_STATUSES).optional().describe("Only tasks with this status"),
       assigned_to: f.name("Only tasks of this owner").optional(),
       limit: f.limit,
-    }).strict(),
+    }),
     outputSchema: { ...list, workspace_source: workspaceSource, tasks: z.array(taskSchema) },
     annotations: READ_ONLY,
   }, async (args) => {
@@ -88,14 +95,14 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Hands a task to another participant with the context they need, and makes them its owner. They see it as waiting for them the moment they connect (get_workspace_context) and take it with accept_handoff. A newer handoff of the same task supersedes this one; finishing the task makes it obsolete.",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       task_id: f.id("task"),
       to: f.name("Who takes the task over"),
       context: z.string().describe(
         `Everything they need to continue, at most ${l.bodyMaxBytes} bytes of UTF-8`,
       ),
-    }).strict(),
-    outputSchema: { handoff: handoffSchema, task: taskSchema, superseded: z.string().nullable() },
+    }),
+    outputSchema: { handoff: handoffSchema, task: taskSchema, superseded: nullableString() },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await createHandoff(t.ctx, callerOf(extra, t.deps), args);
@@ -108,13 +115,13 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Lists a workspace's handoffs, newest first, each with its state computed now: waiting, stale (waiting too long), accepted, obsolete (task done) or superseded (handed off again).",
     ),
-    inputSchema: z.object({
+    inputSchema: strictArgs({
       workspace: f.workspace,
       status: z.enum(HANDOFF_STATES).optional().describe("Only handoffs in this state"),
       to: f.name("Only handoffs addressed to").optional(),
       task_id: f.id("task").optional(),
       limit: f.limit,
-    }).strict(),
+    }),
     outputSchema: { ...list, workspace_source: workspaceSource, handoffs: z.array(handoffSchema) },
     annotations: READ_ONLY,
   }, async (args) => {
@@ -127,7 +134,7 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Accepts a handoff as yourself: its task becomes in_progress with you as owner. Read its context first (get_handoffs). Refused when already accepted, obsolete or superseded.",
     ),
-    inputSchema: z.object({ handoff_id: f.id("handoff") }).strict(),
+    inputSchema: strictArgs({ handoff_id: f.id("handoff") }),
     outputSchema: { handoff: handoffSchema, task: taskSchema, warning: z.string().optional() },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {

@@ -46,7 +46,7 @@ Deno.test("bad input is a tool error that says what is wrong: unknown names, fra
     const d = await call(client, "create_discussion", { title: "t" });
     const id = (d.structured!.discussion as { id: string }).id;
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ["post_message", { discussion_id: id, body: "x", author: "me" }, /Unrecognized key.*author/],
+      ["post_message", { discussion_id: id, body: "x", author: "me" }, /unknown argument "author"; accepted: discussion_id, body, kind, in_reply_to/],
       ["get_discussion", { discussion_id: id, limit: 1.5 }, /expected int|integer/i],
       ["get_discussion", { discussion_id: id, after_seq: "3" }, /expected number/i],
       [
@@ -66,6 +66,11 @@ Deno.test("bad input is a tool error that says what is wrong: unknown names, fra
     }
     const page = await call(client, "get_discussion", { discussion_id: id });
     assert.equal(page.structured!.total, 0);
+    const t = await call(client, "create_task", { title: "t", assigned_to: "x" });
+    const taskId = (t.structured!.task as { id: string }).id;
+    const unassigned = await call(client, "update_task", { task_id: taskId, assigned_to: null });
+    assert.equal(unassigned.isError, false, unassigned.text);
+    assert.equal((unassigned.structured!.task as { assigned_to: null }).assigned_to, null);
   });
 });
 
