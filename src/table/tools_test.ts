@@ -46,7 +46,11 @@ Deno.test("bad input is a tool error that says what is wrong: unknown names, fra
     const d = await call(client, "create_discussion", { title: "t" });
     const id = (d.structured!.discussion as { id: string }).id;
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ["post_message", { discussion_id: id, body: "x", author: "me" }, /unknown argument "author"; accepted: discussion_id, body, kind, in_reply_to/],
+      [
+        "post_message",
+        { discussion_id: id, body: "x", author: "me" },
+        /unknown argument "author"; accepted: discussion_id, body, kind, in_reply_to/,
+      ],
       ["get_discussion", { discussion_id: id, limit: 1.5 }, /expected int|integer/i],
       ["get_discussion", { discussion_id: id, after_seq: "3" }, /expected number/i],
       [
