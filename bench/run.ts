@@ -5,12 +5,14 @@
 
 import { benchFocus } from "./focus.ts";
 import { benchHandoff } from "./handoff.ts";
+import { benchTable } from "./table.ts";
 import { benchThinking } from "./thinking.ts";
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   focus: benchFocus,
   handoff: benchHandoff,
   thinking: benchThinking,
+  table: benchTable,
 };
 
 const chosen = Deno.args.length > 0 ? Deno.args : Object.keys(SUITES);
