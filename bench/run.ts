@@ -6,6 +6,7 @@
 import { benchFocus } from "./focus.ts";
 import { benchHandoff } from "./handoff.ts";
 import { benchOAuth } from "./oauth.ts";
+import { benchTable } from "./table.ts";
 import { benchThinking } from "./thinking.ts";
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -13,6 +14,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   handoff: benchHandoff,
   thinking: benchThinking,
   oauth: benchOAuth,
+  table: benchTable,
 };
 
 const chosen = Deno.args.length > 0 ? Deno.args : Object.keys(SUITES);
