@@ -79,6 +79,7 @@ export function renderParticipants(
   workspace: string,
   participants: Participant[],
   limitations: string,
+  total = participants.length,
 ): string {
   const rows = participants.map((p) =>
     `- ${p.name}: ${p.messages} message(s), ${p.actions} action(s); seen via ${p.vias.join(", ")}${
@@ -86,7 +87,9 @@ export function renderParticipants(
     }`
   );
   return [
-    `Participants of ${wsLine(workspace)}: ${participants.length}`,
+    `Participants of ${wsLine(workspace)}: showing ${participants.length} of ${total}${
+      total > participants.length ? " (more exist: raise limit)" : ""
+    }`,
     ...(rows.length ? rows : ["(nobody yet)"]),
     `Limitations: ${limitations}`,
   ].join("\n");

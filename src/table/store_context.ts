@@ -33,15 +33,26 @@ export interface Participant {
 export const NAME_LIMITATIONS =
   "A name says how a client connected, not who is behind it: via token is whoever holds that named token (tokens can be passed on); via header is a label the client chose itself; via local is the owner of the machine running stdio; via default is everyone on a shared path; via oauth is a verified OAuth client. Only a decision with decided_by_kind=human proves a person approved it.";
 
-/** Participants of a workspace, most active first. */
+/** Participants of a workspace, most active first, at most `limit`. */
 export async function getParticipants(
   ctx: TableCtx,
-  input: { workspace?: string },
-): Promise<WorkspaceChoice & { participants: Participant[]; limitations: string }> {
+  input: { workspace?: string; limit?: number },
+): Promise<
+  WorkspaceChoice & {
+    participants: Participant[];
+    has_more: boolean;
+    total: number;
+    limitations: string;
+  }
+> {
   const choice = chooseWorkspace(ctx, input.workspace);
+  const limit = checkLimit(ctx, input.limit);
+  const all = await participantsOf(ctx, choice.workspace);
   return {
     ...choice,
-    participants: await participantsOf(ctx, choice.workspace),
+    participants: all.slice(0, limit),
+    has_more: all.length > limit,
+    total: all.length,
     limitations: NAME_LIMITATIONS,
   };
 }
@@ -81,6 +92,7 @@ const COUNTS: CountName[] = [
   "messages",
   "decisions_proposed",
   "plans_current",
+  "rules",
   "tasks_open",
   "tasks_in_progress",
   "tasks_blocked",
@@ -169,6 +181,19 @@ export async function getWorkspaceContext(
     problems.push(`${count("decisions_proposed")} decision(s) await a person's verdict`);
   }
   if (count("tasks_blocked") > 0) problems.push(`${count("tasks_blocked")} task(s) blocked`);
+  // Arrays without has_more of their own: a cut one says so here, never reads as complete.
+  if (count("rules") > rules.length) {
+    problems.push(
+      `standing_rules shows ${rules.length} of ${
+        count("rules")
+      }: raise limit or call get_decisions status=approved`,
+    );
+  }
+  if (participants.length > limit) {
+    problems.push(
+      `participants shows ${limit} of ${participants.length}: call get_participants for the rest`,
+    );
+  }
   const elsewhere = [...mine.entries()]
     .filter(([name, w]) => name !== ws && w.total > 0)
     .map(([workspace, w]) => ({
@@ -194,7 +219,7 @@ export async function getWorkspaceContext(
       limitations: NAME_LIMITATIONS,
     },
     standing_rules: rules,
-    participants,
+    participants: participants.slice(0, limit),
     open_items: {
       decisions_awaiting: { total: count("decisions_proposed"), items: awaiting },
       plans_current: count("plans_current"),

@@ -220,3 +220,34 @@ Deno.test("counters stay equal to a recount after a seeded mix of concurrent wri
     await assertCountsMatchRecords(ctx, "main");
   });
 });
+
+Deno.test("lists without has_more of their own say in health when the limit cut them", async () => {
+  await withTable({ APPROVAL_SECRET: "secret-code" }, async ({ ctx }) => {
+    for (const title of ["Rule one", "Rule two"]) {
+      const d = (await recordDecision(ctx, CODEX, { title, detail: "d" })).decision;
+      await resolveDecision(ctx, OWNER, {
+        decision_id: d.id,
+        verdict: "approved",
+        reason: "r",
+        approval_code: "secret-code",
+      });
+      await setDecisionScope(ctx, OWNER, {
+        decision_id: d.id,
+        scope: "workspace",
+        approval_code: "secret-code",
+      });
+    }
+    await createTask(ctx, CLAUDE, { title: "x" });
+    const full = await getWorkspaceContext(ctx, CODEX, {});
+    assert.equal(full.standing_rules.length, 2);
+    assert.equal(full.open_items.health.problems.length, 0);
+    const cut = await getWorkspaceContext(ctx, CODEX, { limit: 1 });
+    assert.equal(cut.standing_rules.length, 1);
+    assert.equal(cut.participants.length, 1);
+    assert.equal(cut.open_items.health.status, "attention");
+    assert.match(cut.open_items.health.problems.join("\n"), /standing_rules shows 1 of 2/);
+    assert.match(cut.open_items.health.problems.join("\n"), /participants shows 1 of 3/);
+    const people = await getParticipants(ctx, { limit: 2 });
+    assert.deepEqual([people.participants.length, people.has_more, people.total], [2, true, 3]);
+  });
+});

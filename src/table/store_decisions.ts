@@ -283,6 +283,7 @@ export async function setDecisionScope(
     op.set(keys.decision(id), updated);
     if (input.scope === "workspace") op.set(keys.rule(ws, id), id);
     else op.delete(keys.rule(ws, id));
+    bump(op, ws, "rules", input.scope === "workspace" ? 1 : -1);
     return { op, value: { decision: decisionOut(updated), changed: true } };
   });
 }

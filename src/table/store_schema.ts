@@ -141,6 +141,7 @@ export type CountName =
   | "decisions_approved"
   | "decisions_rejected"
   | "plans_current"
+  | "rules"
   | "tasks_open"
   | "tasks_in_progress"
   | "tasks_blocked"

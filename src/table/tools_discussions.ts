@@ -102,16 +102,18 @@ export function registerDiscussionTools(server: McpServer, t: TableToolDeps): vo
     description: contractDescription(
       "Lists who has spoken (messages) and acted (decisions, plans, tasks, handoffs) in a workspace, with how each name connected (token, header, local, default, oauth) and what a name does and does not prove.",
     ),
-    inputSchema: strictArgs({ workspace: f.workspace }),
+    inputSchema: strictArgs({ workspace: f.workspace, limit: f.limit }),
     outputSchema: {
       workspace: z.string(),
       workspace_source: workspaceSource,
       participants: z.array(participantSchema),
+      has_more: z.boolean(),
+      total: z.number().int(),
       limitations: z.string(),
     },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getParticipants(t.ctx, args);
-    return result(renderParticipants(r.workspace, r.participants, r.limitations), r);
+    return result(renderParticipants(r.workspace, r.participants, r.limitations, r.total), r);
   });
 }

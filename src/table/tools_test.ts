@@ -120,8 +120,10 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
       ["discussion", "has_more", "latest_seq", "messages", "total", "warning"],
     );
     assert.deepEqual(keys(await ok(codex, "get_participants", {})), [
+      "has_more",
       "limitations",
       "participants",
+      "total",
       "workspace",
       "workspace_source",
     ]);
