@@ -9,7 +9,12 @@ import type { OAuthContext, OAuthRequest } from "./context.ts";
 import { PAGE_HEADERS, renderConsent, renderProblem } from "./consent.ts";
 import { equalSecrets } from "./crypto.ts";
 import { isOwnResource, issuerOf } from "./metadata.ts";
-import { attemptsExhausted, consentCounters, recordAttempt } from "./store_attempts.ts";
+import {
+  attemptsExhausted,
+  consentCounters,
+  releaseAttempt,
+  reserveAttempt,
+} from "./store_attempts.ts";
 import { getClient } from "./store_clients.ts";
 import { approveConsent, createConsent, getConsent } from "./store_codes.ts";
 import type { ClientRecord } from "./store_keys.ts";
@@ -158,9 +163,8 @@ export async function decideConsent(ctx: OAuthContext, r: OAuthRequest): Promise
         Math.round(attemptWindowMs / 60_000)
       } minutes, OAUTH_MAX_FAILED_ATTEMPTS). Wait and start again.`,
     );
-  if (await attemptsExhausted(ctx.kv, counters, max, now)) return tooMany();
+  if (!await reserveAttempt(ctx.kv, counters, max, attemptWindowMs, now)) return tooMany();
   if (!await equalSecrets(form.get("secret") ?? "", ctx.ownerSecret)) {
-    await recordAttempt(ctx.kv, counters, attemptWindowMs, now);
     if (await attemptsExhausted(ctx.kv, counters, max, now)) return tooMany();
     return consentPage(
       ctx,
@@ -171,6 +175,7 @@ export async function decideConsent(ctx: OAuthContext, r: OAuthRequest): Promise
       "That is not the owner secret.",
     );
   }
+  await releaseAttempt(ctx.kv, counters, now);
   const approved = await approveConsent(ctx.kv, csrf, ctx.settings.codeTtlMs, now);
   if (!approved) {
     return problem(400, "Sign-in expired", "This sign-in form was already answered or expired.");

@@ -26,14 +26,18 @@ export function publicOrigin(req: Request, settings: OAuthSettings): string {
   return `${scheme}://${host !== undefined && HOST_HEADER.test(host) ? host : url.host}`;
 }
 
-/** The calling address, for counting failed attempts: the proxy's `X-Forwarded-For` only when trusted. */
+/**
+ * The calling address, for counting failed attempts: with `TRUST_PROXY=on`, the last
+ * `X-Forwarded-For` value, the one the proxy in front of this server appended (the values before
+ * it are whatever the caller wrote, so counting by them would let a caller pick its own counter).
+ */
 export function clientAddress(
   req: Request,
   settings: OAuthSettings,
   info: Deno.ServeHandlerInfo | undefined,
 ): string {
   if (settings.trustProxy) {
-    const forwarded = firstValue(req.headers.get("x-forwarded-for"));
+    const forwarded = req.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded) return forwarded;
   }
   const addr = info?.remoteAddr;

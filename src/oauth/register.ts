@@ -7,7 +7,7 @@ import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import { AUTH_METHODS } from "./metadata.ts";
 import { CLIENT_NAME_MAX } from "./settings.ts";
-import { attemptsExhausted, recordAttempt, registrationCounter } from "./store_attempts.ts";
+import { attemptsExhausted, registrationCounter, reserveAttempt } from "./store_attempts.ts";
 import { createClient } from "./store_clients.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import type { AuthMethod, ClientRecord } from "./store_keys.ts";
@@ -29,13 +29,7 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
   const now = ctx.now();
   const counter = registrationCounter(r.address);
   if (await attemptsExhausted(kv, counter, settings.maxRegistrations, now)) {
-    throw new OAuthError(
-      "temporarily_unavailable",
-      `Too many registrations from this address (at most ${settings.maxRegistrations} in ${
-        Math.round(settings.attemptWindowMs / 60_000)
-      } minutes, OAUTH_MAX_REGISTRATIONS); try again later`,
-      429,
-    );
+    throw tooManyRegistrations(settings.maxRegistrations, settings.attemptWindowMs);
   }
   let body: unknown;
   try {
@@ -93,7 +87,11 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
     metadata: meta as Record<string, unknown>,
     createdAt: new Date(now).toISOString(),
   };
-  await recordAttempt(kv, counter, settings.attemptWindowMs, now);
+  if (
+    !await reserveAttempt(kv, counter, settings.maxRegistrations, settings.attemptWindowMs, now)
+  ) {
+    throw tooManyRegistrations(settings.maxRegistrations, settings.attemptWindowMs);
+  }
   await createClient(kv, client, settings.unapprovedClientTtlMs);
   return json(201, {
     ...meta,
@@ -104,6 +102,16 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
     grant_types: grantTypes,
     response_types: responseTypes,
   }, { "cache-control": "no-store" });
+}
+
+function tooManyRegistrations(max: number, windowMs: number): OAuthError {
+  return new OAuthError(
+    "temporarily_unavailable",
+    `Too many registrations from this address (at most ${max} in ${
+      Math.round(windowMs / 60_000)
+    } minutes, OAUTH_MAX_REGISTRATIONS); try again later`,
+    429,
+  );
 }
 
 function checkRedirectUris(uris: string[]): void {

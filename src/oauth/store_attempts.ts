@@ -33,21 +33,45 @@ export async function attemptsExhausted(
   return entries.some((e) => e.value !== null && e.value.windowEnds > now && e.value.count >= max);
 }
 
-/** Adds one to each of `counters`, in one atomic; a counter past its window starts a new one. */
-export async function recordAttempt(
+/**
+ * Counts one attempt in each of `counters`, in one atomic, unless one has already reached `max`
+ * in its window (then nothing is counted and the answer is false). Counting before the secret is
+ * compared, not after, keeps tries sent all at once within the limit.
+ */
+export async function reserveAttempt(
   kv: Deno.Kv,
   counters: Deno.KvKey[],
+  max: number,
   windowMs: number,
+  now: number,
+): Promise<boolean> {
+  return await commitWithRetry(async () => {
+    const entries = await getAll<AttemptsRecord>(kv, counters);
+    const op = kv.atomic();
+    for (const entry of entries) {
+      const live = entry.value !== null && entry.value.windowEnds > now;
+      if (live && entry.value!.count >= max) return { value: false };
+      const next: AttemptsRecord = live
+        ? { count: entry.value!.count + 1, windowEnds: entry.value!.windowEnds }
+        : { count: 1, windowEnds: now + windowMs };
+      op.check(entry).set(entry.key, next, { expireIn: Math.max(1, next.windowEnds - now) });
+    }
+    return { op, value: true };
+  });
+}
+
+/** Takes back an attempt `reserveAttempt` counted, when it turned out not to be a failure. */
+export async function releaseAttempt(
+  kv: Deno.Kv,
+  counters: Deno.KvKey[],
   now: number,
 ): Promise<void> {
   await commitWithRetry(async () => {
     const entries = await getAll<AttemptsRecord>(kv, counters);
     const op = kv.atomic();
     for (const entry of entries) {
-      const live = entry.value !== null && entry.value.windowEnds > now;
-      const next: AttemptsRecord = live
-        ? { count: entry.value!.count + 1, windowEnds: entry.value!.windowEnds }
-        : { count: 1, windowEnds: now + windowMs };
+      if (entry.value === null || entry.value.windowEnds <= now) continue;
+      const next = { ...entry.value, count: Math.max(0, entry.value.count - 1) };
       op.check(entry).set(entry.key, next, { expireIn: Math.max(1, next.windowEnds - now) });
     }
     return { op, value: undefined };

@@ -1,0 +1,115 @@
+/** The consent page's limit on wrong owner secrets, under concurrency and behind a proxy. */
+
+import assert from "node:assert/strict";
+import { attemptsKey, type AttemptsRecord } from "../src/oauth/store_keys.ts";
+import {
+  authorizationUrl,
+  oauthWorld,
+  openConsent,
+  OWNER_SECRET,
+  registerClient,
+} from "./support/oauth4webapi.ts";
+
+Deno.test("OAuth consent: concurrent wrong secrets are never compared beyond OAUTH_MAX_FAILED_ATTEMPTS", async () => {
+  const world = await oauthWorld({ OAUTH_MAX_FAILED_ATTEMPTS: "3" });
+  try {
+    const reg = await registerClient(world.as, { name: "Parallel Guesser" });
+    const request = await authorizationUrl(world.as, reg.client);
+    const form = await openConsent(request.url);
+    // One form, submitted many times at once: every try reads the counter before any is counted.
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, async (_, i) => {
+        const res = await fetch(new URL("/authorize", request.url), {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: form.cookie },
+          body: new URLSearchParams({ csrf: form.csrf, secret: `guess-${i}`, decision: "approve" }),
+        });
+        await res.body?.cancel();
+        return res.status;
+      }),
+    );
+    assert.ok(answers.every((s) => s === 403 || s === 429), answers.join(","));
+    const counted = await world.server.kv.get<AttemptsRecord>(
+      attemptsKey("client", reg.client.client_id),
+    );
+    assert.ok(
+      counted.value !== null && counted.value.count <= 3,
+      `${counted.value?.count} secrets were compared; at most 3 may be`,
+    );
+  } finally {
+    await world.close();
+  }
+});
+
+Deno.test("OAuth consent: a right secret after wrong ones is not counted against the limit", async () => {
+  const world = await oauthWorld({ OAUTH_MAX_FAILED_ATTEMPTS: "2" });
+  try {
+    for (let round = 0; round < 3; round++) {
+      const reg = await registerClient(world.as, { name: `App ${round}` });
+      const request = await authorizationUrl(world.as, reg.client);
+      const form = await openConsent(request.url);
+      const res = await fetch(new URL("/authorize", request.url), {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: form.cookie },
+        body: new URLSearchParams({ csrf: form.csrf, secret: OWNER_SECRET, decision: "approve" }),
+      });
+      await res.body?.cancel();
+      assert.equal(res.status, 303, `approval ${round} from the same address`);
+    }
+  } finally {
+    await world.close();
+  }
+});
+
+Deno.test("TRUST_PROXY: failed tries count under the address the proxy appended, not one the caller wrote", async () => {
+  const world = await oauthWorld({ OAUTH_MAX_FAILED_ATTEMPTS: "2", TRUST_PROXY: "on" });
+  try {
+    const tryWith = async (forwardedFor: string, secret: string) => {
+      // A new app each time, so only the address counter can stop the try.
+      const reg = await registerClient(world.as, { name: "Spoofer" });
+      const request = await authorizationUrl(world.as, reg.client);
+      const form = await openConsent(request.url);
+      const res = await fetch(new URL("/authorize", request.url), {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: form.cookie,
+          // The caller wrote the first value; the proxy appended the real address.
+          "x-forwarded-for": forwardedFor,
+        },
+        body: new URLSearchParams({ csrf: form.csrf, secret, decision: "approve" }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    };
+    assert.equal(await tryWith("198.51.100.1, 203.0.113.7", "wrong"), 403);
+    assert.equal(await tryWith("198.51.100.2, 203.0.113.7", "wrong"), 429);
+    assert.equal(await tryWith("198.51.100.3, 203.0.113.7", OWNER_SECRET), 429);
+    assert.equal(await tryWith("198.51.100.3, 203.0.113.8", OWNER_SECRET), 303);
+  } finally {
+    await world.close();
+  }
+});
+
+Deno.test("registrations sent all at once stay within OAUTH_MAX_REGISTRATIONS", async () => {
+  const world = await oauthWorld({ OAUTH_MAX_REGISTRATIONS: "2" });
+  try {
+    const statuses = await Promise.all(Array.from({ length: 12 }, async () => {
+      const res = await fetch(new URL("/register", world.as.issuer), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "n", redirect_uris: ["https://app.example/cb"] }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    }));
+    // oauthWorld's discovery registered nothing, so two may succeed.
+    assert.equal(statuses.filter((s) => s === 201).length, 2, statuses.join(","));
+    assert.equal(statuses.filter((s) => s === 429).length, 10, statuses.join(","));
+  } finally {
+    await world.close();
+  }
+});
