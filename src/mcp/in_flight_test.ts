@@ -23,3 +23,20 @@ Deno.test("InFlight settles when every request is answered or cancelled, not on 
   await waiting;
   assert.equal(flight.size, 0);
 });
+
+Deno.test("InFlight waits for every request that reused an id, not just the first answer", async () => {
+  const flight = new InFlight();
+  // A client that breaks the unique-id rule still gets each of its requests carried out.
+  flight.received({ jsonrpc: "2.0", id: 9, method: "ping" });
+  flight.received({ jsonrpc: "2.0", id: 9, method: "tools/call" });
+  assert.equal(flight.size, 2);
+  let settled = false;
+  const waiting = flight.settled().then(() => settled = true);
+  flight.answered({ jsonrpc: "2.0", id: 9, result: {} });
+  await Promise.resolve();
+  assert.equal(settled, false, "the second request with id 9 is still running");
+  assert.equal(flight.size, 1);
+  flight.answered({ jsonrpc: "2.0", id: 9, result: {} });
+  await waiting;
+  assert.equal(flight.size, 0);
+});
