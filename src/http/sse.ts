@@ -98,6 +98,12 @@ export class SseSessions {
       if (error instanceof AppError) return plain(statusOf(error.kind), error.message);
       throw error;
     }
+    // The body may have taken a while: a session closed meanwhile (shutdown, idle) would take
+    // the message and never answer it, so refuse it and let the client send it again.
+    if (this.#closing) return SHUTTING_DOWN();
+    if (transport.closed) {
+      return plain(404, "Session closed: open a new one with GET on the sse endpoint");
+    }
     const parsed = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.safeParse(m));
     if (parsed.length === 0 || parsed.some((p) => !p.success)) {
       return json(400, {
@@ -172,6 +178,11 @@ class SseTransport implements Transport {
       if (this.#inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
       else this.#watchIdle(Math.max(this.#idleMs - quiet, 1));
     }, delay);
+  }
+
+  /** Whether the session has ended (it takes no more messages). */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   start(): Promise<void> {

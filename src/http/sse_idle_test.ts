@@ -71,3 +71,74 @@ Deno.test("SseSessions: a request still running is activity, so the idle timeout
     assert.equal(sse.size, 0, "then the idle session was closed");
   });
 });
+
+Deno.test("SseSessions: a message whose body arrives after shutdown began is refused, not run unanswered", async () => {
+  await withKv(async (kv) => {
+    const config = loadConfig(new Map());
+    const deps = { kv, config, caller: defaultCaller(config) };
+    let ran = 0;
+    const counting: Toolset = {
+      name: "count",
+      instructions: "One counting tool.",
+      register(server) {
+        server.registerTool("bump", { description: "Counts." }, () => {
+          ran++;
+          return { content: [{ type: "text", text: "bumped" }] };
+        });
+      },
+    };
+    const sse = new SseSessions({
+      keepAliveMs: 60_000,
+      maxRequestBytes: 1 << 20,
+      maxSessions: 5,
+      idleMs: 60_000,
+      connect: (transport, toolsets) => createMcpServer(deps, toolsets).connect(transport),
+    });
+    const res = await sse.open("/messages", [counting]);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const sessionId = (await reader.read()).value!.match(/sessionId=(\S+)/)![1];
+    const auth = authInfoOf(defaultCaller(config));
+    const send = (body: BodyInit) =>
+      sse.post(
+        new Request("http://x/messages", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        }),
+        sessionId,
+        auth,
+      );
+    await send(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2024-11-05",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    }));
+    await send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    // The body of the call is still arriving when the server starts shutting down.
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "bump" },
+    });
+    const body = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = body.writable.getWriter();
+    const encoder = new TextEncoder();
+    const answer = send(body.readable);
+    await writer.write(encoder.encode(call.slice(0, 10)));
+    await sse.closeAll();
+    await writer.write(encoder.encode(call.slice(10)));
+    await writer.close();
+    const res2 = await answer;
+    await res2.body?.cancel();
+    assert.equal(res2.status, 503, "refused, so the client knows to send it again");
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ran, 0, "the call was not carried out after its session closed");
+    await reader.cancel();
+  });
+});
