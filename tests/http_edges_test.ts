@@ -75,3 +75,26 @@ Deno.test("a request without a Host header gets 400; the same with Host is serve
     await server.close();
   }
 });
+
+Deno.test("legacy SSE: an empty batch or a non-JSON-RPC body is 400 Invalid Request, as on /mcp", async () => {
+  const server = await startServer();
+  try {
+    const stream = await fetch(`${server.origin}/${server.token}/sse`);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const endpoint = (await reader.read()).value!.match(/data: (\S+)/)![1];
+    for (const body of ["[]", '{"hello":"world"}', '[{"jsonrpc":"2.0","id":1}]']) {
+      const res = await fetch(new URL(endpoint, server.origin), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      assert.equal(res.status, 400, body);
+      const answer = await res.json();
+      assert.equal(answer.error.code, -32600, body);
+      assert.match(answer.error.message, /^Invalid Request: /, body);
+    }
+    await reader.cancel();
+  } finally {
+    await server.close();
+  }
+});

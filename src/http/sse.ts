@@ -106,11 +106,11 @@ export class SseSessions {
     }
     const parsed = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.safeParse(m));
     if (parsed.length === 0 || parsed.some((p) => !p.success)) {
-      return json(400, {
-        jsonrpc: "2.0",
-        id: null,
-        error: { code: -32700, message: "Parse error: not a JSON-RPC 2.0 message" },
-      });
+      // The body was JSON (else readJson refused it): what is wrong is the request itself.
+      const message = parsed.length === 0
+        ? "Invalid Request: an empty batch holds no message"
+        : "Invalid Request: not a JSON-RPC 2.0 message";
+      return json(400, { jsonrpc: "2.0", id: null, error: { code: -32600, message } });
     }
     const headers = Object.fromEntries(req.headers);
     for (const p of parsed) {
