@@ -6,7 +6,11 @@
 import { join } from "node:path";
 import { clientNameProblem } from "./kit/caller.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
-import { loadOAuthSettings, type OAuthSettings } from "./oauth/settings.ts";
+import {
+  loadOAuthSettings,
+  MIN_OWNER_SECRET_LENGTH,
+  type OAuthSettings,
+} from "./oauth/settings.ts";
 
 export type { EnvSource } from "./kit/env.ts";
 
@@ -89,6 +93,19 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     throw new Error(`AUTH_TOKENS gives "${reused.name}" the same token as AUTH_TOKEN`);
   }
   const kvPath = env.get("KV_PATH") || (onDeploy ? undefined : join(baseDir, DEFAULT_KV_PATH));
+  const oauth = loadOAuthSettings(env);
+  // Without OAUTH_OWNER_SECRET the consent page, reachable by anyone, asks for AUTH_TOKEN. On
+  // Deploy a short token already closes the server (closedReason).
+  if (
+    oauth.enabled && oauth.ownerSecret === undefined && token !== undefined && !onDeploy &&
+    token.length < MIN_OWNER_SECRET_LENGTH
+  ) {
+    throw new Error(
+      `OAUTH=on asks for AUTH_TOKEN on the consent page when OAUTH_OWNER_SECRET is unset, and ` +
+        `AUTH_TOKEN is ${token.length} characters: use at least ${MIN_OWNER_SECRET_LENGTH}, or set ` +
+        "OAUTH_OWNER_SECRET",
+    );
+  }
   return {
     port: intVar(env, "PORT", 8787, 0, 65535),
     host,
@@ -105,7 +122,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     sseIdleMs: intVar(env, "SSE_IDLE_MS", DEFAULT_SSE_IDLE_MS, 100, 7 * 86_400_000),
     shutdownGraceMs: intVar(env, "SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS, 0, 600_000),
     maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
-    oauth: loadOAuthSettings(env),
+    oauth,
   };
 }
 

@@ -86,3 +86,18 @@ Deno.test("loadConfig() reads DEFAULT_CLIENT_NAME (default owner) and CLIENT_NAM
     /DEFAULT_CLIENT_NAME is 141 characters; at most 140/,
   );
 });
+
+Deno.test("loadConfig() with OAUTH=on refuses an AUTH_TOKEN too short to be the consent page's secret", () => {
+  // The consent page asks for AUTH_TOKEN when OAUTH_OWNER_SECRET is unset: the same minimum applies.
+  assert.throws(
+    () => loadConfig(env({ OAUTH: "on", AUTH_TOKEN: "tiny" })),
+    /OAUTH=on asks for AUTH_TOKEN on the consent page .*4 characters.*at least 16.*OAUTH_OWNER_SECRET/,
+  );
+  assert.equal(loadConfig(env({ AUTH_TOKEN: "tiny" })).authToken, "tiny", "OAuth off: unchanged");
+  const own = loadConfig(
+    env({ OAUTH: "on", AUTH_TOKEN: "tiny", OAUTH_OWNER_SECRET: "o".repeat(16) }),
+  );
+  assert.equal(own.oauth.ownerSecret, "o".repeat(16));
+  assert.equal(loadConfig(env({ OAUTH: "on", AUTH_TOKEN: "t".repeat(16) })).authToken?.length, 16);
+  assert.equal(loadConfig(env({ OAUTH: "on" })).authToken, undefined, "the generated one is long");
+});
