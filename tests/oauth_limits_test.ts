@@ -42,7 +42,7 @@ Deno.test("OAuth consent: concurrent wrong secrets are never compared beyond OAU
   }
 });
 
-Deno.test("OAuth consent: a right secret after wrong ones is not counted against the limit", async () => {
+Deno.test("OAuth consent: right secrets are not counted as failed tries, however many apps one address approves", async () => {
   const world = await oauthWorld({ OAUTH_MAX_FAILED_ATTEMPTS: "2" });
   try {
     for (let round = 0; round < 3; round++) {
