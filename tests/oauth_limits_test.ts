@@ -2,6 +2,7 @@
 
 import assert from "node:assert/strict";
 import { attemptsKey, type AttemptsRecord } from "../src/oauth/store_keys.ts";
+import { CONSENT_FORMS_MAX } from "../src/oauth/settings.ts";
 import {
   authorizationUrl,
   oauthWorld,
@@ -109,6 +110,29 @@ Deno.test("registrations sent all at once stay within OAUTH_MAX_REGISTRATIONS", 
     // oauthWorld's discovery registered nothing, so two may succeed.
     assert.equal(statuses.filter((s) => s === 201).length, 2, statuses.join(","));
     assert.equal(statuses.filter((s) => s === 429).length, 10, statuses.join(","));
+  } finally {
+    await world.close();
+  }
+});
+
+Deno.test("consent forms opened from one address are limited, so anonymous GETs cannot fill KV", async () => {
+  const world = await oauthWorld();
+  try {
+    const reg = await registerClient(world.as, { name: "Form Opener" });
+    const request = await authorizationUrl(world.as, reg.client);
+    const statuses: number[] = [];
+    for (let i = 0; i < CONSENT_FORMS_MAX + 1; i++) {
+      const res = await fetch(request.url, { redirect: "manual" });
+      await res.body?.cancel();
+      statuses.push(res.status);
+    }
+    assert.deepEqual(statuses.slice(0, CONSENT_FORMS_MAX), Array(CONSENT_FORMS_MAX).fill(200));
+    const refused = await fetch(request.url, { redirect: "manual" });
+    assert.equal(refused.status, 429);
+    assert.match(await refused.text(), new RegExp(`at most ${CONSENT_FORMS_MAX} in 15 minutes`));
+    let stored = 0;
+    for await (const _ of world.server.kv.list({ prefix: ["oauth_consent"] })) stored++;
+    assert.equal(stored, CONSENT_FORMS_MAX, "no consent record beyond the limit");
   } finally {
     await world.close();
   }

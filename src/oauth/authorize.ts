@@ -12,11 +12,13 @@ import { isOwnResource, issuerOf } from "./metadata.ts";
 import {
   attemptsExhausted,
   consentCounters,
+  consentFormCounter,
   releaseAttempt,
   reserveAttempt,
 } from "./store_attempts.ts";
 import { getClient } from "./store_clients.ts";
 import { approveConsent, createConsent, getConsent } from "./store_codes.ts";
+import { CONSENT_FORMS_MAX } from "./settings.ts";
 import type { ClientRecord } from "./store_keys.ts";
 
 /** Largest consent form body accepted, in bytes. */
@@ -81,6 +83,18 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
     return back("invalid_target", `resource must be this server (${issuerOf(r.origin)}mcp)`);
   }
   const now = ctx.now();
+  const window = ctx.settings.attemptWindowMs;
+  if (
+    !await reserveAttempt(ctx.kv, consentFormCounter(r.address), CONSENT_FORMS_MAX, window, now)
+  ) {
+    return problem(
+      429,
+      "Too many sign-ins",
+      `Too many sign-in forms were opened from this address (at most ${CONSENT_FORMS_MAX} in ${
+        Math.round(window / 60_000)
+      } minutes). Wait a while and start again from the app.`,
+    );
+  }
   const csrf = await createConsent(
     ctx.kv,
     {

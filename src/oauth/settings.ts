@@ -48,6 +48,11 @@ export const DEFAULT_MAX_FAILED_ATTEMPTS = 5;
 export const ATTEMPT_WINDOW_MS = 15 * 60_000;
 /** Default registrations per address in one window. */
 export const DEFAULT_MAX_REGISTRATIONS = 20;
+/**
+ * Consent forms one address may open in one window: each stores a pending request, and opening
+ * one needs no credentials, only a registered client id.
+ */
+export const CONSENT_FORMS_MAX = 60;
 /** Longest client name shown and used as the caller's name, in characters. */
 export const CLIENT_NAME_MAX = 140;
 

@@ -22,6 +22,11 @@ export function registrationCounter(address: string): Deno.KvKey[] {
   return [attemptsKey("register", address)];
 }
 
+/** The counter of consent forms opened from one address. */
+export function consentFormCounter(address: string): Deno.KvKey[] {
+  return [attemptsKey("consent_form", address)];
+}
+
 /** True when any of `counters` has reached `max` in its current window. */
 export async function attemptsExhausted(
   kv: Deno.Kv,

@@ -126,8 +126,14 @@ export function refreshKey(tokenHash: string): Deno.KvKey {
   return ["oauth_refresh", tokenHash];
 }
 
-/** Key of a counter: failed consents of a client or an address, or registrations of an address. */
-export function attemptsKey(scope: "client" | "address" | "register", id: string): Deno.KvKey {
+/**
+ * Key of a counter: failed consents of a client or an address, or registrations or consent forms
+ * opened by an address.
+ */
+export function attemptsKey(
+  scope: "client" | "address" | "register" | "consent_form",
+  id: string,
+): Deno.KvKey {
   return ["oauth_attempts", scope, id];
 }
 
