@@ -5,6 +5,7 @@
 
 import { benchFocus } from "./focus.ts";
 import { benchHandoff } from "./handoff.ts";
+import { benchOAuth } from "./oauth.ts";
 import { benchTable } from "./table.ts";
 import { benchThinking } from "./thinking.ts";
 
@@ -12,6 +13,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   focus: benchFocus,
   handoff: benchHandoff,
   thinking: benchThinking,
+  oauth: benchOAuth,
   table: benchTable,
 };
 
