@@ -138,6 +138,11 @@ Deno.test("/view without VIEW_TOKEN is absent (404); with it, a missing or wrong
     });
     assert.equal(unknown.status, 404);
     assert.match(await unknown.text(), /No discussion has id/);
+    const badWorkspace = await fetch(`${server.origin}/view?workspace=${"w".repeat(141)}`, {
+      headers: { authorization: `Bearer ${VIEW_TOKEN}` },
+    });
+    assert.equal(badWorkspace.status, 400);
+    assert.match(await badWorkspace.text(), /at most 140 characters/);
   } finally {
     await server.close();
   }

@@ -2,6 +2,7 @@
 
 import { CLIENT_NAME_MAX_CHARS } from "../kit/caller.ts";
 import { type EnvSource, intVar } from "../kit/env.ts";
+import { characterCount, lineProblem } from "../kit/text.ts";
 
 /** The contract number: first line of every table tool description, and a context field. */
 export const TABLE_CONTRACT = 1;
@@ -126,15 +127,19 @@ export function loadTableSettings(
 
 /** What is wrong with `name` as a workspace, or `undefined`. */
 export function workspaceProblem(name: string, maxChars: number): string | undefined {
-  if (!name.isWellFormed()) return "a workspace must be well-formed Unicode";
-  if (name.trim() === "") return "a workspace must not be blank";
-  // deno-lint-ignore no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) {
-    return "a workspace must be one line without control characters";
+  switch (lineProblem(name, maxChars)) {
+    case undefined:
+      return undefined;
+    case "lone_surrogate":
+      return "a workspace must be well-formed Unicode";
+    case "blank":
+      return "a workspace must not be blank";
+    case "line_break":
+    case "control":
+      return "a workspace must be one line without control characters";
+    case "too_long":
+      return `a workspace is at most ${maxChars} characters (convention: owner/repository), got ${
+        characterCount(name)
+      }`;
   }
-  const chars = [...name].length;
-  if (chars > maxChars) {
-    return `a workspace is at most ${maxChars} characters (convention: owner/repository), got ${chars}`;
-  }
-  return undefined;
 }

@@ -12,7 +12,7 @@ import type { TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
 import { getWorkspaceContext } from "./store_context.ts";
 import { getDiscussion, type Message } from "./store_discussions.ts";
-import { discussionPage, keyPage, workspacePage } from "./view_html.ts";
+import { discussionPage, keyPage, problemPage, workspacePage } from "./view_html.ts";
 
 /** The cookie the view key is kept in. */
 export const VIEW_COOKIE = "table_view_key";
@@ -109,15 +109,7 @@ async function discussionView(ctx: TableCtx, id: string): Promise<Response> {
 }
 
 function errorPage(error: AppError, settings: TableSettings): string {
-  return keyPage("missing").replace(
-    /<main>[\s\S]*<\/main>/,
-    () =>
-      `<main><section><h2>Cannot show this</h2><p>${
-        error.message.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
-      }</p><p><a href="/view?workspace=${
-        encodeURIComponent(settings.defaultWorkspace)
-      }">Back to the table</a></p></section></main>`,
-  );
+  return problemPage(error.message, settings.defaultWorkspace, settings.viewTimeZone);
 }
 
 function bearer(req: Request): string | undefined {

@@ -173,3 +173,16 @@ export function keyPage(problem: "missing" | "mismatch"): string {
     }</h2><p>${text}</p></section></main>`,
   );
 }
+
+/** A page saying why a workspace or discussion cannot be shown, with a way back. */
+export function problemPage(message: string, defaultWorkspace: string, zone: string): string {
+  return page(
+    "Table · cannot show this",
+    zone,
+    `<main><section><h2>Cannot show this</h2><p>${
+      escapeHtml(message)
+    }</p><p><a href="/view?workspace=${
+      encodeURIComponent(defaultWorkspace)
+    }">Back to the table</a></p></section></main>`,
+  );
+}
