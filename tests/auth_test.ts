@@ -156,9 +156,36 @@ Deno.test("Streamable HTTP is stateless: GET and DELETE on /mcp get 405", async 
       await res.body?.cancel();
     }
     const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: INIT });
-    assert.equal(res.headers.get("content-type"), "text/event-stream", "answers stream as SSE");
+    assert.equal(res.headers.get("content-type"), "application/json", "answers plain JSON");
     assert.equal(res.headers.get("mcp-session-id"), null);
     assert.match(await res.text(), /"serverInfo":\{"name":"handoff-mcp"/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("Streamable HTTP answers with an event stream only when a request asks for progress", async () => {
+  const server = await startServer();
+  const url = `${server.origin}/${server.token}/mcp`;
+  const post = (body: unknown) =>
+    fetch(url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-protocol-version": "2025-06-18" },
+      body: JSON.stringify(body),
+    });
+  try {
+    const plain = await post({ jsonrpc: "2.0", id: 1, method: "ping" });
+    assert.equal(plain.headers.get("content-type"), "application/json");
+    assert.deepEqual(await plain.json(), { result: {}, jsonrpc: "2.0", id: 1 });
+    const progress = await post([
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+      { jsonrpc: "2.0", id: 3, method: "ping", params: { _meta: { progressToken: "p" } } },
+    ]);
+    assert.equal(progress.headers.get("content-type"), "text/event-stream");
+    assert.match(await progress.text(), /"result":\{\},"jsonrpc":"2.0","id":3/);
+    const broken = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: "{" });
+    assert.equal(broken.status, 400);
+    assert.equal((await broken.json()).error.code, -32700);
   } finally {
     await server.close();
   }

@@ -2,8 +2,8 @@
 
 import { closedReason, type Config } from "../config.ts";
 import { AppError } from "../kit/kv.ts";
-import { json, onBodyDone, plain, type Route } from "../kit/web.ts";
-import { createMcpServer, type McpDeps, type Toolset } from "../mcp/server.ts";
+import { json, onBodyDone, plain, readText, type Route } from "../kit/web.ts";
+import { createMcpApp, type McpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
 import { parseToolsetNames } from "../toolsets.ts";
 import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
@@ -39,16 +39,19 @@ export function createHandler(deps: HandlerDeps): Handler {
     (deps.token === undefined ? "No AUTH_TOKEN is configured" : undefined);
   // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
   const guardRebinding = !config.onDeploy && isLoopback(config.host);
+  const app = createMcpApp(deps, deps.toolsets);
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
-    connect: (transport, toolsets) => createMcpServer(deps, toolsets).connect(transport),
+    connect: (transport, toolsets) => app.server(toolsets).connect(transport),
   });
 
   const routes: Route[] = [
     {
       path: "mcp",
-      methods: { POST: (req, { url }) => streamable(deps, req, toolsetsOf(url, deps.toolsets)) },
+      methods: {
+        POST: (req, { url }) => streamable(app, deps, req, toolsetsOf(url, deps.toolsets)),
+      },
     },
     {
       path: "sse",
@@ -133,23 +136,66 @@ function toolsetsOf(url: URL, enabled: readonly Toolset[]): readonly Toolset[] {
   return enabled.filter((t) => names.includes(t.name));
 }
 
-/** Stateless Streamable HTTP: a fresh server and transport for every request; state is in KV. */
+/**
+ * Stateless Streamable HTTP: a light server and transport per request over the process's shared
+ * tool definitions; state is in KV. The answer is plain JSON unless a request asks for progress
+ * (notifications need an event stream) or the client cannot take JSON.
+ */
 async function streamable(
+  app: McpApp,
   deps: McpDeps,
   req: Request,
   toolsets: readonly Toolset[],
 ): Promise<Response> {
-  const server = createMcpServer(deps, toolsets);
+  const maxBytes = deps.config.maxRequestBytes;
+  let parsedBody: unknown;
+  let stream = true;
+  if (wantsJson(req)) {
+    try {
+      parsedBody = JSON.parse(await readText(req, maxBytes));
+    } catch (error) {
+      return error instanceof AppError && error.kind === "too_large"
+        ? rpcError(413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`)
+        : rpcError(400, -32700, "Parse error: Invalid JSON");
+    }
+    stream = asksProgress(parsedBody);
+  }
+  const server = app.server(toolsets);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
-    maxRequestBodySize: deps.config.maxRequestBytes,
+    maxRequestBodySize: maxBytes,
+    enableJsonResponse: !stream,
   });
   await server.connect(transport);
   try {
-    const res = await transport.handleRequest(req);
-    return onBodyDone(res, () => void server.close());
+    const res = await transport.handleRequest(req, { parsedBody });
+    if (stream) return onBodyDone(res, () => void server.close());
+    void server.close();
+    return res;
   } catch (error) {
     await server.close();
     throw error;
   }
+}
+
+/** True when the POST is JSON and its client takes a JSON answer (the SDK checks the rest). */
+function wantsJson(req: Request): boolean {
+  const accept = req.headers.get("accept") ?? "";
+  const type = req.headers.get("content-type") ?? "";
+  return accept.includes("application/json") && accept.includes("text/event-stream") &&
+    /^application\/json\s*(;|$)/i.test(type);
+}
+
+/** True when any message of the body carries a progress token. */
+function asksProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) =>
+    (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta
+      ?.progressToken !== undefined
+  );
+}
+
+/** A JSON-RPC error without an id, as the SDK's transport answers a malformed request. */
+function rpcError(status: number, code: number, message: string): Response {
+  return json(status, { jsonrpc: "2.0", id: null, error: { code, message } });
 }

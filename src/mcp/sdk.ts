@@ -14,8 +14,14 @@ export { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
+export { normalizeObjectSchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-json-schema-compat"
+export { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv-provider"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-export { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+export { JSONRPCMessageSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -26,4 +32,6 @@ export type {
   JSONRPCMessage,
   MessageExtraInfo,
   ReadResourceResult,
+  ServerCapabilities,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";

@@ -14,6 +14,7 @@ import viewHtml from "./card.html" with { type: "text" };
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
 import type { McpServer } from "../mcp/sdk.ts";
+import { sessionOf } from "../mcp/session.ts";
 
 /** What the thinking tools need. */
 export interface ThinkingDeps {
@@ -55,10 +56,6 @@ const coercedBoolean = z.union([z.boolean(), z.string()]).transform((value, ctx)
 export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): void {
   const { kv } = deps;
   const limits = deps.config.thinking;
-  /** The sequence this session last wrote, for clients that never send sequenceId. */
-  const session: { sequenceId?: string } = {};
-  /** The state of that sequence as this session last wrote it, so its next thought skips reads. */
-  const cache = new SequenceCache();
   const count = (what: string) =>
     z.coerce.number().int().min(1).max(limits.numberMax).describe(
       `${what} (a whole number from 1 to ${limits.numberMax})`,
@@ -120,7 +117,8 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     },
     annotations: writes({ destructive: false, idempotent: false }),
     _meta: ui,
-  }, async (args) => {
+  }, async (args, extra) => {
+    const { session, cache } = sessionOf(extra).slot("thinking", newThinkingSession);
     const input: ThoughtInput = { ...args };
     const implied = input.sequenceId === undefined && !startsOver(input)
       ? session.sequenceId
@@ -246,6 +244,18 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
       "Shows the current thought as a card and, once a sequence ends, the whole process with its branches and revisions",
     html: viewHtml,
   });
+}
+
+/** What one MCP session remembers between its thoughts. */
+interface ThinkingSession {
+  /** The sequence this session last wrote, for clients that never send sequenceId. */
+  session: { sequenceId?: string };
+  /** The state of that sequence as this session last wrote it, so its next thought skips reads. */
+  cache: SequenceCache;
+}
+
+function newThinkingSession(): ThinkingSession {
+  return { session: {}, cache: new SequenceCache() };
 }
 
 /**
