@@ -48,6 +48,14 @@ export interface Task {
   doneAt?: string;
 }
 
+/** An open follow-up as the index keeps it (a task never changes while open). */
+export interface OpenFollowUp {
+  id: string;
+  kind: TaskKind;
+  body: string;
+  createdAt: string;
+}
+
 /** Everything `get_state` shows. */
 export interface FocusState {
   projectId: string;
@@ -77,7 +85,11 @@ export function taskProjectKey(taskId: string): Deno.KvKey {
 export function openFollowUpPrefix(projectId: string): Deno.KvKey {
   return ["task_open_followup", projectId];
 }
-/** Index entry of one open demoted task; its value is the task id (a pointer, not a copy). */
+/**
+ * Index entry of one open demoted task. Its value is an `OpenFollowUp`: the id plus the fields
+ * `get_state` shows, written in the same atomics as the task, so reading the state is one list
+ * instead of a list and a read per task. Databases written before this hold the bare id string.
+ */
 export function openFollowUpKey(projectId: string, taskId: string): Deno.KvKey {
   return [...openFollowUpPrefix(projectId), taskId];
 }
@@ -152,7 +164,7 @@ export async function setNorthStar(
     const project = { ...touched(current.value, projectId, now), northStar };
     const op = kv.atomic().check(current).set(projectKey(projectId), project);
     return { op, value: project };
-  });
+  }, { kv, key: projectKey(projectId) });
 }
 
 /** Upserts the project's one focus; a missing or empty `why` clears the earlier one. */
@@ -179,7 +191,7 @@ export async function setFocus(
       .set(projectKey(projectId), touched(current.value, projectId, now))
       .set(focusKey(projectId), value);
     return { op, value };
-  });
+  }, { kv, key: projectKey(projectId) });
 }
 
 /** Adds a task. Cleanup and record tasks are demoted; open ones count against the limit. */
@@ -225,11 +237,12 @@ export async function addTask(
         );
       }
       project.openFollowUps++;
-      op.set(openFollowUpKey(projectId, id), id);
+      const entry: OpenFollowUp = { id, kind: taskKind, body: text, createdAt: now };
+      op.set(openFollowUpKey(projectId, id), entry);
     }
     op.set(projectKey(projectId), project);
     return { op, value: task };
-  });
+  }, { kv, key: projectKey(projectId) });
 }
 
 /** What `completeTask` did. */
@@ -242,10 +255,11 @@ export interface CompleteResult {
 export async function completeTask(kv: Deno.Kv, taskId: string): Promise<CompleteResult> {
   const unknown = `Cannot complete task: no task has id "${taskId}" (ids come from add_task)`;
   if (!isUlid(taskId)) throw new AppError("not_found", unknown);
+  // The pointer never changes once written, so it is read once, outside the write's turn.
+  const pointer = await kv.get<string>(taskProjectKey(taskId));
+  if (pointer.value === null) throw new AppError("not_found", unknown);
+  const projectId = pointer.value;
   return await commitWithRetry<CompleteResult>(async () => {
-    const pointer = await kv.get<string>(taskProjectKey(taskId));
-    if (pointer.value === null) throw new AppError("not_found", unknown);
-    const projectId = pointer.value;
     const [taskEntry, projectEntry] = await kv.getMany<[Task, Project]>([
       taskKey(projectId, taskId),
       projectKey(projectId),
@@ -266,7 +280,7 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
     }
     op.set(projectKey(projectId), project);
     return { op, value: { task, alreadyDone: false } };
-  });
+  }, { kv, key: projectKey(projectId) });
 }
 
 /** Reads what `get_state` shows: project, focus and open follow-ups in the order added. */
@@ -276,12 +290,24 @@ export async function getState(
   projectId: string,
 ): Promise<FocusState> {
   validateProjectId(projectId, limits);
-  const [head, ids] = await Promise.all([
+  const [head, index] = await Promise.all([
     kv.getMany<[Project, Focus]>([projectKey(projectId), focusKey(projectId)]),
-    Array.fromAsync(kv.list<string>({ prefix: openFollowUpPrefix(projectId) })),
+    Array.fromAsync(kv.list<OpenFollowUp | string>({ prefix: openFollowUpPrefix(projectId) })),
   ]);
-  const tasks = await getAll<Task>(kv, ids.map((e) => taskKey(projectId, e.value)));
-  const followUps = tasks.flatMap((e) => e.value && e.value.status === "open" ? [e.value] : []);
+  // Entries written before the index held kind and body are bare ids: read those tasks.
+  const bareIds = index.flatMap((e) => typeof e.value === "string" ? [e.value] : []);
+  const older = new Map<string, Task>();
+  if (bareIds.length > 0) {
+    const tasks = await getAll<Task>(kv, bareIds.map((id) => taskKey(projectId, id)));
+    for (const { value } of tasks) if (value) older.set(value.id, value);
+  }
+  const followUps = index.flatMap(({ value }): Task[] => {
+    if (typeof value === "string") {
+      const task = older.get(value);
+      return task && task.status === "open" ? [task] : [];
+    }
+    return [{ ...value, projectId, demoted: true, status: "open" }];
+  });
   return { projectId, project: head[0].value, focus: head[1].value, followUps };
 }
 

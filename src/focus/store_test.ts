@@ -90,7 +90,12 @@ Deno.test("addTask() derives demoted from kind and writes task, pointer and inde
     const main = await addTask(kv, limits, "p1", "build", "main");
     assert.deepEqual([cleanup.demoted, record.demoted, main.demoted], [true, true, false]);
     assert.equal((await kv.get(taskProjectKey(main.id))).value, "p1");
-    assert.equal((await kv.get(openFollowUpKey("p1", cleanup.id))).value, cleanup.id);
+    assert.deepEqual((await kv.get(openFollowUpKey("p1", cleanup.id))).value, {
+      id: cleanup.id,
+      kind: "cleanup",
+      body: "tidy",
+      createdAt: cleanup.createdAt,
+    });
     assert.equal((await kv.get(openFollowUpKey("p1", main.id))).value, null);
     assert.equal((await kv.get<Project>(projectKey("p1"))).value?.openFollowUps, 2);
     const state = await getState(kv, limits, "p1");
@@ -154,6 +159,52 @@ Deno.test("getState() reads only open follow-ups, whatever the number of finishe
     await addTask(kv, limits, "p1", "still open", "record");
     const state = await getState(kv, limits, "p1");
     assert.deepEqual(state.followUps.map((t) => t.body), ["still open"]);
+  }));
+
+Deno.test("getState() reads open follow-up index entries written as bare ids by older versions", () =>
+  withKv(async (kv) => {
+    const old = await addTask(kv, limits, "p1", "old cleanup", "cleanup");
+    const oldDone = await addTask(kv, limits, "p1", "old but done", "record");
+    const fresh = await addTask(kv, limits, "p1", "new record", "record");
+    // The index shape before it held kind and body: the task id alone.
+    await kv.set(openFollowUpKey("p1", old.id), old.id);
+    await kv.set(openFollowUpKey("p1", oldDone.id), oldDone.id);
+    await kv.set(taskKey("p1", oldDone.id), { ...oldDone, status: "done" });
+    const state = await getState(kv, limits, "p1");
+    assert.deepEqual(
+      state.followUps.map((t) => [t.id, t.kind, t.body, t.status, t.demoted]),
+      [
+        [old.id, "cleanup", "old cleanup", "open", true],
+        [fresh.id, "record", "new record", "open", true],
+      ],
+    );
+    assert.equal(state.followUps[0].createdAt, old.createdAt);
+    // Completing a task indexed the old way removes its entry like any other.
+    await completeTask(kv, old.id);
+    const after = await getState(kv, limits, "p1");
+    assert.deepEqual(after.followUps.map((t) => t.body), ["new record"]);
+    assert.equal((await kv.get(openFollowUpKey("p1", old.id))).value, null);
+  }));
+
+Deno.test("concurrent writes to one project from one process take turns instead of retrying", () =>
+  withKv(async (kv) => {
+    // Counting commit attempts: with the per-key queue none of 40 writers loses a check.
+    let commits = 0;
+    const atomic = kv.atomic.bind(kv);
+    kv.atomic = () => {
+      const op = atomic();
+      const commit = op.commit.bind(op);
+      op.commit = () => {
+        commits++;
+        return commit();
+      };
+      return op;
+    };
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => addTask(kv, limits, "p1", `t${i}`, "cleanup")),
+    );
+    assert.equal(commits, 40);
+    assert.equal((await getState(kv, limits, "p1")).project?.openFollowUps, 40);
   }));
 
 Deno.test("concurrent addTask() calls lose nothing and keep the counter exact", () =>

@@ -202,7 +202,8 @@ export async function saveHandoff(
         evicted,
       };
       return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
-    });
+      // A named key takes turns with other writes to it; a generated one is new to everyone.
+    }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
     await collectAfter(collect);
     await reportLanded(progress, target.steps, "saved");
     return result;
