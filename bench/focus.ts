@@ -7,7 +7,7 @@ import { DEFAULT_FOCUS_LIMITS } from "../src/config.ts";
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
 import { addTask, completeTask, setFocus, setNorthStar } from "../src/focus/store.ts";
 import { startServer, tempKvPath } from "../tests/support/harness.ts";
-import { measureInterleaved, ratio } from "./lib.ts";
+import { type BenchGroup, goal, measureInterleaved, ratio } from "./lib.ts";
 
 const FINISHED = [0, 1_000, 10_000];
 
@@ -66,3 +66,17 @@ export async function benchFocus(): Promise<Record<string, unknown>> {
     await kvFile.cleanup();
   }
 }
+
+/** The `focus` benchmark group: get_state with 10,000 finished tasks against an empty project. */
+export const focusGroup: BenchGroup = {
+  name: "focus",
+  what: "get_state latency with 0, 1,000 and 10,000 finished tasks (one client, in-process)",
+  run: async () => {
+    const report = await benchFocus();
+    const measured = report.ratio_10000_vs_empty as number;
+    return {
+      goals: [goal("get_state latency, 10,000 finished / none", measured, "max", 1.5)],
+      ...report,
+    };
+  },
+};

@@ -2,13 +2,13 @@
 
 import { closedReason, type Config } from "../config.ts";
 import { AppError } from "../kit/kv.ts";
-import { json, onBodyDone, plain, readText, type Route } from "../kit/web.ts";
-import { createMcpApp, type McpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
-import { WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
+import { json, plain, type Route } from "../kit/web.ts";
+import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { parseToolsetNames } from "../toolsets.ts";
 import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
+import { StatelessStreamable } from "./streamable.ts";
 import { errorResponse } from "./status.ts";
 
 /** What the handler needs: KV, configuration and the resolved token. */
@@ -45,12 +45,13 @@ export function createHandler(deps: HandlerDeps): Handler {
     maxRequestBytes: config.maxRequestBytes,
     connect: (transport, toolsets) => app.server(toolsets).connect(transport),
   });
+  const streamable = new StatelessStreamable(app, config.maxRequestBytes);
 
   const routes: Route[] = [
     {
       path: "mcp",
       methods: {
-        POST: (req, { url }) => streamable(app, deps, req, toolsetsOf(url, deps.toolsets)),
+        POST: (req, { url }) => streamable.post(req, toolsetsOf(url, deps.toolsets)),
       },
     },
     {
@@ -97,7 +98,12 @@ export function createHandler(deps: HandlerDeps): Handler {
       return errorResponse(error);
     }
   };
-  return Object.assign(handler, { close: () => sse.closeAll() });
+  return Object.assign(handler, {
+    close: async () => {
+      await sse.closeAll();
+      await streamable.close();
+    },
+  });
 }
 
 /** Accepts the token as the first path segment, or as a bearer header on token-less paths. */
@@ -134,68 +140,4 @@ function toolsetsOf(url: URL, enabled: readonly Toolset[]): readonly Toolset[] {
     );
   }
   return enabled.filter((t) => names.includes(t.name));
-}
-
-/**
- * Stateless Streamable HTTP: a light server and transport per request over the process's shared
- * tool definitions; state is in KV. The answer is plain JSON unless a request asks for progress
- * (notifications need an event stream) or the client cannot take JSON.
- */
-async function streamable(
-  app: McpApp,
-  deps: McpDeps,
-  req: Request,
-  toolsets: readonly Toolset[],
-): Promise<Response> {
-  const maxBytes = deps.config.maxRequestBytes;
-  let parsedBody: unknown;
-  let stream = true;
-  if (wantsJson(req)) {
-    try {
-      parsedBody = JSON.parse(await readText(req, maxBytes));
-    } catch (error) {
-      return error instanceof AppError && error.kind === "too_large"
-        ? rpcError(413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`)
-        : rpcError(400, -32700, "Parse error: Invalid JSON");
-    }
-    stream = asksProgress(parsedBody);
-  }
-  const server = app.server(toolsets);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    maxRequestBodySize: maxBytes,
-    enableJsonResponse: !stream,
-  });
-  await server.connect(transport);
-  try {
-    const res = await transport.handleRequest(req, { parsedBody });
-    if (stream) return onBodyDone(res, () => void server.close());
-    void server.close();
-    return res;
-  } catch (error) {
-    await server.close();
-    throw error;
-  }
-}
-
-/** True when the POST is JSON and its client takes a JSON answer (the SDK checks the rest). */
-function wantsJson(req: Request): boolean {
-  const accept = req.headers.get("accept") ?? "";
-  const type = req.headers.get("content-type") ?? "";
-  return accept.includes("application/json") && accept.includes("text/event-stream") &&
-    /^application\/json\s*(;|$)/i.test(type);
-}
-
-/** True when any message of the body carries a progress token. */
-function asksProgress(body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.some((m) =>
-    (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta
-      ?.progressToken !== undefined
-  );
-}
-
-/** A JSON-RPC error without an id, as the SDK's transport answers a malformed request. */
-function rpcError(status: number, code: number, message: string): Response {
-  return json(status, { jsonrpc: "2.0", id: null, error: { code, message } });
 }

@@ -21,10 +21,19 @@ export { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-sc
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv-provider"
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-export { JSONRPCMessageSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+export {
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+export type {
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/server/auth/types"
+export type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type {
   CallToolResult,

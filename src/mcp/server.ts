@@ -28,8 +28,10 @@ export interface McpApp {
   /**
    * A new server for one connection, exposing `toolsets` (a subset of the app's, in the app's
    * order; all by default). Connect it to one transport and close it when the connection ends.
+   * A `stateless` server keeps no session: each tool call stands alone (stateless Streamable
+   * HTTP, where one server answers every client).
    */
-  server(toolsets?: readonly Toolset[]): McpServer;
+  server(toolsets?: readonly Toolset[], options?: { stateless?: boolean }): McpServer;
 }
 
 /** The registration methods a toolset may call; `register` must not touch anything else. */
@@ -73,7 +75,8 @@ export function createMcpApp(deps: McpDeps, toolsets: readonly Toolset[]): McpAp
   };
   return {
     toolsets,
-    server: (subset = toolsets) => connectionServer(variantOf(subset), validator),
+    server: (subset = toolsets, options = {}) =>
+      connectionServer(variantOf(subset), validator, options.stateless === true),
   };
 }
 
@@ -130,7 +133,11 @@ interface ToolConfig {
 }
 
 /** A server for one connection: replays the registrations with handlers bound to its session. */
-function connectionServer(variant: Variant, validator: AjvJsonSchemaValidator): McpServer {
+function connectionServer(
+  variant: Variant,
+  validator: AjvJsonSchemaValidator,
+  stateless: boolean,
+): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions: variant.instructions,
     capabilities: { logging: {} },
@@ -140,8 +147,8 @@ function connectionServer(variant: Variant, validator: AjvJsonSchemaValidator): 
   let tools = false;
   for (const { method, args } of variant.registrations) {
     let replayed = args;
-    if (method === "registerTool") {
-      tools = true;
+    if (method === "registerTool") tools = true;
+    if (method === "registerTool" && !stateless) {
       const [name, config, handler] = args as [string, ToolConfig, (...a: unknown[]) => unknown];
       // The SDK calls a tool handler with `extra` last: (args, extra), or (extra) without input.
       const bound = (...a: unknown[]) => {
