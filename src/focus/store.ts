@@ -4,7 +4,6 @@ import type { FocusLimits } from "../config.ts";
 import {
   AppError,
   commitWithRetry,
-  getAll,
   invalid,
   isUlid,
   listPage,
@@ -12,6 +11,7 @@ import {
   type Page,
   ulid,
 } from "../kit/kv.ts";
+import { indexFollowUp, readOpenFollowUps, unindexFollowUp } from "./store_followups.ts";
 
 /** A project: its north star once set, and how many follow-ups are open. */
 export interface Project {
@@ -20,6 +20,8 @@ export interface Project {
   northStar?: string;
   /** Open cleanup/record tasks, kept in the same atomics as the tasks so the limit holds. */
   openFollowUps: number;
+  /** True once the open follow-up index is in blocks (see `store_followups.ts`). */
+  followUpsPacked?: true;
   createdAt: string;
   updatedAt: string;
 }
@@ -48,14 +50,6 @@ export interface Task {
   doneAt?: string;
 }
 
-/** An open follow-up as the index keeps it (a task never changes while open). */
-export interface OpenFollowUp {
-  id: string;
-  kind: TaskKind;
-  body: string;
-  createdAt: string;
-}
-
 /** Everything `get_state` shows. */
 export interface FocusState {
   projectId: string;
@@ -81,19 +75,6 @@ export function taskKey(projectId: string, taskId: string): Deno.KvKey {
 export function taskProjectKey(taskId: string): Deno.KvKey {
   return ["task_project", taskId];
 }
-/** Prefix of a project's open demoted tasks, so `get_state` never reads finished ones. */
-export function openFollowUpPrefix(projectId: string): Deno.KvKey {
-  return ["task_open_followup", projectId];
-}
-/**
- * Index entry of one open demoted task. Its value is an `OpenFollowUp`: the id plus the fields
- * `get_state` shows, written in the same atomics as the task, so reading the state is one list
- * instead of a list and a read per task. Databases written before this hold the bare id string.
- */
-export function openFollowUpKey(projectId: string, taskId: string): Deno.KvKey {
-  return [...openFollowUpPrefix(projectId), taskId];
-}
-
 /** Checks a project id: 1–max characters, no control characters. */
 export function validateProjectId(projectId: string, limits: FocusLimits): string {
   const length = [...projectId].length;
@@ -236,9 +217,8 @@ export async function addTask(
           `${what}: project "${projectId}" already has ${project.openFollowUps} open follow-ups (cleanup/record); at most ${limits.openFollowUpsMax} are allowed. Complete some with complete_task first`,
         );
       }
+      await indexFollowUp(kv, op, project, { id, kind: taskKind, body: text, createdAt: now });
       project.openFollowUps++;
-      const entry: OpenFollowUp = { id, kind: taskKind, body: text, createdAt: now };
-      op.set(openFollowUpKey(projectId, id), entry);
     }
     op.set(projectKey(projectId), project);
     return { op, value: task };
@@ -275,8 +255,8 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
     const project = { ...projectEntry.value, updatedAt: now };
     const op = kv.atomic().check(taskEntry, projectEntry).set(taskKey(projectId, taskId), task);
     if (task.demoted) {
+      await unindexFollowUp(kv, op, project, taskId);
       project.openFollowUps = Math.max(0, project.openFollowUps - 1);
-      op.delete(openFollowUpKey(projectId, taskId));
     }
     op.set(projectKey(projectId), project);
     return { op, value: { task, alreadyDone: false } };
@@ -290,25 +270,12 @@ export async function getState(
   projectId: string,
 ): Promise<FocusState> {
   validateProjectId(projectId, limits);
-  const [head, index] = await Promise.all([
-    kv.getMany<[Project, Focus]>([projectKey(projectId), focusKey(projectId)]),
-    Array.fromAsync(kv.list<OpenFollowUp | string>({ prefix: openFollowUpPrefix(projectId) })),
+  const [project, focus] = await kv.getMany<[Project, Focus]>([
+    projectKey(projectId),
+    focusKey(projectId),
   ]);
-  // Entries written before the index held kind and body are bare ids: read those tasks.
-  const bareIds = index.flatMap((e) => typeof e.value === "string" ? [e.value] : []);
-  const older = new Map<string, Task>();
-  if (bareIds.length > 0) {
-    const tasks = await getAll<Task>(kv, bareIds.map((id) => taskKey(projectId, id)));
-    for (const { value } of tasks) if (value) older.set(value.id, value);
-  }
-  const followUps = index.flatMap(({ value }): Task[] => {
-    if (typeof value === "string") {
-      const task = older.get(value);
-      return task && task.status === "open" ? [task] : [];
-    }
-    return [{ ...value, projectId, demoted: true, status: "open" }];
-  });
-  return { projectId, project: head[0].value, focus: head[1].value, followUps };
+  const followUps = await readOpenFollowUps(kv, projectId, project.value);
+  return { projectId, project: project.value, focus: focus.value, followUps };
 }
 
 /** One page of projects in id order. */

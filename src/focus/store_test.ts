@@ -6,7 +6,6 @@ import {
   focusKey,
   getState,
   listProjects,
-  openFollowUpKey,
   type Project,
   projectIdsStartingWith,
   projectKey,
@@ -17,6 +16,7 @@ import {
   taskProjectKey,
 } from "./store.ts";
 import { AppError } from "../kit/kv.ts";
+import { followUpBlockKey, followUpBlockPrefix, legacyFollowUpKey } from "./store_followups.ts";
 import { withKv } from "../../tests/support/kv.ts";
 
 const limits = DEFAULT_FOCUS_LIMITS;
@@ -90,13 +90,11 @@ Deno.test("addTask() derives demoted from kind and writes task, pointer and inde
     const main = await addTask(kv, limits, "p1", "build", "main");
     assert.deepEqual([cleanup.demoted, record.demoted, main.demoted], [true, true, false]);
     assert.equal((await kv.get(taskProjectKey(main.id))).value, "p1");
-    assert.deepEqual((await kv.get(openFollowUpKey("p1", cleanup.id))).value, {
-      id: cleanup.id,
-      kind: "cleanup",
-      body: "tidy",
-      createdAt: cleanup.createdAt,
-    });
-    assert.equal((await kv.get(openFollowUpKey("p1", main.id))).value, null);
+    // The index keeps what get_state shows, for cleanup and record tasks only.
+    assert.equal(
+      (await kv.get(followUpBlockKey("p1", 0))).value,
+      `${cleanup.id}\tcleanup\t${cleanup.createdAt}\ttidy\n${record.id}\trecord\t${record.createdAt}\tnote`,
+    );
     assert.equal((await kv.get<Project>(projectKey("p1"))).value?.openFollowUps, 2);
     const state = await getState(kv, limits, "p1");
     assert.deepEqual(state.followUps.map((t) => t.body), ["tidy", "note"]);
@@ -134,7 +132,7 @@ Deno.test("completeTask() marks done once, drops it from the index, and reports 
     const stored = (await kv.get<Task>(taskKey("p1", task.id))).value!;
     assert.equal(stored.status, "done");
     assert.ok(stored.doneAt);
-    assert.equal((await kv.get(openFollowUpKey("p1", task.id))).value, null);
+    assert.equal((await kv.get(followUpBlockKey("p1", 0))).value, null);
     assert.equal((await kv.get<Project>(projectKey("p1"))).value?.openFollowUps, 0);
     const second = await completeTask(kv, task.id);
     assert.equal(second.alreadyDone, true);
@@ -161,29 +159,58 @@ Deno.test("getState() reads only open follow-ups, whatever the number of finishe
     assert.deepEqual(state.followUps.map((t) => t.body), ["still open"]);
   }));
 
-Deno.test("getState() reads open follow-up index entries written as bare ids by older versions", () =>
+Deno.test("a project indexed the older way (one bare id per follow-up) keeps working, then switches", () =>
   withKv(async (kv) => {
     const old = await addTask(kv, limits, "p1", "old cleanup", "cleanup");
-    const oldDone = await addTask(kv, limits, "p1", "old but done", "record");
-    const fresh = await addTask(kv, limits, "p1", "new record", "record");
-    // The index shape before it held kind and body: the task id alone.
-    await kv.set(openFollowUpKey("p1", old.id), old.id);
-    await kv.set(openFollowUpKey("p1", oldDone.id), oldDone.id);
-    await kv.set(taskKey("p1", oldDone.id), { ...oldDone, status: "done" });
+    // Rewrite the index as older versions wrote it: one entry per task, no blocks, no flag.
+    const { followUpsPacked: _, ...project } = (await kv.get<Project>(projectKey("p1"))).value!;
+    await kv.set(projectKey("p1"), project);
+    await kv.delete(followUpBlockKey("p1", 0));
+    await kv.set(legacyFollowUpKey("p1", old.id), old.id);
+
+    const later = await addTask(kv, limits, "p1", "added later", "record");
+    assert.equal((await kv.get(legacyFollowUpKey("p1", later.id))).value, later.id);
     const state = await getState(kv, limits, "p1");
     assert.deepEqual(
       state.followUps.map((t) => [t.id, t.kind, t.body, t.status, t.demoted]),
       [
         [old.id, "cleanup", "old cleanup", "open", true],
-        [fresh.id, "record", "new record", "open", true],
+        [later.id, "record", "added later", "open", true],
       ],
     );
-    assert.equal(state.followUps[0].createdAt, old.createdAt);
-    // Completing a task indexed the old way removes its entry like any other.
     await completeTask(kv, old.id);
-    const after = await getState(kv, limits, "p1");
-    assert.deepEqual(after.followUps.map((t) => t.body), ["new record"]);
-    assert.equal((await kv.get(openFollowUpKey("p1", old.id))).value, null);
+    assert.equal((await kv.get(legacyFollowUpKey("p1", old.id))).value, null);
+    assert.deepEqual((await getState(kv, limits, "p1")).followUps.map((t) => t.body), [
+      "added later",
+    ]);
+
+    // Once no follow-up is open (the counter says so), the next one goes into a block.
+    await completeTask(kv, later.id);
+    const fresh = await addTask(kv, limits, "p1", "fresh", "cleanup");
+    assert.equal((await kv.get<Project>(projectKey("p1"))).value?.followUpsPacked, true);
+    assert.equal((await kv.get(legacyFollowUpKey("p1", fresh.id))).value, null);
+    assert.deepEqual((await getState(kv, limits, "p1")).followUps.map((t) => t.body), ["fresh"]);
+  }));
+
+Deno.test("open follow-ups spill into more blocks, stay in order, and empty blocks go", () =>
+  withKv(async (kv) => {
+    const big = { ...limits, openFollowUpsMax: 500 };
+    const tasks: Task[] = [];
+    for (let i = 0; i < 30; i++) {
+      tasks.push(await addTask(kv, big, "p1", `${i}\t${"長".repeat(3990)}`, "cleanup"));
+    }
+    const blocks = await Array.fromAsync(kv.list({ prefix: followUpBlockPrefix("p1") }));
+    assert.ok(blocks.length >= 4, `${blocks.length} blocks`);
+    for (const t of tasks.slice(0, 10)) await completeTask(kv, t.id);
+    await completeTask(kv, tasks[20].id);
+    const state = await getState(kv, big, "p1");
+    assert.deepEqual(
+      state.followUps.map((t) => t.id),
+      tasks.slice(10).filter((_, i) => i !== 10).map((t) => t.id),
+    );
+    assert.equal(state.project?.openFollowUps, 19);
+    const after = await Array.fromAsync(kv.list({ prefix: followUpBlockPrefix("p1") }));
+    assert.ok(after.length < blocks.length, "a block emptied by completions is deleted");
   }));
 
 Deno.test("concurrent writes to one project from one process take turns instead of retrying", () =>
