@@ -1,9 +1,9 @@
 /** handoff-mcp: durable AI work across chats, sessions and vendors, over MCP. */
 
 import { fileURLToPath } from "node:url";
-import { type Config, loadConfig } from "./src/config.ts";
-import { startHttpServer } from "./src/http/serve.ts";
-import { serveStdio } from "./src/mcp/stdio.ts";
+import { closedReason, type Config, loadConfig } from "./src/config.ts";
+import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
+import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
 import { loadToolsets } from "./src/toolsets.ts";
 
@@ -28,7 +28,9 @@ const kv = await orExit(
 );
 
 if (Deno.args.includes("--stdio")) {
-  await serveStdio({ kv, config }, toolsets);
+  const caller = await orExit("configuration error", () => stdioCaller(config, Deno.args));
+  await serveStdio({ kv, config, caller }, toolsets);
+  kv.close();
 } else {
   const server = await orExit(
     `cannot listen on ${config.host}:${config.port}`,
@@ -43,11 +45,11 @@ if (Deno.args.includes("--stdio")) {
     })`,
   );
   console.log(`Connect an MCP client to: ${shown}`);
-  if (!config.onDeploy) {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) {
-      Deno.addSignalListener(signal, () => void server.shutdown());
-    }
-  }
+  const closed = closedReason(config);
+  if (closed !== undefined) console.error(`handoff-mcp: refusing every request: ${closed}`);
+  const signalled = config.onDeploy ? () => false : stopOnSignals(server);
   await server.finished;
+  kv.close();
+  // Connections still open after the grace period must not keep the process alive.
+  if (signalled()) Deno.exit(0);
 }
-kv.close();

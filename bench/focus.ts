@@ -3,7 +3,7 @@
  * 10,000 finished tasks in the project, against a bare `ping` on the same server, on a KV file.
  */
 
-import { DEFAULT_FOCUS_LIMITS } from "../src/config.ts";
+import { DEFAULT_FOCUS_LIMITS } from "../src/focus/settings.ts";
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
 import { addTask, completeTask, setFocus, setNorthStar } from "../src/focus/store.ts";
 import { startServer, tempKvPath } from "../tests/support/harness.ts";

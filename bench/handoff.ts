@@ -3,7 +3,7 @@
  * over 1,000 handoffs, all over Streamable HTTP against a KV file, with a ping as baseline.
  */
 
-import { loadConfig } from "../src/config.ts";
+import { DEFAULT_HANDOFF_LIMITS } from "../src/handoff/settings.ts";
 import { saveHandoff } from "../src/handoff/store_save.ts";
 import { call, connect, startServer, tempKvPath } from "../tests/support/harness.ts";
 import { type BenchGroup, measure, ratio } from "./lib.ts";
@@ -47,7 +47,7 @@ export async function benchHandoff(): Promise<Record<string, unknown>> {
 
     // 1,000 handoffs of ~10 KiB, written through the store to keep the setup short.
     await call(client, "handoff_clear", { confirm: "DELETE ALL" });
-    const limits = loadConfig(new Map()).handoff;
+    const limits = DEFAULT_HANDOFF_LIMITS;
     const tags = ["deno", "kv", "design", "auth", "web", "ops", "ui", "docs"];
     for (let i = 0; i < 1000; i++) {
       await saveHandoff(server.kv, limits, {

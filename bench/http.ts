@@ -5,7 +5,7 @@
  * 500 open follow-ups against 3; and the server's memory when idle after the load.
  */
 
-import { DEFAULT_FOCUS_LIMITS } from "../src/config.ts";
+import { DEFAULT_FOCUS_LIMITS } from "../src/focus/settings.ts";
 import { addTask, setFocus, setNorthStar } from "../src/focus/store.ts";
 import { tempKvPath } from "../tests/support/harness.ts";
 import { type BenchGroup, goal, type GroupReport, median, medianOf, round } from "./lib.ts";

@@ -38,30 +38,51 @@ Deno.test("loadConfig() on Deno Deploy uses the attached KV and fails closed wit
   assert.equal(closedReason(good), undefined);
 });
 
-Deno.test("loadConfig() reads the HANDOFF_* settings and names the bad one", () => {
-  const config = (env: Record<string, string>) => loadConfig(new Map(Object.entries(env)));
-  const d = config({}).handoff;
-  assert.equal(d.conversationMaxBytes, 1024 * 1024);
-  assert.equal(d.maxHandoffs, 1000);
-  assert.equal(d.evictWhenFull, true);
-  assert.equal(config({}).handoffAuditLog, undefined);
-  const set = config({
-    HANDOFF_MAX_COUNT: "5",
-    HANDOFF_EVICT: "off",
-    HANDOFF_SUMMARY_MAX_BYTES: "2000",
-    HANDOFF_AUDIT_LOG: "/tmp/a.jsonl",
-  });
-  assert.equal(set.handoff.maxHandoffs, 5);
-  assert.equal(set.handoff.evictWhenFull, false);
-  assert.equal(set.handoff.summaryMaxBytes, 2000);
-  assert.equal(set.handoffAuditLog, "/tmp/a.jsonl");
-  assert.throws(() => config({ HANDOFF_EVICT: "maybe" }), /HANDOFF_EVICT must be true or false/);
+Deno.test("loadConfig() reads AUTH_TOKENS as name=token pairs and refuses malformed ones", () => {
+  const t1 = "a".repeat(20);
+  const t2 = "b".repeat(20);
+  const config = loadConfig(env({ AUTH_TOKENS: ` codex=${t1} , Manus=${t2}` }));
+  assert.deepEqual(config.namedTokens, [{ name: "codex", token: t1 }, {
+    name: "Manus",
+    token: t2,
+  }]);
+  assert.deepEqual(loadConfig(env({})).namedTokens, []);
+  assert.throws(() => loadConfig(env({ AUTH_TOKENS: t1 })), /AUTH_TOKENS entries must look like/);
+  assert.throws(() => loadConfig(env({ AUTH_TOKENS: `=${t1}` })), /must look like name=token/);
+  assert.throws(() => loadConfig(env({ AUTH_TOKENS: "codex=short" })), /at least 16 characters/);
   assert.throws(
-    () => config({ HANDOFF_MAX_COUNT: "0" }),
-    /HANDOFF_MAX_COUNT must be a whole number from 1/,
+    () => loadConfig(env({ AUTH_TOKENS: `codex=${t1}/x` })),
+    /token of "codex" must use only URL-safe/,
   );
   assert.throws(
-    () => config({ HANDOFF_CONVERSATION_MAX_BYTES: String(64 * 1024 * 1024) }),
-    /HANDOFF_CONVERSATION_MAX_BYTES must be a whole number from 1024 to 8388608/,
+    () => loadConfig(env({ AUTH_TOKENS: `codex=${t1},CODEX=${t2}` })),
+    /names "CODEX" twice/,
+  );
+  assert.throws(
+    () => loadConfig(env({ AUTH_TOKENS: `codex=${t1},manus=${t1}` })),
+    /same token as another name/,
+  );
+  assert.throws(
+    () => loadConfig(env({ AUTH_TOKEN: t1, AUTH_TOKENS: `codex=${t1}` })),
+    /same token as AUTH_TOKEN/,
+  );
+  assert.throws(
+    () => loadConfig(env({ AUTH_TOKENS: `${"n".repeat(141)}=${t1}` })),
+    /at most 140 are allowed/,
+  );
+  assert.throws(
+    () => loadConfig(env({ DENO_DEPLOYMENT_ID: "x", AUTH_TOKENS: `codex=${t1}` })),
+    /at least 32 characters/,
+  );
+});
+
+Deno.test("loadConfig() reads DEFAULT_CLIENT_NAME (default owner) and CLIENT_NAME, checked as names", () => {
+  assert.equal(loadConfig(env({})).defaultClientName, "owner");
+  assert.equal(loadConfig(env({})).clientName, undefined);
+  assert.equal(loadConfig(env({ DEFAULT_CLIENT_NAME: " team " })).defaultClientName, "team");
+  assert.equal(loadConfig(env({ CLIENT_NAME: "claude" })).clientName, "claude");
+  assert.throws(
+    () => loadConfig(env({ DEFAULT_CLIENT_NAME: "x".repeat(141) })),
+    /DEFAULT_CLIENT_NAME is 141 characters; at most 140/,
   );
 });

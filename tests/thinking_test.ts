@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import type { Client } from "../src/mcp/sdk_client.ts";
-import { DEFAULT_THINKING_LIMITS } from "../src/config.ts";
+import { DEFAULT_THINKING_LIMITS } from "../src/thinking/settings.ts";
 import { randomToken } from "../src/kit/kv.ts";
 import { addThought } from "../src/thinking/store_write.ts";
 import {

@@ -5,36 +5,13 @@
  */
 
 import assert from "node:assert/strict";
-import { loadConfig } from "../src/config.ts";
-import { Client, InMemoryTransport } from "../src/mcp/sdk_client.ts";
-import { createMcpServer } from "../src/mcp/server.ts";
-import { loadToolsets } from "../src/toolsets.ts";
 import { THINKING_VIEW_URI } from "../src/thinking/tools.ts";
 import { browserTest, type Page, screenshotPath } from "./support/browser.ts";
-
-type McpClient = InstanceType<typeof Client>;
+import { type McpClient, withMcpClient } from "./support/mcp.ts";
 
 interface Feed {
   input: Record<string, unknown>;
   result: Record<string, unknown>;
-}
-
-/** Our server on in-memory KV and a client to it: the "host's" MCP connection. */
-async function serverClient(): Promise<{ client: McpClient; close(): Promise<void> }> {
-  const kv = await Deno.openKv(":memory:");
-  const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
-  const server = createMcpServer({ kv, config }, loadToolsets(new Map([["TOOLSETS", "thinking"]])));
-  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "view-host", version: "1.0.0" });
-  await client.connect(clientSide);
-  return {
-    client,
-    async close() {
-      await client.close();
-      kv.close();
-    },
-  };
 }
 
 /** A sequence with a branch and a revision; returns every call's input and result. */
@@ -157,8 +134,7 @@ async function viewHtmlOf(client: McpClient): Promise<string> {
 }
 
 browserTest("thinking view shows the current thought as a card", async (browser) => {
-  const { client, close } = await serverClient();
-  try {
+  await withMcpClient({ toolsets: "thinking" }, async ({ client }) => {
     const feeds = await writeSequence(client);
     const page = await browser.newPage({ viewport: { width: 760, height: 600 } });
     const requests = await openView(page, client, await viewHtmlOf(client), feeds[3]);
@@ -179,16 +155,13 @@ browserTest("thinking view shows the current thought as a card", async (browser)
     );
     await page.waitForTimeout(100);
     await page.locator("#view").screenshot({ path: await screenshotPath("thinking_card") });
-  } finally {
-    await close();
-  }
+  });
 });
 
 browserTest(
   "thinking view shows the whole process with branches and revisions at the end",
   async (browser) => {
-    const { client, close } = await serverClient();
-    try {
+    await withMcpClient({ toolsets: "thinking" }, async ({ client }) => {
       const feeds = await writeSequence(client);
       const page = await browser.newPage({ viewport: { width: 760, height: 900 } });
       await openView(page, client, await viewHtmlOf(client), feeds.at(-1)!);
@@ -217,17 +190,14 @@ browserTest(
       assert.ok(log.includes("tools/call"), "the view asked the host for get_thought_history");
       await page.waitForTimeout(150);
       await page.locator("#view").screenshot({ path: await screenshotPath("thinking_process") });
-    } finally {
-      await close();
-    }
+    });
   },
 );
 
 browserTest(
   "thinking view renders a get_thought_history result and a named error",
   async (browser) => {
-    const { client, close } = await serverClient();
-    try {
+    await withMcpClient({ toolsets: "thinking" }, async ({ client }) => {
       const feeds = await writeSequence(client);
       const sequenceId = (feeds[0].result.structuredContent as { sequenceId: string }).sequenceId;
       const input = { sequenceId };
@@ -254,8 +224,6 @@ browserTest(
         await errorView.locator(".card.error .code").innerText(),
         "REVISION_TARGET_NOT_FOUND",
       );
-    } finally {
-      await close();
-    }
+    });
   },
 );

@@ -1,17 +1,21 @@
 /** The focus toolset's records in KV: a project's north star, its one focus, and its tasks. */
 
-import type { FocusLimits } from "../config.ts";
+import type { FocusLimits } from "./settings.ts";
 import {
   AppError,
   commitWithRetry,
   invalid,
   isUlid,
+  listEntries,
   listPage,
   nowIso,
   type Page,
+  readKey,
+  readKeys,
   ulid,
 } from "../kit/kv.ts";
 import { indexFollowUp, readOpenFollowUps, unindexFollowUp } from "./store_followups.ts";
+import { checkId, checkLine } from "../kit/text.ts";
 
 /** A project: its north star once set, and how many follow-ups are open. */
 export interface Project {
@@ -75,20 +79,9 @@ export function taskKey(projectId: string, taskId: string): Deno.KvKey {
 export function taskProjectKey(taskId: string): Deno.KvKey {
   return ["task_project", taskId];
 }
-/** Checks a project id: 1–max characters, no control characters. */
+/** Checks a project id: 1–max characters, not blank, no control characters or lone surrogates. */
 export function validateProjectId(projectId: string, limits: FocusLimits): string {
-  const length = [...projectId].length;
-  if (
-    length < 1 || length > limits.projectIdMax || /\p{Cc}/u.test(projectId) ||
-    !projectId.isWellFormed()
-  ) {
-    invalid(
-      `project_id must be 1–${limits.projectIdMax} characters without control characters or lone surrogates, got ${
-        length === 0 ? "an empty string" : `${length} characters`
-      }`,
-    );
-  }
-  return projectId;
+  return checkId(projectId, limits.projectIdMax, { name: "project_id" });
 }
 
 /**
@@ -101,25 +94,7 @@ export function validateLine(
   limits: FocusLimits,
   what: string,
 ): string {
-  const trimmed = text.trim();
-  if (trimmed === "") {
-    invalid(
-      `${what}: ${field} must not be empty or whitespace-only (1–${limits.textMax} characters)`,
-    );
-  }
-  const length = [...trimmed].length;
-  if (length > limits.textMax) {
-    invalid(`${what}: ${field} is ${length} characters; at most ${limits.textMax} are allowed`);
-  }
-  if (/[\r\n\u2028\u2029]/.test(trimmed)) {
-    invalid(
-      `${what}: ${field} must be a single line (no line breaks), 1–${limits.textMax} characters`,
-    );
-  }
-  if (/[\p{Cc}]/u.test(trimmed.replaceAll("\t", " ")) || !trimmed.isWellFormed()) {
-    invalid(`${what}: ${field} must not contain control characters or lone surrogates`);
-  }
-  return trimmed;
+  return checkLine(text, limits.textMax, { name: field, what });
 }
 
 /** A fresh project record, or the stored one with `updatedAt` moved on. */
@@ -140,7 +115,7 @@ export async function setNorthStar(
   validateProjectId(projectId, limits);
   const northStar = validateLine("text", text, limits, what);
   return await commitWithRetry(async () => {
-    const current = await kv.get<Project>(projectKey(projectId));
+    const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const project = { ...touched(current.value, projectId, now), northStar };
     const op = kv.atomic().check(current).set(projectKey(projectId), project);
@@ -164,7 +139,7 @@ export async function setFocus(
   };
   if (why !== undefined && why.trim() !== "") focus.why = validateLine("why", why, limits, what);
   return await commitWithRetry(async () => {
-    const current = await kv.get<Project>(projectKey(projectId));
+    const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const value = { ...focus, updatedAt: now };
     const op = kv.atomic()
@@ -193,7 +168,7 @@ export async function addTask(
   const demoted = taskKind !== "main";
   const id = ulid();
   return await commitWithRetry(async () => {
-    const current = await kv.get<Project>(projectKey(projectId));
+    const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const project = touched(current.value, projectId, now);
     const task: Task = {
@@ -236,11 +211,11 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
   const unknown = `Cannot complete task: no task has id "${taskId}" (ids come from add_task)`;
   if (!isUlid(taskId)) throw new AppError("not_found", unknown);
   // The pointer never changes once written, so it is read once, outside the write's turn.
-  const pointer = await kv.get<string>(taskProjectKey(taskId));
+  const pointer = await readKey<string>(kv, taskProjectKey(taskId));
   if (pointer.value === null) throw new AppError("not_found", unknown);
   const projectId = pointer.value;
   return await commitWithRetry<CompleteResult>(async () => {
-    const [taskEntry, projectEntry] = await kv.getMany<[Task, Project]>([
+    const [taskEntry, projectEntry] = await readKeys<[Task, Project]>(kv, [
       taskKey(projectId, taskId),
       projectKey(projectId),
     ]);
@@ -270,7 +245,7 @@ export async function getState(
   projectId: string,
 ): Promise<FocusState> {
   validateProjectId(projectId, limits);
-  const [project, focus] = await kv.getMany<[Project, Focus]>([
+  const [project, focus] = await readKeys<[Project, Focus]>(kv, [
     projectKey(projectId),
     focusKey(projectId),
   ]);
@@ -294,7 +269,9 @@ export async function projectIdsStartingWith(
   limit: number,
 ): Promise<string[]> {
   const ids: string[] = [];
-  const iter = kv.list<Project>({ prefix: ["project"], start: projectKey(prefix) }, { limit });
+  const iter = listEntries<Project>(kv, { prefix: ["project"], start: projectKey(prefix) }, {
+    limit,
+  });
   for await (const entry of iter) {
     if (!entry.value.id.startsWith(prefix)) break;
     ids.push(entry.value.id);

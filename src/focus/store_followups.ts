@@ -12,7 +12,7 @@
  * that shape until its last open follow-up is done; then its next write switches it to blocks.
  */
 
-import { getAll } from "../kit/kv.ts";
+import { getAll, listAll, listEntries } from "../kit/kv.ts";
 import type { Project, Task, TaskKind } from "./store.ts";
 
 /** An open follow-up as the index keeps it. */
@@ -56,12 +56,10 @@ export async function readOpenFollowUps(
 ): Promise<Task[]> {
   if (project === null || project.openFollowUps === 0) return [];
   if (project.followUpsPacked === true) {
-    const blocks = await Array.fromAsync(
-      kv.list<string>({ prefix: followUpBlockPrefix(projectId) }),
-    );
+    const blocks = await listAll<string>(kv, { prefix: followUpBlockPrefix(projectId) });
     return blocks.flatMap((b) => parseBlock(b.value).map((f) => asTask(projectId, f)));
   }
-  const ids = await Array.fromAsync(kv.list<string>({ prefix: legacyFollowUpPrefix(projectId) }));
+  const ids = await listAll<string>(kv, { prefix: legacyFollowUpPrefix(projectId) });
   const tasks = await getAll<Task>(kv, ids.map((e) => ["task", projectId, e.value]));
   return tasks.flatMap((e) => e.value && e.value.status === "open" ? [e.value] : []);
 }
@@ -81,9 +79,10 @@ export async function indexFollowUp(
     return;
   }
   project.followUpsPacked = true;
-  const [last] = await Array.fromAsync(
-    kv.list<string>({ prefix: followUpBlockPrefix(project.id) }, { reverse: true, limit: 1 }),
-  );
+  const [last] = await listAll<string>(kv, { prefix: followUpBlockPrefix(project.id) }, {
+    reverse: true,
+    limit: 1,
+  });
   const line = lineOf(followUp);
   // Two bytes per UTF-16 unit: the most KV's serializer spends on a string.
   if (last && (last.value.length + 1 + line.length) * 2 <= BLOCK_BYTES) {
@@ -105,7 +104,7 @@ export async function unindexFollowUp(
     op.delete(legacyFollowUpKey(project.id, taskId));
     return;
   }
-  for await (const block of kv.list<string>({ prefix: followUpBlockPrefix(project.id) })) {
+  for await (const block of listEntries<string>(kv, { prefix: followUpBlockPrefix(project.id) })) {
     const lines = block.value.split("\n");
     const kept = lines.filter((line) => !line.startsWith(`${taskId}\t`));
     if (kept.length === lines.length) continue;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DEFAULT_FOCUS_LIMITS } from "../config.ts";
+import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
 import {
   addTask,
   completeTask,
@@ -262,4 +262,13 @@ Deno.test("projectIdsStartingWith() completes ids by prefix", () =>
     for (const id of ["alpha", "alpine", "beta"]) await setNorthStar(kv, limits, id, "x");
     assert.deepEqual(await projectIdsStartingWith(kv, "alp", 10), ["alpha", "alpine"]);
     assert.deepEqual(await projectIdsStartingWith(kv, "", 10), ["alpha", "alpine", "beta"]);
+  }));
+
+Deno.test("validateProjectId() refuses a whitespace-only id", () =>
+  withKv(async (kv) => {
+    for (const id of ["   ", "\t", "\u3000"]) {
+      await assert.rejects(() => setNorthStar(kv, limits, id, "x"), /not blank/);
+      await assert.rejects(() => getState(kv, limits, id), /not blank/);
+    }
+    assert.deepEqual(await dump(kv), []);
   }));

@@ -1,7 +1,7 @@
 /** The focus toolset: north star, the one focus, demoted follow-ups, and `get_state`. */
 
 import { z } from "zod";
-import type { Config } from "../config.ts";
+import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { wrapUntrusted } from "../kit/untrusted.ts";
 import {
@@ -17,11 +17,12 @@ import {
 import { randomToken } from "../kit/kv.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { completable, type McpServer, ResourceTemplate } from "../mcp/sdk.ts";
+import { structuredResult, textResult } from "../mcp/results.ts";
 
 /** What the focus tools need. */
 export interface FocusDeps {
   kv: Deno.Kv;
-  config: Config;
+  limits: FocusLimits;
 }
 
 /** The sentence every `get_state` description must end with, verbatim. */
@@ -45,64 +46,101 @@ function decodeProjectId(encoded: string): string {
   }
 }
 
+/** What every focus tool handler uses, built once per server. */
+interface FocusToolContext {
+  kv: Deno.Kv;
+  limits: FocusLimits;
+  /** The `get_state` text of a project. */
+  state(projectId: string): Promise<string>;
+  /** The `project_id` argument. */
+  projectId: z.ZodString;
+  /** A one-line text argument described as `what`. */
+  line(what: string): z.ZodString;
+}
+
 /** Registers the focus tools, the `resume` prompt and the project state resource. */
 export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
-  const { kv } = deps;
-  const limits = deps.config.focus;
-  const state = async (projectId: string) => renderState(await getState(kv, limits, projectId));
-  const text = (body: string) => ({ content: [{ type: "text" as const, text: body }] });
-  const projectId = z.string().describe(
-    `The project's id: 1–${limits.projectIdMax} characters, no control characters. Reuse the same id in every chat and client (list_projects shows the existing ones).`,
-  );
-  const line = (what: string) =>
-    z.string().describe(`${what}. One line, 1–${limits.textMax} characters.`);
-  const completeProjectId = completable(
-    z.string().describe("The project's id"),
-    (value) => projectIdsStartingWith(kv, value, COMPLETION_LIMIT),
-  );
+  const { kv, limits } = deps;
+  const ctx: FocusToolContext = {
+    kv,
+    limits,
+    state: async (projectId) => renderState(await getState(kv, limits, projectId)),
+    projectId: z.string().describe(
+      `The project's id: 1–${limits.projectIdMax} characters, no control characters. Reuse the same id in every chat and client (list_projects shows the existing ones).`,
+    ),
+    line: (what) => z.string().describe(`${what}. One line, 1–${limits.textMax} characters.`),
+  };
+  registerGetStateTool(server, ctx);
+  registerSetNorthStarTool(server, ctx);
+  registerSetFocusTool(server, ctx);
+  registerAddTaskTool(server, ctx);
+  registerCompleteTaskTool(server, ctx);
+  registerListProjectsTool(server, ctx);
+  registerResumePrompt(server, ctx);
+  registerStateResource(server, ctx);
+}
 
+/** `get_state`: the north star, the one focus and the demoted follow-ups. */
+function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
   server.registerTool("get_state", {
     title: "Get project state",
     description:
       "Returns the project's NORTH STAR, the one focus to do now (本丸), and the demoted follow-ups (後処理) in a fixed format. Call it at the start of every chat, before planning or doing anything. " +
       GET_STATE_GUARD,
-    inputSchema: { project_id: projectId },
+    inputSchema: { project_id: ctx.projectId },
     annotations: READ_ONLY,
-  }, async ({ project_id }) => text(await state(project_id)));
+  }, async ({ project_id }) => textResult(await ctx.state(project_id)));
+}
 
+/** `set_north_star`: the outcome all work serves; creates the project. */
+function registerSetNorthStarTool(server: McpServer, ctx: FocusToolContext): void {
+  const { kv, limits, state } = ctx;
   server.registerTool("set_north_star", {
     title: "Set north star",
     description:
       "Sets or replaces the project's NORTH STAR: the outcome all work serves. Creates the project if it does not exist. Use it when the user states or changes the overall goal, not for the next step.",
-    inputSchema: { project_id: projectId, text: line("The north star, stated as an outcome") },
+    inputSchema: {
+      project_id: ctx.projectId,
+      text: ctx.line("The north star, stated as an outcome"),
+    },
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, text: northStar }) => {
     await setNorthStar(kv, limits, project_id, northStar);
-    return text(`OK: north star set for project "${project_id}".\n\n${await state(project_id)}`);
+    return textResult(
+      `OK: north star set for project "${project_id}".\n\n${await state(project_id)}`,
+    );
   });
+}
 
+/** `set_focus`: the one thing to do now, replacing the previous focus. */
+function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
+  const { kv, limits, state, line } = ctx;
   server.registerTool("set_focus", {
     title: "Set focus",
     description:
       "Sets the project's one focus (本丸): the single thing to do now toward the north star. Replaces the previous focus; omitting `why` clears the previous reason.",
     inputSchema: {
-      project_id: projectId,
+      project_id: ctx.projectId,
       statement: line("The one thing to do now"),
       why: line("Why this is the focus now (optional; omit or send empty to clear)").optional(),
     },
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, statement, why }) => {
     await setFocus(kv, limits, project_id, statement, why);
-    return text(`OK: focus set for project "${project_id}".\n\n${await state(project_id)}`);
+    return textResult(`OK: focus set for project "${project_id}".\n\n${await state(project_id)}`);
   });
+}
 
+/** `add_task`: work toward the focus, or a demoted follow-up. */
+function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
+  const { kv, limits, state } = ctx;
   server.registerTool("add_task", {
     title: "Add task",
     description:
       "Records a task. kind=main is work toward the focus (stored, not listed); kind=cleanup or kind=record is a demoted follow-up (後処理) that waits until the north star is reached. Use it to park side tasks instead of doing them now.",
     inputSchema: {
-      project_id: projectId,
-      body: line("What the task is"),
+      project_id: ctx.projectId,
+      body: ctx.line("What the task is"),
       kind: z.enum(TASK_KINDS).describe(
         "main: part of the focus; cleanup: tidy-up to do after the north star; record: something to write down later",
       ),
@@ -117,19 +155,16 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
   }, async ({ project_id, body, kind }) => {
     const task = await addTask(kv, limits, project_id, body, kind);
     const note = task.demoted ? "demoted: wait until the north star is reached" : "not listed";
-    return {
-      ...text(
-        `OK: added ${task.kind} task ${task.id} (${note}).\n\n${await state(project_id)}`,
-      ),
-      structuredContent: {
-        task_id: task.id,
-        project_id,
-        kind: task.kind,
-        demoted: task.demoted,
-      },
-    };
+    return structuredResult(
+      `OK: added ${task.kind} task ${task.id} (${note}).\n\n${await state(project_id)}`,
+      { task_id: task.id, project_id, kind: task.kind, demoted: task.demoted },
+    );
   });
+}
 
+/** `complete_task`: marks a task done by its id alone. */
+function registerCompleteTaskTool(server: McpServer, ctx: FocusToolContext): void {
+  const { kv, state } = ctx;
   server.registerTool("complete_task", {
     title: "Complete task",
     description:
@@ -141,9 +176,13 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
     const head = alreadyDone
       ? `OK: task ${task.id} was already done (since ${task.doneAt}); nothing changed.`
       : `OK: task ${task.id} done.`;
-    return text(`${head}\n\n${await state(task.projectId)}`);
+    return textResult(`${head}\n\n${await state(task.projectId)}`);
   });
+}
 
+/** `list_projects`: project ids with their north stars, paged. */
+function registerListProjectsTool(server: McpServer, ctx: FocusToolContext): void {
+  const { kv, limits } = ctx;
   server.registerTool("list_projects", {
     title: "List projects",
     description:
@@ -174,12 +213,21 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
     const lines = projects.map((p) => `- ${p.project_id}: ${p.north_star ?? "(未設定)"}`);
     if (lines.length === 0) lines.push("No projects yet: set_north_star creates one.");
     if (page.hasMore) lines.push(`(more: call again with cursor "${page.nextCursor}")`);
-    return {
-      ...text(lines.join("\n")),
-      structuredContent: { projects, has_more: page.hasMore, next_cursor: page.nextCursor },
-    };
+    return structuredResult(lines.join("\n"), {
+      projects,
+      has_more: page.hasMore,
+      next_cursor: page.nextCursor,
+    });
   });
+}
 
+/** The `resume` prompt: a chat started from the project's state, fenced as earlier data. */
+function registerResumePrompt(server: McpServer, ctx: FocusToolContext): void {
+  const { kv, state } = ctx;
+  const completeProjectId = completable(
+    z.string().describe("The project's id"),
+    (value) => projectIdsStartingWith(kv, value, COMPLETION_LIMIT),
+  );
   server.registerPrompt("resume", {
     title: "Resume a project",
     description: "Starts a chat from the project's north star, focus and demoted follow-ups.",
@@ -195,7 +243,11 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
       },
     }],
   }));
+}
 
+/** The `handoff://projects/{project_id}/state` resource: the `get_state` text of a project. */
+function registerStateResource(server: McpServer, ctx: FocusToolContext): void {
+  const { kv, limits, state } = ctx;
   server.registerResource(
     "project-state",
     new ResourceTemplate("handoff://projects/{project_id}/state", {

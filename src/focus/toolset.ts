@@ -1,10 +1,18 @@
 /** The focus toolset: a project's north star, its one focus, and demoted follow-ups. */
 
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import { loadFocusSettings } from "./settings.ts";
 import { FOCUS_INSTRUCTIONS, registerFocusTools } from "./tools.ts";
 
 /** The focus toolset's entry in the toolset list. */
 export const focusToolset: ToolsetDefinition = {
   name: "focus",
-  load: () => ({ name: "focus", instructions: FOCUS_INSTRUCTIONS, register: registerFocusTools }),
+  load: (env) => {
+    const limits = loadFocusSettings(env);
+    return {
+      name: "focus",
+      instructions: FOCUS_INSTRUCTIONS,
+      register: (server, { kv }) => registerFocusTools(server, { kv, limits }),
+    };
+  },
 };

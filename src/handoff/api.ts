@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import type { Config } from "../config.ts";
+import type { HandoffSettings } from "./settings.ts";
 import { mergeShape, saveShape } from "./schemas.ts";
 import { loadedJson, mergedJson, savedJson, statsJson, summaryJson } from "./render.ts";
 import { audited, type AuditFacts } from "./audit.ts";
@@ -13,7 +13,7 @@ import { deleteHandoff } from "./store_delete.ts";
 import { listHandoffs, loadHandoff } from "./store_read.ts";
 import { saveHandoff } from "./store_save.ts";
 import { handoffStats } from "./store_stats.ts";
-import { utf8Bytes } from "./store_validate.ts";
+import { utf8Bytes } from "../kit/text.ts";
 import { searchHandoffs } from "./store_search.ts";
 import { mergeHandoffs } from "./store_merge.ts";
 import { lastMessages } from "./store_messages.ts";
@@ -21,9 +21,10 @@ import { invalid } from "../kit/kv.ts";
 import { json, readJson, type Route } from "../kit/web.ts";
 
 /** What the API needs. */
-export interface HandoffApiDeps {
+export interface HandoffApiDeps extends HandoffSettings {
   kv: Deno.Kv;
-  config: Config;
+  /** Largest request body, in bytes (the server's `MAX_REQUEST_BYTES`). */
+  maxRequestBytes: number;
 }
 
 /** Query parameters that turn `GET api/handoffs` from a list into a search. */
@@ -42,9 +43,7 @@ const DEFAULT_PAGE = 20;
 
 /** The routes of the handoff API, relative to `/<token>/`. */
 export function handoffApiRoutes(deps: HandoffApiDeps): Route[] {
-  const { kv, config } = deps;
-  const limits = config.handoff;
-  const log = config.handoffAuditLog;
+  const { kv, limits, auditLog: log, maxRequestBytes } = deps;
   const audit = <T>(
     facts: Omit<AuditFacts, "via">,
     work: () => Promise<T>,
@@ -95,7 +94,7 @@ export function handoffApiRoutes(deps: HandoffApiDeps): Route[] {
           });
         },
         POST: async (req, { base }) => {
-          const body = parse(saveBody, await readJsonBody(req, config));
+          const body = parse(saveBody, await readJsonBody(req, maxRequestBytes));
           const result = await audit(
             {
               tool: "handoff_save",
@@ -130,7 +129,7 @@ export function handoffApiRoutes(deps: HandoffApiDeps): Route[] {
       path: "api/handoffs/merge",
       methods: {
         POST: async (req, { base }) => {
-          const body = parse(mergeBody, await readJsonBody(req, config));
+          const body = parse(mergeBody, await readJsonBody(req, maxRequestBytes));
           const result = await audit(
             { tool: "handoff_merge", key: body.new_key ?? null, keys: body.keys },
             () =>
@@ -195,12 +194,12 @@ export function handoffApiRoutes(deps: HandoffApiDeps): Route[] {
 }
 
 /** Reads a JSON body; refuses other content types before reading. */
-async function readJsonBody(req: Request, config: Config): Promise<unknown> {
+async function readJsonBody(req: Request, maxBytes: number): Promise<unknown> {
   const type = req.headers.get("content-type") ?? "";
   if (!type.toLowerCase().startsWith("application/json")) {
     invalid(`Content-Type must be application/json, got "${type || "(none)"}"`);
   }
-  return await readJson(req, config.maxRequestBytes);
+  return await readJson(req, maxBytes);
 }
 
 /** Validates a body against a schema; the error names every wrong field. */

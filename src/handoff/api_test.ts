@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
 import { createHandler, type Handler } from "../http/handler.ts";
 import { loadToolsets } from "../toolsets.ts";
+import { defaultCaller } from "../mcp/caller.ts";
 
 const TOKEN = "t".repeat(40);
 
@@ -15,7 +16,13 @@ async function withApi(
   const config = loadConfig(vars);
   const kv = await Deno.openKv(":memory:");
   const toolsets = loadToolsets(vars);
-  const handler: Handler = createHandler({ kv, config, toolsets, token: TOKEN });
+  const handler: Handler = createHandler({
+    kv,
+    config,
+    toolsets,
+    token: TOKEN,
+    caller: defaultCaller(config),
+  });
   const api = (method: string, path: string, body?: unknown, headers: HeadersInit = {}) =>
     handler(
       new Request(`http://127.0.0.1:8787/${path}`, {

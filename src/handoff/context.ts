@@ -1,14 +1,13 @@
 /** What the handoff tools share: their dependencies, constants, audit and progress helpers. */
 
-import type { Config, HandoffLimits } from "../config.ts";
+import type { HandoffLimits, HandoffSettings } from "./settings.ts";
 import { audited, type AuditFacts } from "./audit.ts";
 import type { Progress } from "./store_schema.ts";
 import { randomToken } from "../kit/kv.ts";
 
 /** What the handoff tools need. */
-export interface HandoffDeps {
+export interface HandoffDeps extends HandoffSettings {
   kv: Deno.Kv;
-  config: Config;
 }
 
 /** The MCP Apps view of `handoff_list`. */
@@ -18,7 +17,7 @@ export const CLEAR_ALL_CONFIRMATION = "DELETE ALL";
 /** Handoffs per page when the caller does not say. */
 export const DEFAULT_PAGE = 20;
 
-/** What every handoff tool handler uses: KV, limits, the audit log and result helpers. */
+/** What every handoff tool handler uses: KV, limits, the audit log and nonces. */
 export interface HandoffToolContext {
   kv: Deno.Kv;
   limits: HandoffLimits;
@@ -28,20 +27,17 @@ export interface HandoffToolContext {
     work: () => Promise<T>,
     after?: (v: T) => Partial<AuditFacts>,
   ): Promise<T>;
-  /** A result whose content is one text block. */
-  text(body: string): { content: { type: "text"; text: string }[] };
   /** A fresh nonce for an untrusted-data wrapper. */
   nonce(): string;
 }
 
 /** The context the handoff tools share, from the server's dependencies. */
 export function toolContext(deps: HandoffDeps): HandoffToolContext {
-  const log = deps.config.handoffAuditLog;
+  const { auditLog } = deps;
   return {
     kv: deps.kv,
-    limits: deps.config.handoff,
-    audit: (facts, work, after) => audited(log, facts, work, after),
-    text: (body) => ({ content: [{ type: "text" as const, text: body }] }),
+    limits: deps.limits,
+    audit: (facts, work, after) => audited(auditLog, facts, work, after),
     nonce: () => randomToken(9),
   };
 }

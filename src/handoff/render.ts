@@ -4,7 +4,7 @@
  * untrusted-data wrapper, so a saved conversation cannot pose as instructions.
  */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import type { AppendResult } from "./store_append.ts";
 import type { LoadedHandoff } from "./store_read.ts";
 import type { SaveResult } from "./store_save.ts";

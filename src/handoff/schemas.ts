@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { MERGE_STRATEGIES } from "./store_merge.ts";
 import { HANDOFF_STATUSES } from "./store_schema.ts";
 import { QUERY_MAX_CHARS } from "./store_search.ts";

@@ -1,6 +1,6 @@
 /** `handoff_append`: adds to a saved conversation, all or nothing under the size limit. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import {
   CHUNK_BYTES,
   type ChunkRef,
@@ -11,7 +11,7 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "../kit/chunks.ts";
-import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
 import { countMessages } from "./store_messages.ts";
 import { notFound, readWhole } from "./store_read.ts";
 import {
@@ -21,7 +21,8 @@ import {
   handoffTimeKey,
   type Progress,
 } from "./store_schema.ts";
-import { checkText, validateKey } from "./store_validate.ts";
+import { validateKey } from "./store_validate.ts";
+import { checkText } from "../kit/text.ts";
 import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
 
 /** Appends larger than this are staged before their atomic; smaller ones are written inline. */
@@ -51,7 +52,11 @@ export async function appendHandoff(
 ): Promise<AppendResult> {
   const what = "Cannot append to handoff";
   validateKey(key, limits, what);
-  checkText(chunk, "chunk", limits.conversationMaxBytes, "HANDOFF_CONVERSATION_MAX_BYTES", what);
+  checkText(chunk, limits.conversationMaxBytes, {
+    name: "chunk",
+    setting: "HANDOFF_CONVERSATION_MAX_BYTES",
+    what,
+  });
   if (chunk.length === 0) invalid(`${what}: chunk must not be empty`);
   const add = encoder.encode(chunk);
   const big = add.byteLength > INLINE_APPEND_BYTES;
@@ -61,7 +66,7 @@ export async function appendHandoff(
   let staged: Staged | null = null;
   let stagedRefs: ChunkRef[] = [];
   if (big) {
-    const first = await kv.get<Handoff>(handoffKey(key));
+    const first = await readKey<Handoff>(kv, handoffKey(key));
     if (first.value === null) throw notFound(what, key);
     if (first.value.bytes + add.byteLength > limits.conversationMaxBytes) {
       throw tooLargeAppend(what, key, first.value.bytes, add.byteLength, limits);

@@ -1,7 +1,7 @@
 /** Comments on a handoff: notes added between sessions, carried over by merges. */
 
-import type { HandoffLimits } from "../config.ts";
-import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import type { HandoffLimits } from "./settings.ts";
+import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
 import { notFound } from "./store_read.ts";
 import {
   type Handoff,
@@ -9,7 +9,8 @@ import {
   handoffCommentKey,
   handoffKey,
 } from "./store_schema.ts";
-import { checkText, clip, optionalLine, validateKey } from "./store_validate.ts";
+import { clip, validateKey } from "./store_validate.ts";
+import { checkText, optionalLine } from "../kit/text.ts";
 
 /** Adds a comment; at most `commentsMax` per handoff. */
 export async function addComment(
@@ -21,19 +22,17 @@ export async function addComment(
 ): Promise<{ comment: HandoffComment; count: number }> {
   const what = "Cannot add comment";
   validateKey(key, limits, what);
-  const text = checkText(
-    content,
-    "content",
-    limits.commentMaxBytes,
-    "HANDOFF_COMMENT_MAX_BYTES",
+  const text = checkText(content, limits.commentMaxBytes, {
+    name: "content",
+    setting: "HANDOFF_COMMENT_MAX_BYTES",
     what,
-  )
+  })
     .trim();
   if (text === "") invalid(`${what}: content must not be empty`);
-  const by = optionalLine(author, "author", limits.nameMaxChars, what);
+  const by = optionalLine(author, limits.nameMaxChars, { name: "author", what });
   const id = ulid();
   return await commitWithRetry(async () => {
-    const current = await kv.get<Handoff>(handoffKey(key));
+    const current = await readKey<Handoff>(kv, handoffKey(key));
     if (current.value === null) throw notFound(what, key);
     const h = current.value;
     if (h.commentIds.length >= limits.commentsMax) {
@@ -61,11 +60,11 @@ export async function deleteComment(
   const what = "Cannot delete comment";
   validateKey(key, limits, what);
   return await commitWithRetry(async () => {
-    const current = await kv.get<Handoff>(handoffKey(key));
+    const current = await readKey<Handoff>(kv, handoffKey(key));
     if (current.value === null) throw notFound(what, key);
     const h = current.value;
     const comment = h.commentIds.includes(commentId)
-      ? (await kv.get<HandoffComment>(handoffCommentKey(key, commentId))).value
+      ? (await readKey<HandoffComment>(kv, handoffCommentKey(key, commentId))).value
       : null;
     if (comment === null) {
       throw new AppError(

@@ -1,8 +1,8 @@
 /** Deleting handoffs: one with everything it owns, or all of them. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { deleteWith, sweepPendingDeletes } from "../kit/chunks.ts";
-import { AppError, commitWithRetry, listPage, retryLocked } from "../kit/kv.ts";
+import { AppError, commitWithRetry, listPage, readKeys, retryLocked } from "../kit/kv.ts";
 import { removeInto } from "./store_evict.ts";
 import { notFound } from "./store_read.ts";
 import { type Handoff, handoffCountKey, handoffKey, handoffTimePrefix } from "./store_schema.ts";
@@ -18,7 +18,7 @@ export async function deleteHandoff(
   const what = "Cannot delete handoff";
   validateKey(key, limits, what);
   const { handoff, collect } = await commitWithRetry(async () => {
-    const [current, count] = await kv.getMany<[Handoff, number]>([
+    const [current, count] = await readKeys<[Handoff, number]>(kv, [
       handoffKey(key),
       handoffCountKey(),
     ]);

@@ -3,8 +3,8 @@
  * atomic and named in its result, or, with eviction off, the write is refused.
  */
 
-import type { HandoffLimits } from "../config.ts";
-import { AppError, StaleRead } from "../kit/kv.ts";
+import type { HandoffLimits } from "./settings.ts";
+import { AppError, listEntries, readKey, readKeys, StaleRead } from "../kit/kv.ts";
 import {
   type Evicted,
   type Handoff,
@@ -46,10 +46,12 @@ async function pickVictim(
   exclude: ReadonlySet<string>,
 ): Promise<{ record: Deno.KvEntry<Handoff>; lease: Deno.KvEntryMaybe<Lease> } | null> {
   const now = Date.now();
-  for await (const entry of kv.list<string>({ prefix: handoffTimePrefix() }, { batchSize: 20 })) {
+  for await (
+    const entry of listEntries<string>(kv, { prefix: handoffTimePrefix() }, { batchSize: 20 })
+  ) {
     const key = entry.value;
     if (exclude.has(key)) continue;
-    const [record, lease] = await kv.getMany<[Handoff, Lease]>([
+    const [record, lease] = await readKeys<[Handoff, Lease]>(kv, [
       handoffKey(key),
       handoffLeaseKey(key),
     ]);
@@ -103,7 +105,7 @@ export async function makeRoom(
     if (victim === null) {
       // Concurrent evictions can empty the index under a stale count: only an unchanged count
       // means every handoff really is held by a merge.
-      const recount = await kv.get<number>(handoffCountKey());
+      const recount = await readKey<number>(kv, handoffCountKey());
       if (recount.versionstamp !== count.versionstamp) throw new StaleRead("handoff count moved");
       throw fullError(what, limits, current, "every handoff is being merged; try again shortly");
     }
@@ -123,9 +125,9 @@ export async function refuseEarlyWhenFull(
   key: string | null,
   what: string,
 ): Promise<void> {
-  const count = (await kv.get<number>(handoffCountKey())).value ?? 0;
+  const count = (await readKey<number>(kv, handoffCountKey())).value ?? 0;
   if (count < limits.maxHandoffs) return;
-  if (key !== null && (await kv.get(handoffKey(key))).value !== null) return; // an overwrite
+  if (key !== null && (await readKey(kv, handoffKey(key))).value !== null) return; // an overwrite
   throw fullError(
     what,
     limits,

@@ -4,7 +4,7 @@
  * merge leaves behind expires by itself.
  */
 
-import { AppError, commitWithRetry, invalid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, invalid, readKey, readKeys } from "../kit/kv.ts";
 import { type Handoff, handoffKey, handoffLeaseKey, type Lease } from "./store_schema.ts";
 
 /** How long a merge holds its sources against eviction and other merges. */
@@ -20,8 +20,8 @@ export async function takeLeases(
   what: string,
 ): Promise<void> {
   await commitWithRetry(async () => {
-    const records = await kv.getMany<Handoff[]>(keys.map(handoffKey));
-    const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
+    const records = await readKeys<Handoff[]>(kv, keys.map(handoffKey));
+    const leases = await readKeys<Lease[]>(kv, keys.map(handoffLeaseKey));
     const unknown = keys.filter((_, i) => records[i].value === null);
     if (unknown.length > 0) {
       throw new AppError(
@@ -39,7 +39,7 @@ export async function takeLeases(
         `${what}: "${held}" is being merged by another call; try again when it is done`,
       );
     }
-    if (!replacing && (await kv.get(handoffKey(newKey))).value !== null) {
+    if (!replacing && (await readKey(kv, handoffKey(newKey))).value !== null) {
       invalid(`${what}: new_key "${newKey}" already exists; choose another or delete it first`);
     }
     const op = kv.atomic().check(...records, ...leases);
@@ -53,7 +53,7 @@ export async function takeLeases(
 /** Gives back the leases a failed merge holds (those still its own). */
 export async function releaseLeases(kv: Deno.Kv, keys: string[], mergeId: string): Promise<void> {
   await commitWithRetry(async () => {
-    const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
+    const leases = await readKeys<Lease[]>(kv, keys.map(handoffLeaseKey));
     const held = leases.filter((lease) => lease.value?.id === mergeId);
     if (held.length === 0) return { value: undefined };
     const op = kv.atomic();

@@ -1,6 +1,6 @@
 /** `handoff_merge`: one handoff from several, all or nothing, with the sources leased. */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import {
   deleteWith,
   INLINE_BYTES,
@@ -24,17 +24,11 @@ import {
   type Lease,
   type Progress,
 } from "./store_schema.ts";
-import {
-  checkText,
-  generateKey,
-  optionalLine,
-  truncateBytes,
-  truncateChars,
-  validateKey,
-} from "./store_validate.ts";
+import { checkText, optionalLine } from "../kit/text.ts";
+import { generateKey, truncateBytes, truncateChars, validateKey } from "./store_validate.ts";
 import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
 import { countMessages } from "./store_messages.ts";
-import { AppError, commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, invalid, nowIso, readKeys, ulid } from "../kit/kv.ts";
 
 /** How `handoff_merge` orders its sources. */
 export const MERGE_STRATEGIES = ["chronological", "sequential"] as const;
@@ -108,16 +102,14 @@ export async function mergeHandoffs(
       `${what}: new_key "${newKey}" is one of the sources, which are kept; pass delete_sources=true to replace it, or choose another new_key`,
     );
   }
-  const newTitle = optionalLine(input.newTitle, "new_title", limits.titleMaxChars, what);
+  const newTitle = optionalLine(input.newTitle, limits.titleMaxChars, { name: "new_title", what });
   const newSummary = input.newSummary === undefined || input.newSummary.trim() === ""
     ? null
-    : checkText(
-      input.newSummary,
-      "new_summary",
-      limits.summaryMaxBytes,
-      "HANDOFF_SUMMARY_MAX_BYTES",
+    : checkText(input.newSummary, limits.summaryMaxBytes, {
+      name: "new_summary",
+      setting: "HANDOFF_SUMMARY_MAX_BYTES",
       what,
-    )
+    })
       .trim();
 
   const mergeId = ulid();
@@ -201,9 +193,9 @@ export async function mergeHandoffs(
       };
       try {
         const { result, collect } = await commitWithRetry(async () => {
-          const read = await kv.getMany<Handoff[]>(keys.map(handoffKey));
-          const leases = await kv.getMany<Lease[]>(keys.map(handoffLeaseKey));
-          const [target, count] = await kv.getMany<[Handoff, number]>([
+          const read = await readKeys<Handoff[]>(kv, keys.map(handoffKey));
+          const leases = await readKeys<Lease[]>(kv, keys.map(handoffLeaseKey));
+          const [target, count] = await readKeys<[Handoff, number]>(kv, [
             handoffKey(newKey),
             handoffCountKey(),
           ]);

@@ -3,9 +3,9 @@
  * handoff in full, and pages of the list.
  */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { readChunks } from "../kit/chunks.ts";
-import { AppError, getAll, listPage, type Page, retryLocked } from "../kit/kv.ts";
+import { AppError, getAll, listPage, type Page, readKey } from "../kit/kv.ts";
 import {
   type Handoff,
   handoffChunkKey,
@@ -25,12 +25,10 @@ export async function readWhole(
   key: string,
 ): Promise<{ entry: Deno.KvEntry<Handoff>; bytes: Uint8Array } | null> {
   for (let round = 0; round < 20; round++) {
-    const entry = await retryLocked(() => kv.get<Handoff>(handoffKey(key)));
+    const entry = await readKey<Handoff>(kv, handoffKey(key));
     if (entry.value === null) return null;
     const h = entry.value;
-    const bytes = await retryLocked(() =>
-      readChunks(kv, h.chunks.map((c) => handoffChunkKey(key, c.id)))
-    );
+    const bytes = await readChunks(kv, h.chunks.map((c) => handoffChunkKey(key, c.id)));
     if (bytes !== null && bytes.byteLength === h.bytes) {
       return { entry: entry as Deno.KvEntry<Handoff>, bytes };
     }

@@ -3,7 +3,7 @@
  * record, evicting the oldest handoff when the store is full.
  */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import {
   type ChunkRef,
   deleteWith,
@@ -11,7 +11,7 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "../kit/chunks.ts";
-import { commitWithRetry, invalid, nowIso, ulid } from "../kit/kv.ts";
+import { commitWithRetry, invalid, nowIso, readKeys, ulid } from "../kit/kv.ts";
 import { countMessages } from "./store_messages.ts";
 import { makeRoom, refuseEarlyWhenFull } from "./store_evict.ts";
 import {
@@ -24,12 +24,11 @@ import {
   handoffTimeKey,
   type Progress,
 } from "./store_schema.ts";
+import { checkText, optionalLine } from "../kit/text.ts";
 import {
   checkStatus,
-  checkText,
   generateKey,
   normalizeTags,
-  optionalLine,
   titleFromSummary,
   validateKey,
 } from "./store_validate.ts";
@@ -76,21 +75,17 @@ function checkSave(input: SaveInput, limits: HandoffLimits, what: string): Check
   const key = input.key === undefined || input.key === null || input.key === ""
     ? null
     : validateKey(input.key, limits, what);
-  const summary = checkText(
-    input.summary,
-    "summary",
-    limits.summaryMaxBytes,
-    "HANDOFF_SUMMARY_MAX_BYTES",
+  const summary = checkText(input.summary, limits.summaryMaxBytes, {
+    name: "summary",
+    setting: "HANDOFF_SUMMARY_MAX_BYTES",
     what,
-  ).trim();
+  }).trim();
   if (summary === "") invalid(`${what}: summary must not be empty: say what the conversation is`);
-  const conversation = checkText(
-    input.conversation,
-    "conversation",
-    limits.conversationMaxBytes,
-    "HANDOFF_CONVERSATION_MAX_BYTES",
+  const conversation = checkText(input.conversation, limits.conversationMaxBytes, {
+    name: "conversation",
+    setting: "HANDOFF_CONVERSATION_MAX_BYTES",
     what,
-  );
+  });
   if (conversation.trim() === "") {
     invalid(
       `${what}: conversation must not be empty: send the whole conversation verbatim as ## User / ## Assistant sections`,
@@ -98,13 +93,19 @@ function checkSave(input: SaveInput, limits: HandoffLimits, what: string): Check
   }
   return {
     key,
-    title: optionalLine(input.title, "title", limits.titleMaxChars, what),
+    title: optionalLine(input.title, limits.titleMaxChars, { name: "title", what }),
     summary,
     conversation,
-    fromAi: optionalLine(input.fromAi, "from_ai", limits.nameMaxChars, what),
-    fromProject: optionalLine(input.fromProject, "from_project", limits.projectMaxChars, what),
+    fromAi: optionalLine(input.fromAi, limits.nameMaxChars, { name: "from_ai", what }),
+    fromProject: optionalLine(input.fromProject, limits.projectMaxChars, {
+      name: "from_project",
+      what,
+    }),
     status: checkStatus(input.status, what),
-    nextAction: optionalLine(input.nextAction, "next_action", limits.nextActionMaxChars, what),
+    nextAction: optionalLine(input.nextAction, limits.nextActionMaxChars, {
+      name: "next_action",
+      what,
+    }),
     tags: normalizeTags(input.tags, limits, what),
   };
 }
@@ -149,7 +150,7 @@ export async function saveHandoff(
 
   try {
     const { result, collect } = await commitWithRetry(async () => {
-      let [current, count] = await kv.getMany<[Handoff, number]>([
+      let [current, count] = await readKeys<[Handoff, number]>(kv, [
         handoffKey(target.key),
         handoffCountKey(),
       ]);
@@ -157,7 +158,7 @@ export async function saveHandoff(
         await target.staged!.abandon();
         target.key = generateKey();
         await stage();
-        [current, count] = await kv.getMany<[Handoff, number]>([
+        [current, count] = await readKeys<[Handoff, number]>(kv, [
           handoffKey(target.key),
           handoffCountKey(),
         ]);

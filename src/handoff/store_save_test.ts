@@ -135,3 +135,23 @@ Deno.test("a save whose writer died after staging leaves nothing visible and is 
     await assertConsistent(kv);
   });
 });
+
+Deno.test("saveHandoff() refuses lone surrogates in every line field, writing nothing", async () => {
+  await withKv(async (kv) => {
+    const cases: Partial<SaveInput>[] = [
+      { title: "a\uD800" },
+      { fromAi: "\uDBFF" },
+      { fromProject: "p\uDC00" },
+      { nextAction: "next \uD800" },
+      { summary: "sum \uD800" },
+    ];
+    for (const overrides of cases) {
+      await rejectsWith(
+        () => saveHandoff(kv, LIMITS, input(overrides)),
+        "invalid",
+        /lone UTF-16 surrogate/,
+      );
+    }
+    assert.deepEqual(await census(kv), {});
+  });
+});

@@ -4,12 +4,13 @@
  * (many candidates) or by batched point reads (few), one conversation at a time.
  */
 
-import type { HandoffLimits } from "../config.ts";
+import type { HandoffLimits } from "./settings.ts";
 import { concatBytes } from "../kit/chunks.ts";
 import { readWhole } from "./store_read.ts";
 import { type Handoff, handoffChunkPrefix, handoffPrefix } from "./store_schema.ts";
 import { checkStatus, clip, normalizeTags } from "./store_validate.ts";
-import { invalid } from "../kit/kv.ts";
+import { characterCount } from "../kit/text.ts";
+import { invalid, listEntries } from "../kit/kv.ts";
 
 /** Filters of `searchHandoffs`; all given ones must match. */
 export interface SearchFilter {
@@ -96,7 +97,7 @@ export async function searchHandoffs(
   const anyTags = normalizeTags(filter.tags, { ...limits, tagsMax: 100 }, what);
   const allTags = normalizeTags(filter.tagsAll, { ...limits, tagsMax: 100 }, what);
   const query = filter.query?.trim() ?? "";
-  if ([...query].length > QUERY_MAX_CHARS) {
+  if (characterCount(query) > QUERY_MAX_CHARS) {
     invalid(`${what}: query is longer than ${QUERY_MAX_CHARS} characters`);
   }
   const fromProject = filter.fromProject?.trim().toLowerCase() ?? "";
@@ -121,7 +122,9 @@ export async function searchHandoffs(
   const matches: Handoff[] = [];
   const needText = new Map<string, Handoff>();
   let scanned = 0;
-  for await (const entry of kv.list<Handoff>({ prefix: handoffPrefix() }, { batchSize: 500 })) {
+  for await (
+    const entry of listEntries<Handoff>(kv, { prefix: handoffPrefix() }, { batchSize: 500 })
+  ) {
     scanned++;
     const h = entry.value;
     if (!meta(h)) continue;
@@ -181,7 +184,7 @@ async function scanChunks(
     if (matcher.test(decoder.decode(concatBytes(ordered as Uint8Array[])))) found.push(h);
   };
   const prefix = handoffChunkPrefix();
-  for await (const entry of kv.list<Uint8Array>({ prefix }, { batchSize: 500 })) {
+  for await (const entry of listEntries<Uint8Array>(kv, { prefix }, { batchSize: 500 })) {
     const key = String(entry.key[1]);
     if (current?.h.key !== key) {
       finish();

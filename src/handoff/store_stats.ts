@@ -1,6 +1,7 @@
 /** `handoff_stats`: how full the store is, its sizes and statuses, and every limit. */
 
-import type { HandoffLimits } from "../config.ts";
+import { listEntries, readKey } from "../kit/kv.ts";
+import type { HandoffLimits } from "./settings.ts";
 import {
   type Handoff,
   handoffCountKey,
@@ -31,7 +32,7 @@ export interface HandoffStats {
 
 /** Reads the count and scans every record (one range scan) for sizes and statuses. */
 export async function handoffStats(kv: Deno.Kv, limits: HandoffLimits): Promise<HandoffStats> {
-  const count = (await kv.get<number>(handoffCountKey())).value ?? 0;
+  const count = (await readKey<number>(kv, handoffCountKey())).value ?? 0;
   const byStatus: Record<HandoffStatus, number> = { active: 0, completed: 0, pending: 0 };
   let totalBytes = 0;
   let totalMessages = 0;
@@ -40,7 +41,7 @@ export async function handoffStats(kv: Deno.Kv, limits: HandoffLimits): Promise<
   let first: Handoff | null = null;
   let last: Handoff | null = null;
   for await (
-    const { value: h } of kv.list<Handoff>({ prefix: handoffPrefix() }, { batchSize: 500 })
+    const { value: h } of listEntries<Handoff>(kv, { prefix: handoffPrefix() }, { batchSize: 500 })
   ) {
     byStatus[h.status]++;
     totalBytes += h.bytes;
@@ -54,7 +55,7 @@ export async function handoffStats(kv: Deno.Kv, limits: HandoffLimits): Promise<
   const newest = last && { key: last.key, updatedAt: last.updatedAt };
   const now = Date.now();
   let merging = 0;
-  for await (const lease of kv.list<Lease>({ prefix: handoffLeasePrefix() })) {
+  for await (const lease of listEntries<Lease>(kv, { prefix: handoffLeasePrefix() })) {
     if (lease.value.until > now) merging++;
   }
   return {

@@ -1,23 +1,9 @@
 /** Checks of handoff input before anything is written, and the cutting and naming of text. */
 
-import type { HandoffLimits } from "../config.ts";
-import { AppError, invalid } from "../kit/kv.ts";
+import type { HandoffLimits } from "./settings.ts";
+import { invalid } from "../kit/kv.ts";
+import { characterCount, utf8Bytes } from "../kit/text.ts";
 import { HANDOFF_STATUSES, type HandoffStatus, RESERVED_KEYS } from "./store_schema.ts";
-
-/** UTF-8 bytes of `text`. */
-export function utf8Bytes(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
 
 const KEY_PATTERN = /^[A-Za-z0-9_-]+$/;
 
@@ -27,8 +13,9 @@ const TAG_PATTERN = /^[a-z0-9_:-]+$/;
 export function validateKey(key: unknown, limits: HandoffLimits, what: string): string {
   const allowed = `1–${limits.keyMaxChars} characters of A-Z a-z 0-9 _ -`;
   if (typeof key !== "string") invalid(`${what}: key must be a string of ${allowed}`);
-  if (key.length === 0 || key.length > limits.keyMaxChars) {
-    invalid(`${what}: key must be ${allowed}, got ${key.length} characters`);
+  const length = characterCount(key);
+  if (length === 0 || length > limits.keyMaxChars) {
+    invalid(`${what}: key must be ${allowed}, got ${length} characters`);
   }
   if (!KEY_PATTERN.test(key)) {
     invalid(`${what}: key "${clip(key)}" has characters outside A-Z a-z 0-9 _ - (${allowed})`);
@@ -49,7 +36,7 @@ export function normalizeTags(tags: unknown, limits: HandoffLimits, what: string
   for (const raw of tags) {
     if (typeof raw !== "string") invalid(`${what}: every tag must be a string`);
     const tag = raw.trim().toLowerCase();
-    if (tag.length === 0 || tag.length > limits.tagMaxChars || !TAG_PATTERN.test(tag)) {
+    if (!TAG_PATTERN.test(tag) || characterCount(tag) > limits.tagMaxChars) {
       invalid(
         `${what}: tag "${
           clip(raw)
@@ -62,55 +49,6 @@ export function normalizeTags(tags: unknown, limits: HandoffLimits, what: string
     invalid(`${what}: ${out.length} tags given; at most ${limits.tagsMax} are allowed`);
   }
   return out;
-}
-
-/** A trimmed single line of at most `max` characters, or `null` when absent or blank. */
-export function optionalLine(
-  value: unknown,
-  field: string,
-  max: number,
-  what: string,
-): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "string") invalid(`${what}: ${field} must be a string`);
-  const text = value.trim();
-  if (text === "") return null;
-  if (/[\r\n\u2028\u2029]/.test(text)) {
-    invalid(`${what}: ${field} must be a single line (no line breaks), at most ${max} characters`);
-  }
-  if (/\p{Cc}/u.test(text.replaceAll("\t", " "))) {
-    invalid(`${what}: ${field} must not contain control characters`);
-  }
-  const length = [...text].length;
-  if (length > max) {
-    throw new AppError(
-      "too_large",
-      `${what}: ${field} is ${length} characters; at most ${max} are allowed`,
-    );
-  }
-  return text;
-}
-
-/** Checks a block of text (summary, comment, chunk): a string, well-formed, under a byte cap. */
-export function checkText(
-  value: unknown,
-  field: string,
-  maxBytes: number,
-  setting: string,
-  what: string,
-): string {
-  if (typeof value !== "string") invalid(`${what}: ${field} must be a string`);
-  if (!value.isWellFormed()) {
-    invalid(`${what}: ${field} contains a lone UTF-16 surrogate; send valid Unicode text`);
-  }
-  const bytes = utf8Bytes(value);
-  if (bytes > maxBytes) {
-    throw new AppError(
-      "too_large",
-      `${what}: ${field} is ${bytes} bytes (UTF-8); at most ${maxBytes} bytes (${setting}) are allowed`,
-    );
-  }
-  return value;
 }
 
 /** Checks a status, `active` when absent. */
@@ -131,9 +69,8 @@ export function clip(text: string, max = 40): string {
 
 /** Cuts `text` to at most `max` characters, at a word break when one is near, with "…". */
 export function truncateChars(text: string, max: number): string {
-  const chars = [...text];
-  if (chars.length <= max) return text;
-  let cut = chars.slice(0, max - 1).join("");
+  if (characterCount(text) <= max) return text;
+  let cut = [...text].slice(0, max - 1).join("");
   const space = cut.lastIndexOf(" ");
   if (space > cut.length - 20 && space > 0) cut = cut.slice(0, space);
   return `${cut.trimEnd()}…`;

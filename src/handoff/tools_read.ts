@@ -20,11 +20,12 @@ import { READ_ONLY } from "../mcp/annotations.ts";
 import { keyArg, searchShape, summarySchema } from "./schemas.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
 import type { McpServer } from "../mcp/sdk.ts";
+import { structuredResult } from "../mcp/results.ts";
 import viewHtml from "./list.html" with { type: "text" };
 
 /** `handoff_list`: summaries, newest first, paged; its MCP Apps view is linked. */
 export function registerListTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text, nonce } = ctx;
+  const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_list", {
     title: "List saved handoffs",
     description:
@@ -48,20 +49,17 @@ export function registerListTool(server: McpServer, ctx: HandoffToolContext): vo
       () => listHandoffs(kv, { limit: limit ?? DEFAULT_PAGE, cursor }),
       (p) => ({ count: p.items.length }),
     );
-    return {
-      ...text(renderList(page, nonce())),
-      structuredContent: {
-        handoffs: page.items.map(summaryJson),
-        has_more: page.hasMore,
-        next_cursor: page.nextCursor,
-      },
-    };
+    return structuredResult(renderList(page, nonce()), {
+      handoffs: page.items.map(summaryJson),
+      has_more: page.hasMore,
+      next_cursor: page.nextCursor,
+    });
   });
 }
 
 /** `handoff_load`: one handoff in full, its text wrapped as untrusted data. */
 export function registerLoadTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text, nonce } = ctx;
+  const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_load", {
     title: "Load a handoff",
     description:
@@ -93,16 +91,13 @@ export function registerLoadTool(server: McpServer, ctx: HandoffToolContext): vo
       (l) => ({ bytes: l.handoff.bytes }),
     );
     const tail = lastMessages(loaded.conversation, max_messages ?? Number.MAX_SAFE_INTEGER);
-    return {
-      ...text(renderLoaded(loaded, tail, nonce())),
-      structuredContent: { ...loadedJson(loaded, tail) },
-    };
+    return structuredResult(renderLoaded(loaded, tail, nonce()), { ...loadedJson(loaded, tail) });
   });
 }
 
 /** `handoff_search`: summaries of the handoffs matching every filter. */
 export function registerSearchTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text, nonce } = ctx;
+  const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_search", {
     title: "Search handoffs",
     description:
@@ -131,20 +126,17 @@ export function registerSearchTool(server: McpServer, ctx: HandoffToolContext): 
         }),
       (r) => ({ count: r.items.length }),
     );
-    return {
-      ...text(renderSearch(result, nonce())),
-      structuredContent: {
-        handoffs: result.items.map(summaryJson),
-        has_more: result.hasMore,
-        scanned: result.scanned,
-      },
-    };
+    return structuredResult(renderSearch(result, nonce()), {
+      handoffs: result.items.map(summaryJson),
+      has_more: result.hasMore,
+      scanned: result.scanned,
+    });
   });
 }
 
 /** `handoff_stats`: counts, sizes and limits of the store. */
 export function registerStatsTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text } = ctx;
+  const { kv, limits, audit } = ctx;
   server.registerTool("handoff_stats", {
     title: "Handoff store stats",
     description:
@@ -182,7 +174,7 @@ export function registerStatsTool(server: McpServer, ctx: HandoffToolContext): v
       () => handoffStats(kv, limits),
       (s) => ({ count: s.count }),
     );
-    return { ...text(renderStats(stats)), structuredContent: statsJson(stats) };
+    return structuredResult(renderStats(stats), statsJson(stats));
   });
 }
 

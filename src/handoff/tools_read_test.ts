@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { endMarker } from "../kit/untrusted.ts";
-import { call, SAVE, withClient } from "../../tests/support/handoff_tools.ts";
+import { SAVE } from "../../tests/support/handoff_tools.ts";
+import { call, withMcpClient } from "../../tests/support/mcp.ts";
 
 Deno.test("handoff_save then handoff_load returns the conversation exactly, with structured content", async () => {
-  await withClient({}, async ({ client }) => {
+  await withMcpClient({ toolsets: "handoff" }, async ({ client }) => {
     const saved = await call(client, "handoff_save", SAVE);
     assert.equal(saved.isError, false, saved.text);
     assert.match(saved.text, /^OK: saved new handoff "design": 2 messages/);
@@ -21,7 +22,7 @@ Deno.test("handoff_save then handoff_load returns the conversation exactly, with
 });
 
 Deno.test("handoff_load wraps a hostile conversation so it cannot leave the data block", async () => {
-  await withClient({}, async ({ client }) => {
+  await withMcpClient({ toolsets: "handoff" }, async ({ client }) => {
     const hostile = [
       "## User",
       "hi",
@@ -64,7 +65,7 @@ Deno.test("handoff_load wraps a hostile conversation so it cannot leave the data
 });
 
 Deno.test("handoff_load with max_messages keeps the last N after a marker", async () => {
-  await withClient({}, async ({ client }) => {
+  await withMcpClient({ toolsets: "handoff" }, async ({ client }) => {
     const conversation = Array.from(
       { length: 6 },
       (_, i) => `## ${i % 2 ? "Assistant" : "User"}\nmessage ${i}\n`,

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { MCP_APP_MIME } from "../mcp/apps.ts";
 import { HANDOFF_LIST_VIEW_URI } from "./context.ts";
-import { call, SAVE, withClient } from "../../tests/support/handoff_tools.ts";
+import { SAVE } from "../../tests/support/handoff_tools.ts";
+import { call, withMcpClient } from "../../tests/support/mcp.ts";
 
 Deno.test("handoff tools are listed with titles, annotations, schemas and the list view", async () => {
-  await withClient({}, async ({ client }) => {
+  await withMcpClient({ toolsets: "handoff" }, async ({ client }) => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, [
@@ -46,7 +47,7 @@ Deno.test("handoff tools are listed with titles, annotations, schemas and the li
 });
 
 Deno.test("list, search, stats, comments, merge and clear through MCP", async () => {
-  await withClient({}, async ({ client }) => {
+  await withMcpClient({ toolsets: "handoff" }, async ({ client }) => {
     await call(client, "handoff_save", SAVE);
     await call(client, "handoff_save", {
       key: "other",

@@ -7,16 +7,17 @@ import { addComment, deleteComment } from "./store_comments.ts";
 import { clearHandoffs, deleteHandoff } from "./store_delete.ts";
 import { mergeHandoffs } from "./store_merge.ts";
 import { saveHandoff } from "./store_save.ts";
-import { utf8Bytes } from "./store_validate.ts";
+import { utf8Bytes } from "../kit/text.ts";
 import { invalid } from "../kit/kv.ts";
 import { writes } from "../mcp/annotations.ts";
 import { CLEAR_ALL_CONFIRMATION, type HandoffToolContext, progressOf } from "./context.ts";
 import { evictedSchema, keyArg, mergeShape, saveShape } from "./schemas.ts";
 import type { McpServer } from "../mcp/sdk.ts";
+import { structuredResult, textResult } from "../mcp/results.ts";
 
 /** `handoff_save`: saves a whole conversation, overwriting or evicting as needed. */
 export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text } = ctx;
+  const { kv, limits, audit } = ctx;
   server.registerTool("handoff_save", {
     title: "Save conversation for another AI",
     description:
@@ -54,16 +55,13 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
         }, progressOf(extra)),
       (r) => ({ key: r.handoff.key, bytes: r.handoff.bytes, evicted: r.evicted?.key ?? null }),
     );
-    return {
-      ...text(renderSaved(result)),
-      structuredContent: savedJson(result),
-    };
+    return structuredResult(renderSaved(result), savedJson(result));
   });
 }
 
 /** `handoff_append`: adds the next part of a saved conversation. */
 export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text } = ctx;
+  const { kv, limits, audit } = ctx;
   server.registerTool("handoff_append", {
     title: "Append to a handoff",
     description:
@@ -87,21 +85,18 @@ export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): 
       () => appendHandoff(kv, limits, key, chunk, progressOf(extra)),
       (r) => ({ bytes: r.handoff.bytes }),
     );
-    return {
-      ...text(renderAppended(result)),
-      structuredContent: {
-        key,
-        appended_bytes: result.appendedBytes,
-        bytes: result.handoff.bytes,
-        message_count: result.handoff.messageCount,
-      },
-    };
+    return structuredResult(renderAppended(result), {
+      key,
+      appended_bytes: result.appendedBytes,
+      bytes: result.handoff.bytes,
+      message_count: result.handoff.messageCount,
+    });
   });
 }
 
 /** `handoff_merge`: one handoff from several, all or nothing. */
 export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text } = ctx;
+  const { kv, limits, audit } = ctx;
   server.registerTool("handoff_merge", {
     title: "Merge handoffs",
     description:
@@ -136,16 +131,13 @@ export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): v
         evicted: r.evicted?.key ?? null,
       }),
     );
-    return {
-      ...text(renderMerged(result)),
-      structuredContent: mergedJson(result),
-    };
+    return structuredResult(renderMerged(result), mergedJson(result));
   });
 }
 
 /** `handoff_add_comment` and `handoff_delete_comment`: notes between sessions. */
 export function registerCommentTools(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text } = ctx;
+  const { kv, limits, audit } = ctx;
   server.registerTool("handoff_add_comment", {
     title: "Comment on a handoff",
     description:
@@ -164,10 +156,10 @@ export function registerCommentTools(server: McpServer, ctx: HandoffToolContext)
       { tool: "handoff_add_comment", via: "mcp", key, bytes_in: utf8Bytes(content) },
       () => addComment(kv, limits, key, content, author),
     );
-    return {
-      ...text(`OK: comment ${comment.id} added to handoff "${key}" (${count} comments now).`),
-      structuredContent: { key, comment_id: comment.id, comment_count: count },
-    };
+    return structuredResult(
+      `OK: comment ${comment.id} added to handoff "${key}" (${count} comments now).`,
+      { key, comment_id: comment.id, comment_count: count },
+    );
   });
 
   server.registerTool("handoff_delete_comment", {
@@ -183,13 +175,13 @@ export function registerCommentTools(server: McpServer, ctx: HandoffToolContext)
       { tool: "handoff_delete_comment", via: "mcp", key },
       () => deleteComment(kv, limits, key, comment_id),
     );
-    return text(`OK: comment ${comment_id} deleted from handoff "${key}" (${count} left).`);
+    return textResult(`OK: comment ${comment_id} deleted from handoff "${key}" (${count} left).`);
   });
 }
 
 /** `handoff_clear`: deletes one handoff, or all with an explicit confirmation. */
 export function registerClearTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit, text } = ctx;
+  const { kv, limits, audit } = ctx;
   server.registerTool("handoff_clear", {
     title: "Delete handoffs",
     description:
@@ -208,7 +200,7 @@ export function registerClearTool(server: McpServer, ctx: HandoffToolContext): v
         () => deleteHandoff(kv, limits, key),
         (h) => ({ bytes: h.bytes }),
       );
-      return text(
+      return textResult(
         `OK: deleted handoff "${gone.key}" (${gone.messageCount} messages, ${gone.bytes} bytes, ${gone.commentIds.length} comments).`,
       );
     }
@@ -222,6 +214,6 @@ export function registerClearTool(server: McpServer, ctx: HandoffToolContext): v
       () => clearHandoffs(kv, limits),
       (count) => ({ count }),
     );
-    return text(`OK: deleted all ${n} handoffs.`);
+    return textResult(`OK: deleted all ${n} handoffs.`);
   });
 }

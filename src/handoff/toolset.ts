@@ -2,15 +2,20 @@
 
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
 import { handoffApiRoutes } from "./api.ts";
+import { loadHandoffSettings } from "./settings.ts";
 import { HANDOFF_INSTRUCTIONS, registerHandoffTools } from "./tools.ts";
 
 /** The handoff toolset's entry in the toolset list; its JSON API is its routes. */
 export const handoffToolset: ToolsetDefinition = {
   name: "handoff",
-  load: () => ({
-    name: "handoff",
-    instructions: HANDOFF_INSTRUCTIONS,
-    register: registerHandoffTools,
-    routes: handoffApiRoutes,
-  }),
+  load: (env) => {
+    const settings = loadHandoffSettings(env);
+    return {
+      name: "handoff",
+      instructions: HANDOFF_INSTRUCTIONS,
+      register: (server, { kv }) => registerHandoffTools(server, { kv, ...settings }),
+      routes: ({ kv, config }) =>
+        handoffApiRoutes({ kv, ...settings, maxRequestBytes: config.maxRequestBytes }),
+    };
+  },
 };

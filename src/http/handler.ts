@@ -2,10 +2,11 @@
 
 import { closedReason, type Config } from "../config.ts";
 import { AppError } from "../kit/kv.ts";
-import { json, plain, type Route } from "../kit/web.ts";
+import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { parseToolsetNames } from "../toolsets.ts";
-import { bearerToken, isLoopback, rebindingRefusal, tokenMatches } from "./auth.ts";
+import { isLoopback, rebindingRefusal } from "./auth.ts";
+import { authenticate, authInfoOf, type Credentials, resolveCaller } from "./identity.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { StatelessStreamable } from "./streamable.ts";
@@ -18,7 +19,7 @@ export interface HandlerDeps extends McpDeps {
   toolsets: readonly Toolset[];
   /** The secret every route but `/healthz` requires; `undefined` closes the server. */
   token: string | undefined;
-  /** Routes of features beyond MCP (JSON APIs, views), after the token. */
+  /** Routes of features beyond MCP (JSON APIs, views), after the token unless `public`. */
   routes?: Route[];
 }
 
@@ -43,15 +44,19 @@ export function createHandler(deps: HandlerDeps): Handler {
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
+    maxSessions: config.sseMaxSessions,
+    idleMs: config.sseIdleMs,
     connect: (transport, toolsets) => app.server(toolsets).connect(transport),
   });
   const streamable = new StatelessStreamable(app, config.maxRequestBytes);
 
-  const routes: Route[] = [
+  const credentials: Credentials = { master: deps.token ?? "", named: config.namedTokens };
+  const all: Route[] = [
     {
       path: "mcp",
       methods: {
-        POST: (req, { url }) => streamable.post(req, toolsetsOf(url, deps.toolsets)),
+        POST: (req, { url, caller }) =>
+          streamable.post(req, toolsetsOf(url, deps.toolsets), authInfoOf(caller)),
       },
     },
     {
@@ -62,11 +67,16 @@ export function createHandler(deps: HandlerDeps): Handler {
     },
     {
       path: "messages",
-      methods: { POST: (req, { url }) => sse.post(req, url.searchParams.get("sessionId")) },
+      methods: {
+        POST: (req, { url, caller }) =>
+          sse.post(req, url.searchParams.get("sessionId"), authInfoOf(caller)),
+      },
     },
     ...deps.toolsets.flatMap((t) => t.routes?.(deps) ?? []),
     ...(deps.routes ?? []),
   ];
+  const routes = all.filter((r) => !r.public);
+  const publicRoutes = all.filter((r) => r.public);
 
   const handler = async (req: Request): Promise<Response> => {
     if (closed !== undefined) return plain(503, `handoff-mcp is closed: ${closed}`);
@@ -78,10 +88,26 @@ export function createHandler(deps: HandlerDeps): Handler {
       const refusal = rebindingRefusal(req, config.allowedHosts);
       if (refusal) return plain(403, refusal);
     }
-    const auth = await authenticate(req, url, deps.token!);
+    const open = matchRoute(publicRoutes, url.pathname.slice(1));
+    if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller });
+    const auth = await authenticate(req, url, credentials);
     if (!auth) return NOT_FOUND();
     const match = matchRoute(routes, auth.path);
     if (!match) return NOT_FOUND();
+    let caller;
+    try {
+      caller = resolveCaller(auth.auth, req, config.defaultClientName);
+    } catch (error) {
+      return errorResponse(error);
+    }
+    return await dispatch(req, match, { url, base: auth.base, caller });
+  };
+
+  const dispatch = async (
+    req: Request,
+    match: { route: Route; params: Record<string, string> },
+    ctx: Omit<RouteContext, "params">,
+  ): Promise<Response> => {
     const handle = match.route.methods[req.method];
     if (!handle) {
       const allow = Object.keys(match.route.methods).join(", ");
@@ -93,7 +119,7 @@ export function createHandler(deps: HandlerDeps): Handler {
       return json(405, body, { allow });
     }
     try {
-      return await handle(req, { url, base: auth.base, params: match.params });
+      return await handle(req, { ...ctx, params: match.params });
     } catch (error) {
       return errorResponse(error);
     }
@@ -104,21 +130,6 @@ export function createHandler(deps: HandlerDeps): Handler {
       await streamable.close();
     },
   });
-}
-
-/** Accepts the token as the first path segment, or as a bearer header on token-less paths. */
-async function authenticate(
-  req: Request,
-  url: URL,
-  token: string,
-): Promise<{ path: string; base: string } | undefined> {
-  const path = url.pathname.slice(1);
-  const slash = path.indexOf("/");
-  if (slash > 0 && await tokenMatches(path.slice(0, slash), token)) {
-    return { path: path.slice(slash + 1), base: `/${path.slice(0, slash + 1)}` };
-  }
-  if (await tokenMatches(bearerToken(req), token)) return { path, base: "/" };
-  return undefined;
 }
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */

@@ -1,9 +1,12 @@
 /** Starting and stopping the HTTP server. */
 
-import type { Config } from "../config.ts";
+import { type Config, MIN_DEPLOY_TOKEN_LENGTH } from "../config.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
-import { createHandler } from "./handler.ts";
+import { plain } from "../kit/web.ts";
+import { defaultCaller } from "../mcp/caller.ts";
+import { isLoopback } from "./auth.ts";
+import { createHandler, type Handler } from "./handler.ts";
 
 /** A listening server. */
 export interface RunningServer {
@@ -13,8 +16,33 @@ export interface RunningServer {
   token: string | undefined;
   /** Where a client connects over Streamable HTTP. */
   mcpUrl: string;
+  /**
+   * Stops accepting, lets requests in flight finish for at most `SHUTDOWN_GRACE_MS`; resolves
+   * when they have (or the time is up), after which KV may be closed.
+   */
   shutdown(): Promise<void>;
+  /** Resolves when the server has stopped, or when `shutdown()` gave up waiting. */
   finished: Promise<void>;
+}
+
+/**
+ * HTTP/1.1 requires `Host`, and without one the loopback guard would have no name to check (an
+ * HTTP/1.0 request may omit it). Deploy's edge always routes by host, so this is local only.
+ */
+const NO_HOST = () => plain(400, "Bad Request: the Host header is missing");
+
+/**
+ * Why a local server must not start with its configured token, or `undefined`: beyond loopback
+ * the token is all that guards the data (the Host/Origin guard is off), so it must be long.
+ * Deno Deploy is handled by `closedReason`, which fails closed instead.
+ */
+export function exposureProblem(config: Config): string | undefined {
+  const token = config.authToken;
+  if (config.onDeploy || isLoopback(config.host) || token === undefined) return undefined;
+  if (token.length >= MIN_DEPLOY_TOKEN_LENGTH) return undefined;
+  return `AUTH_TOKEN is too short (${token.length} characters): a server listening beyond ` +
+    `loopback (HOST=${config.host}) needs at least ${MIN_DEPLOY_TOKEN_LENGTH}; unset it to use ` +
+    `the generated one, or set a random one (openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')`;
 }
 
 /**
@@ -26,25 +54,62 @@ export async function startHttpServer(
   kv: Deno.Kv,
   toolsets: readonly Toolset[],
 ): Promise<RunningServer> {
+  const exposed = exposureProblem(config);
+  if (exposed !== undefined) throw new Error(exposed);
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
-  const handler = createHandler({ kv, config, toolsets, token });
+  const handler = createHandler({ kv, config, toolsets, token, caller: defaultCaller(config) });
+  const serve = (req: Request) => req.headers.has("host") ? handler(req) : NO_HOST();
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
   // Deno Deploy chooses the address itself.
   const server = config.onDeploy
     ? Deno.serve({ onListen }, handler)
-    : Deno.serve({ hostname: config.host, port: config.port, onListen }, handler);
+    : Deno.serve({ hostname: config.host, port: config.port, onListen }, serve);
   const addr = await listening.promise;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const origin = `http://${host}:${addr.port}`;
+  const stopped = Promise.withResolvers<void>();
+  let stopping: Promise<void> | undefined;
   return {
     origin,
     token,
     mcpUrl: `${origin}/${token ?? "<AUTH_TOKEN>"}/mcp`,
-    finished: server.finished,
-    async shutdown() {
-      await handler.close();
-      await server.shutdown();
+    finished: Promise.race([server.finished, stopped.promise]),
+    shutdown() {
+      stopping ??= drain(server, handler, config.shutdownGraceMs).then(stopped.resolve);
+      return stopping;
     },
   };
+}
+
+/**
+ * Stops accepting connections and SSE messages, then waits until every request in flight (and
+ * every SSE request already accepted) is answered, for at most `graceMs`.
+ */
+async function drain(server: Deno.HttpServer, handler: Handler, graceMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), graceMs));
+  const outcome = await Promise.race([Promise.all([handler.close(), server.shutdown()]), late]);
+  clearTimeout(timer);
+  if (outcome === "late") {
+    console.error(
+      `handoff-mcp: requests still running after SHUTDOWN_GRACE_MS (${graceMs} ms): stopping without them`,
+    );
+  }
+}
+
+/**
+ * Shuts `server` down on SIGINT or SIGTERM; a second signal exits at once (the user gave up on
+ * the grace period). Returns whether a signal came.
+ */
+export function stopOnSignals(server: RunningServer): () => boolean {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => {
+      if (stopping) Deno.exit(130);
+      stopping = true;
+      void server.shutdown();
+    });
+  }
+  return () => stopping;
 }

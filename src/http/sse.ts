@@ -8,7 +8,9 @@ import { AppError } from "../kit/kv.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { json, plain, readJson } from "../kit/web.ts";
 import { statusOf } from "./status.ts";
+import { InFlight } from "../mcp/in_flight.ts";
 import {
+  type AuthInfo,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type MessageExtraInfo,
@@ -19,14 +21,22 @@ import {
 export interface SseOptions {
   keepAliveMs: number;
   maxRequestBytes: number;
+  /** Most sessions open at once (`SSE_MAX_SESSIONS`); the next GET gets 503. */
+  maxSessions: number;
+  /** A session with no POST, no answer sent and no request in flight this long is closed. */
+  idleMs: number;
   /** Connects a new MCP server, exposing `toolsets`, to the transport of a new session. */
   connect(transport: Transport, toolsets: readonly Toolset[]): Promise<void>;
 }
+
+const SHUTTING_DOWN = () =>
+  plain(503, "The server is shutting down: reconnect in a moment", { "retry-after": "5" });
 
 /** The open legacy SSE sessions of this process. */
 export class SseSessions {
   readonly #sessions = new Map<string, SseTransport>();
   readonly #options: SseOptions;
+  #closing = false;
 
   constructor(options: SseOptions) {
     this.#options = options;
@@ -39,11 +49,21 @@ export class SseSessions {
 
   /** Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. */
   async open(messagesPath: string, toolsets: readonly Toolset[]): Promise<Response> {
+    if (this.#closing) return SHUTTING_DOWN();
+    const { maxSessions } = this.#options;
+    if (this.#sessions.size >= maxSessions) {
+      return plain(
+        503,
+        `Too many SSE sessions: this server keeps at most ${maxSessions} open (SSE_MAX_SESSIONS). ` +
+          "Close one, retry later, or use Streamable HTTP at /mcp, which holds no session.",
+        { "retry-after": "30" },
+      );
+    }
     const sessionId = crypto.randomUUID();
     const transport = new SseTransport(
       sessionId,
       `${messagesPath}?sessionId=${sessionId}`,
-      this.#options.keepAliveMs,
+      this.#options,
       () => this.#sessions.delete(sessionId),
     );
     this.#sessions.set(sessionId, transport);
@@ -57,12 +77,16 @@ export class SseSessions {
     });
   }
 
-  /** Delivers one POSTed JSON-RPC message (or batch) to its session. */
-  async post(req: Request, sessionId: string | null): Promise<Response> {
+  /**
+   * Delivers one POSTed JSON-RPC message (or batch) to its session, with the `authInfo` of this
+   * POST's caller: a session's messages may come from different callers, each resolved per POST.
+   */
+  async post(req: Request, sessionId: string | null, authInfo: AuthInfo): Promise<Response> {
     const transport = sessionId === null ? undefined : this.#sessions.get(sessionId);
     if (!transport) {
       return plain(404, "Session not found: open a new one with GET on the sse endpoint");
     }
+    if (this.#closing) return SHUTTING_DOWN();
     const type = req.headers.get("content-type") ?? "";
     if (!type.toLowerCase().startsWith("application/json")) {
       return plain(415, "Content-Type must be application/json");
@@ -84,14 +108,22 @@ export class SseSessions {
     }
     const headers = Object.fromEntries(req.headers);
     for (const p of parsed) {
-      transport.deliver(p.data as JSONRPCMessage, { requestInfo: { headers } });
+      transport.deliver(p.data as JSONRPCMessage, { authInfo, requestInfo: { headers } });
     }
     return plain(202, "Accepted");
   }
 
-  /** Closes every session, e.g. when the server shuts down. */
+  /**
+   * Closes every session when the server shuts down: new sessions and messages are refused at
+   * once, and each session closes once every request it already accepted has been answered.
+   * The caller bounds the wait.
+   */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.#sessions.values()].map((t) => t.close()));
+    this.#closing = true;
+    await Promise.all([...this.#sessions.values()].map(async (t) => {
+      await t.settled();
+      await t.close();
+    }));
   }
 }
 
@@ -104,21 +136,42 @@ class SseTransport implements Transport {
   readonly stream: ReadableStream<Uint8Array>;
   readonly #encoder = new TextEncoder();
   readonly #forget: () => void;
+  readonly #idleMs: number;
   #controller?: ReadableStreamDefaultController<Uint8Array>;
   #timer?: ReturnType<typeof setInterval>;
+  #idleTimer?: ReturnType<typeof setTimeout>;
+  /** Last POST or message sent; keep-alive comments do not count. */
+  #lastActive = Date.now();
+  readonly #inFlight = new InFlight();
   #closed = false;
 
-  constructor(sessionId: string, endpoint: string, keepAliveMs: number, forget: () => void) {
+  constructor(
+    sessionId: string,
+    endpoint: string,
+    options: { keepAliveMs: number; idleMs: number },
+    forget: () => void,
+  ) {
     this.sessionId = sessionId;
     this.#forget = forget;
+    this.#idleMs = options.idleMs;
     this.stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
         this.#write(`event: endpoint\ndata: ${endpoint}\n\n`);
-        this.#timer = setInterval(() => this.#write(": keep-alive\n\n"), keepAliveMs);
+        this.#timer = setInterval(() => this.#write(": keep-alive\n\n"), options.keepAliveMs);
+        this.#watchIdle(options.idleMs);
       },
       cancel: () => this.close(),
     });
+  }
+
+  /** Closes the session once it has been idle for `idleMs`; a request in flight is activity. */
+  #watchIdle(delay: number): void {
+    this.#idleTimer = setTimeout(() => {
+      const quiet = Date.now() - this.#lastActive;
+      if (this.#inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
+      else this.#watchIdle(Math.max(this.#idleMs - quiet, 1));
+    }, delay);
   }
 
   start(): Promise<void> {
@@ -127,18 +180,28 @@ class SseTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("SSE session is closed"));
+    this.#lastActive = Date.now();
     this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.#inFlight.answered(message);
     return Promise.resolve();
   }
 
   deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
+    this.#lastActive = Date.now();
+    this.#inFlight.received(message);
     this.onmessage?.(message, extra);
+  }
+
+  /** Resolves once every request delivered so far has been answered. */
+  settled(): Promise<void> {
+    return this.#inFlight.settled();
   }
 
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#idleTimer);
     this.#forget();
     try {
       this.#controller?.close();

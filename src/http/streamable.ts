@@ -3,11 +3,11 @@
  * toolset choice, instead of a new server and SDK transport per POST: each POST's requests get
  * ids unique in this process, and their responses (and the notifications sent for them) are
  * routed back to that POST. The answer is plain JSON, or an event stream when a request carries
- * a progress token (progress notifications need one). Request checks mirror the SDK transport's.
+ * a progress token (progress notifications need one). Request checks mirror the SDK transport's
+ * (and, as JSON-RPC says, an empty batch is refused; see `body.ts`).
  */
 
-import { AppError } from "../kit/kv.ts";
-import { json, readText } from "../kit/web.ts";
+import { json } from "../kit/web.ts";
 import type { McpApp, Toolset } from "../mcp/server.ts";
 import {
   type AuthInfo,
@@ -18,6 +18,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "../mcp/sdk.ts";
+import { readRpcBody } from "./body.ts";
 
 /** Most messages one POST may carry (the SDK transport's limit). */
 const MAX_BATCH_SIZE = 100;
@@ -46,21 +47,9 @@ export class StatelessStreamable {
     if (!isJson(req.headers.get("content-type"))) {
       return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await readText(req, this.#maxBytes));
-    } catch (error) {
-      return error instanceof AppError && error.kind === "too_large"
-        ? rpcError(
-          413,
-          -32000,
-          `Payload Too Large: Request body must not exceed ${this.#maxBytes} bytes`,
-        )
-        : rpcError(400, -32700, "Parse error: Invalid JSON");
-    }
-    const batch = Array.isArray(raw);
-    const list: unknown[] = batch ? raw as unknown[] : [raw];
-    if (list.length === 0) return rpcError(400, -32600, "Invalid Request: empty batch");
+    const body = await readRpcBody(req, this.#maxBytes);
+    if (body instanceof Response) return body;
+    const list: unknown[] = Array.isArray(body.parsed) ? body.parsed : [body.parsed];
     if (list.length > MAX_BATCH_SIZE) {
       return rpcError(
         400,
@@ -95,11 +84,15 @@ export class StatelessStreamable {
     return mux.exchange(messages, { authInfo, requestInfo });
   }
 
-  /** Closes the shared servers. */
+  /** Closes the shared servers once every request they are answering has its answer. */
   async close(): Promise<void> {
     const servers = [...this.#servers.values()];
     this.#servers.clear();
-    await Promise.all(servers.map(async (s) => (await s).server.close()));
+    await Promise.all(servers.map(async (entry) => {
+      const { server, mux } = await entry;
+      await mux.idle();
+      await server.close();
+    }));
   }
 
   #serverFor(toolsets: readonly Toolset[]) {
@@ -135,6 +128,29 @@ class RequestMux implements Transport {
   onmessage?: Transport["onmessage"];
   readonly #pending = new Map<number, Exchange>();
   #next = 0;
+  /** POSTs still waiting for answers, and who waits for there to be none. */
+  #open = 0;
+  #idle?: PromiseWithResolvers<void>;
+
+  /** Resolves when no POST is waiting for an answer. */
+  idle(): Promise<void> {
+    if (this.#open === 0) return Promise.resolve();
+    this.#idle ??= Promise.withResolvers();
+    return this.#idle.promise;
+  }
+
+  #opened(): () => void {
+    this.#open++;
+    let settled = false;
+    return () => {
+      if (settled) return;
+      settled = true;
+      if (--this.#open === 0) {
+        this.#idle?.resolve();
+        this.#idle = undefined;
+      }
+    };
+  }
 
   start(): Promise<void> {
     return Promise.resolve();
@@ -195,13 +211,16 @@ class RequestMux implements Transport {
       (m as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !==
         undefined
     );
+    const settle = this.#opened();
     if (!streaming) {
       return new Promise((resolve) => {
         deliver({
           ids: new Map(),
           responses: new Map(),
-          done: (responses) =>
-            resolve(json(200, responses.length === 1 ? responses[0] : responses)),
+          done: (responses) => {
+            settle();
+            resolve(json(200, responses.length === 1 ? responses[0] : responses));
+          },
         });
       });
     }
@@ -223,6 +242,7 @@ class RequestMux implements Transport {
             }
           },
           done: () => {
+            settle();
             if (!open) return;
             open = false;
             controller.close();

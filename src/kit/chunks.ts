@@ -11,7 +11,7 @@
  * collected right after; anything a crash leaves is collected by `sweepPendingDeletes`.
  */
 
-import { retryLocked, ulid } from "./kv.ts";
+import { getAll, listAll, listEntries, readKey, retryLocked, ulid } from "./kv.ts";
 
 /** Bytes in one chunk: below the 65,536-byte value limit with room for the encoding. */
 export const CHUNK_BYTES = 60_000;
@@ -203,9 +203,7 @@ export async function sweepPendingDeletes(
   limit = 20,
 ): Promise<number> {
   let collected = 0;
-  const entries = await retryLocked(() =>
-    Array.fromAsync(kv.list<PendingDelete>({ prefix: pendingDeletePrefix() }, { limit }))
-  );
+  const entries = await listAll<PendingDelete>(kv, { prefix: pendingDeletePrefix() }, { limit });
   for (const entry of entries) {
     if (entry.value.after > now) continue;
     const id = String(entry.key[1]);
@@ -219,7 +217,7 @@ export async function sweepPendingDeletes(
 /** How many pending-delete records exist (for stats and tests). */
 export async function countPendingDeletes(kv: Deno.Kv): Promise<number> {
   let n = 0;
-  for await (const _ of kv.list({ prefix: pendingDeletePrefix() })) n++;
+  for await (const _ of listEntries(kv, { prefix: pendingDeletePrefix() })) n++;
   return n;
 }
 
@@ -228,11 +226,7 @@ export async function readChunks(
   kv: Deno.Kv,
   keys: readonly Deno.KvKey[],
 ): Promise<Uint8Array | null> {
-  const reads: Promise<Deno.KvEntryMaybe<Uint8Array>[]>[] = [];
-  for (let i = 0; i < keys.length; i += 10) {
-    reads.push(retryLocked(() => kv.getMany<Uint8Array[]>(keys.slice(i, i + 10))));
-  }
-  const entries = (await Promise.all(reads)).flat();
+  const entries = await getAll<Uint8Array>(kv, [...keys]);
   const parts: Uint8Array[] = [];
   for (const entry of entries) {
     if (!(entry.value instanceof Uint8Array)) return null;
@@ -283,7 +277,7 @@ export function pendingKeys(record: PendingDelete): Deno.KvKey[] {
  * fails and nothing is deleted), and collects it.
  */
 async function convertToGarbage(kv: Deno.Kv, id: string): Promise<void> {
-  const entry = await retryLocked(() => kv.get<PendingDelete>(pendingDeleteKey(id)));
+  const entry = await readKey<PendingDelete>(kv, pendingDeleteKey(id));
   if (entry.value === null) return;
   const op = kv.atomic().check(entry).delete(entry.key)
     .set(pendingDeleteKey(`${id}.g`), { ...entry.value, after: 0, kind: "garbage" });
@@ -293,7 +287,7 @@ async function convertToGarbage(kv: Deno.Kv, id: string): Promise<void> {
 
 /** Deletes the keys of a garbage record in batches, then the record. Idempotent. */
 async function collectGarbage(kv: Deno.Kv, id: string): Promise<void> {
-  const entry = await retryLocked(() => kv.get<PendingDelete>(pendingDeleteKey(id)));
+  const entry = await readKey<PendingDelete>(kv, pendingDeleteKey(id));
   if (entry.value === null) return;
   const keys = pendingKeys(entry.value);
   for (let i = 0; i < keys.length; i += BATCH_KEYS) {

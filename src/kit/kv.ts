@@ -34,14 +34,28 @@ export function invalid(message: string): never {
   throw new AppError("invalid", message);
 }
 
-/** Opens KV at `path` (creating its folder), or the platform's default database. */
+/**
+ * Opens KV at `path`, or the platform's default database when it is `undefined`. A file path
+ * gets its missing folder created; a KV Connect URL (`http://` or `https://`, a self-hosted
+ * `denokv` or a Deploy database, authorised by `DENO_KV_ACCESS_TOKEN`) is passed on untouched.
+ */
 export async function openKv(path: string | undefined): Promise<Deno.Kv> {
   if (path === undefined) return await Deno.openKv();
-  if (path !== ":memory:") {
-    const slash = path.lastIndexOf("/");
-    if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
-  }
+  const folder = kvFolder(path);
+  if (folder !== undefined) await Deno.mkdir(folder, { recursive: true });
   return await Deno.openKv(path);
+}
+
+/** True when `path` is a KV Connect URL rather than a file. */
+export function isKvConnectUrl(path: string): boolean {
+  return /^https?:\/\//i.test(path);
+}
+
+/** The folder `openKv` must create for `path`, or `undefined` (memory, a URL, the current folder). */
+export function kvFolder(path: string): string | undefined {
+  if (path === ":memory:" || isKvConnectUrl(path)) return undefined;
+  const slash = path.lastIndexOf("/");
+  return slash > 0 ? path.slice(0, slash) : undefined;
 }
 
 /** One try of a write: the operation to commit (if any) and what to return once it lands. */
@@ -241,35 +255,94 @@ export async function listPage<T>(
   prefix: Deno.KvKey,
   options: { limit: number; cursor?: string; reverse?: boolean },
 ): Promise<Page<Deno.KvEntry<T>>> {
-  const iter = kv.list<T>({ prefix }, {
-    cursor: options.cursor || undefined,
-    reverse: options.reverse,
-    limit: options.limit + 1,
-  });
-  const items: Deno.KvEntry<T>[] = [];
-  let nextCursor: string | null = null;
-  try {
+  const read = async (): Promise<Page<Deno.KvEntry<T>>> => {
+    const iter = kv.list<T>({ prefix }, {
+      cursor: options.cursor || undefined,
+      reverse: options.reverse,
+      limit: options.limit + 1,
+    });
+    const items: Deno.KvEntry<T>[] = [];
+    let nextCursor: string | null = null;
     for await (const entry of iter) {
       if (items.length === options.limit) return { items, nextCursor, hasMore: true };
       items.push(entry);
       nextCursor = iter.cursor;
     }
+    return { items, nextCursor: null, hasMore: false };
+  };
+  try {
+    return await retryLocked(read);
   } catch (error) {
     if (options.cursor && error instanceof Error && /cursor/i.test(error.message)) {
       invalid("cursor is not valid here: pass the next_cursor of the previous page unchanged");
     }
     throw error;
   }
-  return { items, nextCursor: null, hasMore: false };
+}
+
+/*
+ * Reads. A local KV file held by another process makes a read throw `database is locked`; these
+ * helpers retry that (as commits are retried), so no store module chooses whether to.
+ */
+
+/** Reads one key. */
+export function readKey<T>(kv: Deno.Kv, key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
+  return retryLocked(() => kv.get<T>(key));
+}
+
+/** Reads up to ten keys at once (one `getMany`), in order. */
+export function readKeys<T extends readonly unknown[]>(
+  kv: Deno.Kv,
+  keys: readonly [...{ [K in keyof T]: Deno.KvKey }],
+): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }> {
+  return retryLocked(() => kv.getMany<T>(keys));
 }
 
 /** Reads many keys, ten at a time (the most one `getMany` takes), in order. */
 export async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<T>[]> {
   const batches: Promise<Deno.KvEntryMaybe<T>[]>[] = [];
   for (let i = 0; i < keys.length; i += 10) {
-    batches.push(kv.getMany<T[]>(keys.slice(i, i + 10)));
+    batches.push(retryLocked(() => kv.getMany<T[]>(keys.slice(i, i + 10))));
   }
   return (await Promise.all(batches)).flat();
+}
+
+/**
+ * Every entry `selector` matches, in key order (reversed with `options.reverse`), streamed: a
+ * locked read resumes after the last entry yielded, so nothing is skipped or repeated.
+ */
+export async function* listEntries<T>(
+  kv: Deno.Kv,
+  selector: Deno.KvListSelector,
+  options: Deno.KvListOptions = {},
+): AsyncGenerator<Deno.KvEntry<T>> {
+  const started = Date.now();
+  let cursor = options.cursor;
+  let left = options.limit;
+  for (let round = 0;; round++) {
+    if (left === 0) return;
+    const iter = kv.list<T>(selector, { ...options, cursor, limit: left });
+    try {
+      for await (const entry of iter) {
+        cursor = iter.cursor;
+        if (left !== undefined) left--;
+        yield entry;
+      }
+      return;
+    } catch (error) {
+      if (!isLocked(error) || Date.now() - started > RETRY_BUDGET_MS) throw error;
+      await backoff(round);
+    }
+  }
+}
+
+/** Every entry `selector` matches, collected (for lists bounded by a limit or by design). */
+export function listAll<T>(
+  kv: Deno.Kv,
+  selector: Deno.KvListSelector,
+  options: Deno.KvListOptions = {},
+): Promise<Deno.KvEntry<T>[]> {
+  return Array.fromAsync(listEntries<T>(kv, selector, options));
 }
 
 /** The current time as ISO-8601 UTC. */
@@ -291,7 +364,7 @@ export async function deleteUnder(
   let deleted = 0;
   for (;;) {
     const keys: Deno.KvKey[] = [];
-    for await (const entry of kv.list({ prefix }, { limit: batch })) keys.push(entry.key);
+    for await (const entry of listEntries(kv, { prefix }, { limit: batch })) keys.push(entry.key);
     if (keys.length === 0) return deleted;
     const op = kv.atomic();
     for (const key of keys) op.delete(key);
@@ -328,7 +401,7 @@ export async function resetExpiry(
         return { op, value: undefined };
       });
     };
-    for await (const entry of kv.list({ prefix })) {
+    for await (const entry of listEntries(kv, { prefix })) {
       const size = approximateSize(entry.value);
       if (keys.length === MAX_ATOMIC_CHECKS || (keys.length > 0 && bytes + size > BATCH_BYTES)) {
         await flush();

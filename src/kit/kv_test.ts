@@ -3,8 +3,10 @@ import {
   commitWithRetry,
   inKeyQueue,
   isUlid,
+  listAll,
   listPage,
   randomToken,
+  readKey,
   retryLocked,
   StaleRead,
   ulid,
@@ -163,6 +165,57 @@ Deno.test("commitWithRetry() with a queue commits concurrent writers of one key 
     await Promise.all(Array.from({ length: 30 }, increment));
     assert.equal((await kv.get(["n"])).value, 30);
     assert.equal(failed, 0);
+  } finally {
+    kv.close();
+  }
+});
+
+/** A real KV whose `list` iterators and `get`s throw `database is locked` at chosen moments. */
+function lockingKv(kv: Deno.Kv, failListAfter: number[], failGets: number): Deno.Kv {
+  let gets = 0;
+  return new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "list") {
+        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+          const iter = target.list(selector, options);
+          const failAt = failListAfter.shift();
+          let yielded = 0;
+          return {
+            get cursor() {
+              return iter.cursor;
+            },
+            async *[Symbol.asyncIterator]() {
+              for await (const entry of iter) {
+                if (yielded === failAt) throw new Error("database is locked");
+                yielded++;
+                yield entry;
+              }
+            },
+          };
+        };
+      }
+      if (prop === "get") {
+        return (key: Deno.KvKey) =>
+          gets++ < failGets ? Promise.reject(new Error("database is locked")) : target.get(key);
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+Deno.test("listEntries() resumes after a locked read without skipping or repeating", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    for (let i = 0; i < 25; i++) await kv.set(["n", i], i);
+    const all = await listAll<number>(lockingKv(kv, [3, 10], 0), { prefix: ["n"] });
+    assert.deepEqual(all.map((e) => e.value), Array.from({ length: 25 }, (_, i) => i));
+    const some = await listAll<number>(lockingKv(kv, [4], 0), { prefix: ["n"] }, { limit: 7 });
+    assert.deepEqual(some.map((e) => e.value), [0, 1, 2, 3, 4, 5, 6]);
+    const page = await listPage<number>(lockingKv(kv, [2], 0), ["n"], { limit: 5 });
+    assert.deepEqual(page.items.map((e) => e.value), [0, 1, 2, 3, 4]);
+    assert.equal(page.hasMore, true);
+    assert.equal((await readKey<number>(lockingKv(kv, [], 2), ["n", 3])).value, 3);
   } finally {
     kv.close();
   }

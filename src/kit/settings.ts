@@ -1,6 +1,6 @@
 /** Server settings kept in KV, such as the locally generated auth token. */
 
-import { commitWithRetry, randomToken, retryLocked } from "./kv.ts";
+import { commitWithRetry, randomToken, readKey } from "./kv.ts";
 
 /** Key of the token generated for a local server without `AUTH_TOKEN`. */
 export function authTokenKey(): Deno.KvKey {
@@ -16,8 +16,21 @@ export const GENERATED_TOKEN_BYTES = 32;
  */
 export async function ensureAuthToken(kv: Deno.Kv): Promise<string> {
   return await commitWithRetry(async () => {
-    const current = await retryLocked(() => kv.get<string>(authTokenKey()));
+    const current = await readKey<string>(kv, authTokenKey());
     if (current.value !== null) return { value: current.value };
+    const token = randomToken(GENERATED_TOKEN_BYTES);
+    const op = kv.atomic().check(current).set(authTokenKey(), token);
+    return { op, value: token };
+  });
+}
+
+/**
+ * Replaces the stored token with a new random one in one atomic (checked against the value it
+ * replaces, retried on conflict) and returns it. Servers read the token at start: restart them.
+ */
+export async function rotateAuthToken(kv: Deno.Kv): Promise<string> {
+  return await commitWithRetry(async () => {
+    const current = await readKey<string>(kv, authTokenKey());
     const token = randomToken(GENERATED_TOKEN_BYTES);
     const op = kv.atomic().check(current).set(authTokenKey(), token);
     return { op, value: token };

@@ -3,6 +3,7 @@
  * bodies read under a size limit. Failures are `AppError`s, mapped to statuses in `http/`.
  */
 
+import type { Caller } from "./caller.ts";
 import { AppError } from "./kv.ts";
 
 /** What a route handler gets besides the request. */
@@ -11,6 +12,8 @@ export interface RouteContext {
   /** The path prefix the caller used before the route (`/<token>/` or `/`), for links. */
   base: string;
   params: Record<string, string>;
+  /** Who is calling (resolved once per request); the process default on a public route. */
+  caller: Caller;
 }
 
 /** A handler of one method of one route. */
@@ -20,6 +23,11 @@ export type RouteHandler = (req: Request, ctx: RouteContext) => Promise<Response
 export interface Route {
   /** Path after the token, e.g. `mcp` or `api/handoffs/:key`. */
   path: string;
+  /**
+   * Served at the path itself, without the token in front or as bearer: the route checks its
+   * own key (a read-only page behind a separate secret). Off unless set.
+   */
+  public?: boolean;
   methods: Partial<Record<string, RouteHandler>>;
 }
 

@@ -32,8 +32,6 @@ export type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/server/auth/types"
-export type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type {
   CallToolResult,
@@ -44,3 +42,5 @@ export type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/server/auth/types"
+export type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";

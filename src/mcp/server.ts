@@ -10,6 +10,7 @@ import {
   ListToolsRequestSchema,
   McpServer,
   normalizeObjectSchema,
+  type ServerCapabilities,
   toJsonSchemaCompat,
   type Tool,
 } from "./sdk.ts";
@@ -166,7 +167,22 @@ function connectionServer(
       () => variant.listing ??= { tools: toolListing(variant.registrations) },
     );
   }
+  quietListChanged(server);
   return server;
+}
+
+/**
+ * The SDK advertises list_changed as soon as a tool, prompt or resource is registered, but these
+ * lists never change while a server runs, so no such notification is ever sent. Only the kinds
+ * present are touched: advertising prompts without any would invite prompts/list.
+ */
+function quietListChanged(server: McpServer): void {
+  const present = (server.server as unknown as { getCapabilities(): ServerCapabilities })
+    .getCapabilities();
+  const lists = (["tools", "prompts", "resources"] as const).filter((kind) => present[kind]);
+  server.server.registerCapabilities(
+    Object.fromEntries(lists.map((kind) => [kind, { ...present[kind], listChanged: false }])),
+  );
 }
 
 const EMPTY_INPUT = { type: "object" as const, properties: {} };

@@ -1,15 +1,175 @@
-/** The same MCP server over stdio, for desktop clients that start a command. */
+/**
+ * The same MCP server over stdio, for desktop clients that start a command. When the client
+ * closes stdin (a one-shot script, a desktop client quitting right after a save), every request
+ * already received is still carried out and answered before the server closes.
+ */
 
 import process from "node:process";
+import type { Config } from "../config.ts";
+import { type Caller, clientNameProblem } from "../kit/caller.ts";
+import { InFlight } from "./in_flight.ts";
 import { createMcpServer, type McpDeps, type Toolset } from "./server.ts";
-import { StdioServerTransport } from "./sdk.ts";
+import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./sdk.ts";
 
-/** Serves MCP on stdin/stdout until the client closes stdin. Nothing else may write stdout. */
-export async function serveStdio(deps: McpDeps, toolsets: readonly Toolset[]): Promise<void> {
+/** Where the stdio server reads and writes; tests pass their own streams. */
+export interface StdioStreams {
+  input: ReadableStream<Uint8Array>;
+  output: WritableStream<Uint8Array>;
+}
+
+/**
+ * Serves MCP on stdin/stdout until the client closes stdin, then waits (at most
+ * `SHUTDOWN_GRACE_MS`) for the requests in flight to be answered and written. Nothing else may
+ * write stdout.
+ */
+export async function serveStdio(
+  deps: McpDeps,
+  toolsets: readonly Toolset[],
+  streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
+): Promise<void> {
+  const transport = new LineTransport(streams);
   const server = createMcpServer(deps, toolsets);
-  const closed = Promise.withResolvers<void>();
-  server.server.onclose = () => closed.resolve();
-  process.stdin.on("end", () => void server.close());
-  await server.connect(new StdioServerTransport());
-  await closed.promise;
+  await server.connect(transport);
+  await transport.inputEnded;
+  const graceMs = deps.config.shutdownGraceMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), graceMs));
+  const outcome = await Promise.race([transport.flushed(), late]);
+  clearTimeout(timer);
+  if (outcome === "late") {
+    console.error(
+      `handoff-mcp: stdin closed; ${transport.pending} request(s) still unanswered after ` +
+        `SHUTDOWN_GRACE_MS (${graceMs} ms): closing without them`,
+    );
+  }
+  await server.close();
+}
+
+/** Newline-delimited JSON-RPC over byte streams, tracking requests until they are answered. */
+class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Resolves when the client has closed its end of the input. */
+  readonly inputEnded: Promise<void>;
+  readonly #ended = Promise.withResolvers<void>();
+  readonly #inFlight = new InFlight();
+  readonly #input: ReadableStream<Uint8Array>;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #encoder = new TextEncoder();
+  /** The last write, so writes go out in order and shutdown can wait for them. */
+  #writing: Promise<void> = Promise.resolve();
+  #outputBroken = false;
+  #closed = false;
+
+  constructor(streams: StdioStreams) {
+    this.#input = streams.input;
+    this.#writer = streams.output.getWriter();
+    this.inputEnded = this.#ended.promise;
+  }
+
+  /** Requests received and not yet answered. */
+  get pending(): number {
+    return this.#inFlight.size;
+  }
+
+  start(): Promise<void> {
+    void this.#read().finally(() => this.#ended.resolve());
+    return Promise.resolve();
+  }
+
+  /** Resolves once every request received is answered and every answer written. */
+  async flushed(): Promise<void> {
+    await this.#inFlight.settled();
+    await this.#writing;
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
+    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
+    this.#writing = this.#writing.then(async () => {
+      if (this.#outputBroken) return;
+      try {
+        await this.#writer.write(bytes);
+      } catch {
+        // The client stopped reading (a closed pipe). Work already received still completes.
+        this.#outputBroken = true;
+      }
+    });
+    // Counted as answered once written, so shutdown waits for the bytes, not just the reply.
+    return this.#writing.then(() => this.#inFlight.answered(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#writing;
+    this.#writer.releaseLock();
+    this.onclose?.();
+  }
+
+  async #read(): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    try {
+      for await (const chunk of this.#input) {
+        // Search only the new text for a newline: a long line arriving in many chunks stays linear.
+        let from = buffered.length;
+        buffered += decoder.decode(chunk, { stream: true });
+        let newline;
+        while ((newline = buffered.indexOf("\n", from)) !== -1) {
+          this.#line(buffered.slice(0, newline));
+          buffered = buffered.slice(newline + 1);
+          from = 0;
+        }
+      }
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+    // A one-shot client may not end its last message with a newline.
+    this.#line(buffered + decoder.decode());
+  }
+
+  #line(raw: string): void {
+    const line = raw.replace(/\r$/, "");
+    if (line.trim() === "" || this.#closed) return;
+    let parsed;
+    try {
+      parsed = JSONRPCMessageSchema.safeParse(JSON.parse(line));
+    } catch {
+      this.onerror?.(new Error("stdio: a line is not valid JSON"));
+      return;
+    }
+    if (!parsed.success) {
+      this.onerror?.(new Error("stdio: a line is not a JSON-RPC 2.0 message"));
+      return;
+    }
+    const message = parsed.data as JSONRPCMessage;
+    this.#inFlight.received(message);
+    this.onmessage?.(message);
+  }
+}
+
+/**
+ * The caller of a stdio server: the machine's own user, named by `--client-name <name>` (or
+ * `--client-name=<name>`), else `CLIENT_NAME`, else `DEFAULT_CLIENT_NAME`; always via `local`.
+ * Throws naming the flag when its value is missing or not a valid client name.
+ */
+export function stdioCaller(config: Config, args: readonly string[]): Caller {
+  let flag: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--client-name") {
+      flag = args[i + 1];
+      if (flag === undefined || flag.startsWith("--")) {
+        throw new Error("--client-name needs a value, e.g. --client-name codex");
+      }
+    } else if (args[i].startsWith("--client-name=")) {
+      flag = args[i].slice("--client-name=".length);
+    }
+  }
+  if (flag !== undefined) {
+    const problem = clientNameProblem(flag, "--client-name");
+    if (problem) throw new Error(problem);
+  }
+  return { name: flag ?? config.clientName ?? config.defaultClientName, via: "local" };
 }

@@ -1,13 +1,24 @@
 /** What a toolset is to the server: a name, instructions, its tools, and any HTTP routes. */
 
 import type { Config } from "../config.ts";
+import type { Caller } from "../kit/caller.ts";
+import type { EnvSource } from "../kit/env.ts";
 import type { Route } from "../kit/web.ts";
 import type { McpServer } from "./sdk.ts";
 
-/** What every toolset may need. KV is opened once per process and passed in. */
+/**
+ * What every toolset may need per server: KV (opened once per process) and the server
+ * settings. A toolset's own settings come from its `load`, never from here.
+ */
 export interface McpDeps {
   kv: Deno.Kv;
   config: Config;
+  /**
+   * The process's default caller: on stdio the local user (`CLIENT_NAME`), over HTTP the
+   * `DEFAULT_CLIENT_NAME`. A request's own caller arrives with the request; read it with
+   * `callerOf(extra, deps)`, never from here directly.
+   */
+  caller: Caller;
 }
 
 /**
@@ -28,5 +39,5 @@ export interface Toolset {
 /** A toolset before its settings are read: `load` reads them and throws naming a bad variable. */
 export interface ToolsetDefinition {
   name: string;
-  load(env: { get(name: string): string | undefined }): Toolset;
+  load(env: EnvSource): Toolset;
 }

@@ -4,6 +4,7 @@ import type { DeleteResult } from "./store_delete.ts";
 import type { BranchSummary, HistoryPage, HistoryThought } from "./store_history.ts";
 import type { AddThoughtResult, ThoughtFlag } from "./store_write.ts";
 import { fenceFor } from "../kit/untrusted.ts";
+import { characterCount } from "../kit/text.ts";
 
 /** Flags the MCP layer adds to the store's: a thought that continued the session's sequence. */
 export type SessionFlag = "SESSION_SEQUENCE";
@@ -83,7 +84,7 @@ function describeThought(t: HistoryThought): string {
   if (t.truncated) {
     parts.push(
       `truncated: first ${
-        [...t.thought].length
+        characterCount(t.thought)
       } of ${t.characters} characters; raise maxCharacters to read it whole`,
     );
   }

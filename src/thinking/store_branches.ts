@@ -4,8 +4,8 @@
  * a reference resolves on the thought's branch first, then its ancestors, nearest first.
  */
 
-import type { ThinkingLimits } from "../config.ts";
-import { getAll } from "../kit/kv.ts";
+import type { ThinkingLimits } from "./settings.ts";
+import { getAll, readKeys } from "../kit/kv.ts";
 import { fail } from "./store_errors.ts";
 import {
   branchKey,
@@ -44,7 +44,7 @@ export async function learnBranches(
     !known.has(id) && seq.branches.some((b) => b.id === id)
   );
   if (missing.length === 0) return;
-  const got = await kv.getMany<BranchRecord[]>(missing.map((id) => branchKey(seq.id, id)));
+  const got = await readKeys<BranchRecord[]>(kv, missing.map((id) => branchKey(seq.id, id)));
   for (const entry of got) if (entry.value !== null) known.set(entry.value.id, entry.value);
 }
 

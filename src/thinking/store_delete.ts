@@ -1,7 +1,7 @@
 /** Deleting a sequence with all its keys, in atomics that never leave a key without its sequence. */
 
-import type { ThinkingLimits } from "../config.ts";
-import { commitWithRetry, deleteUnder } from "../kit/kv.ts";
+import type { ThinkingLimits } from "./settings.ts";
+import { commitWithRetry, deleteUnder, readKey } from "../kit/kv.ts";
 import { fail } from "./store_errors.ts";
 import { childPrefixes, isSequenceId, sequenceKey, type SequenceRecord } from "./store_keys.ts";
 import { type Clock, live, setOptions } from "./store_retention.ts";
@@ -30,7 +30,7 @@ export async function deleteSequence(
   }
   if (!isSequenceId(sequenceId)) return { sequenceId, deleted: false, deletedThoughts: 0 };
   const marked = await commitWithRetry(async () => {
-    const entry = await kv.get<SequenceRecord>(sequenceKey(sequenceId));
+    const entry = await readKey<SequenceRecord>(kv, sequenceKey(sequenceId));
     if (entry.value === null) return { value: null };
     const wasLive = live(entry.value, limits, clock()) !== null;
     if (entry.value.deleting) return { value: { entry, wasLive } };
@@ -44,7 +44,7 @@ export async function deleteSequence(
   if (marked === null) return { sequenceId, deleted: false, deletedThoughts: 0 };
   for (const prefix of childPrefixes(sequenceId)) await deleteUnder(kv, prefix);
   await commitWithRetry(async () => {
-    const entry = await kv.get<SequenceRecord>(sequenceKey(sequenceId));
+    const entry = await readKey<SequenceRecord>(kv, sequenceKey(sequenceId));
     if (entry.value === null) return { value: undefined };
     return { op: kv.atomic().check(entry).delete(sequenceKey(sequenceId)), value: undefined };
   }, { kv, key: sequenceKey(sequenceId) });

@@ -3,8 +3,8 @@
  * thoughts in history order (or newest first) behind an opaque cursor.
  */
 
-import type { ThinkingLimits } from "../config.ts";
-import { getAll } from "../kit/kv.ts";
+import type { ThinkingLimits } from "./settings.ts";
+import { getAll, listAll, readKey } from "../kit/kv.ts";
 import { fail, sequenceNotFound } from "./store_errors.ts";
 import {
   branchPrefix,
@@ -29,7 +29,7 @@ export async function getSequence(
   clock: Clock = Date.now,
 ): Promise<SequenceRecord | null> {
   if (!isSequenceId(sequenceId)) return null;
-  const entry = await kv.get<SequenceRecord>(sequenceKey(sequenceId));
+  const entry = await readKey<SequenceRecord>(kv, sequenceKey(sequenceId));
   return live(entry.value, limits, clock());
 }
 
@@ -194,7 +194,9 @@ export async function getHistory(
   if (seq === null) sequenceNotFound(sequenceId);
   checkBranch(seq, branch);
   const [branchRecords, records] = await Promise.all([
-    Array.fromAsync(kv.list<BranchRecord>({ prefix: branchPrefix(sequenceId) }), (e) => e.value),
+    listAll<BranchRecord>(kv, { prefix: branchPrefix(sequenceId) }).then((all) =>
+      all.map((e) => e.value)
+    ),
     listThoughts(kv, sequenceId, branch, order, after, limit + 1),
   ]);
   const page = fitPage(records, limit, maxCharacters);
@@ -252,9 +254,10 @@ async function listThoughts(
     : order === "asc"
     ? { prefix, start: [...prefix, after + 1] }
     : { prefix, end: [...prefix, after] };
-  const listed = await Array.fromAsync(
-    kv.list<ThoughtRecord | number>(selector, { limit: count, reverse: order === "desc" }),
-  );
+  const listed = await listAll<ThoughtRecord | number>(kv, selector, {
+    limit: count,
+    reverse: order === "desc",
+  });
   if (branch === null) return listed.map((e) => e.value as ThoughtRecord);
   const entries = await getAll<ThoughtRecord>(
     kv,

@@ -4,7 +4,7 @@
  * the logical expiry, since KV removes expired keys late.
  */
 
-import type { ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { resetExpiry } from "../kit/kv.ts";
 import { childPrefixes, type SequenceRecord } from "./store_keys.ts";
 

@@ -4,19 +4,13 @@
  */
 
 import { getAll } from "../kit/kv.ts";
+import { characterCount } from "../kit/text.ts";
 import { thoughtPartKey, type ThoughtRecord } from "./store_keys.ts";
 
 /** Code units per text chunk: at most 40,000 bytes even when every unit takes two. */
 const PART_UNITS = 20_000;
 /** Texts up to this many code units are stored inline in the thought record. */
 const INLINE_UNITS = 24_000;
-
-/** Characters (code points) in `text`. */
-export function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
 
 /** Splits `text` into chunks of at most `PART_UNITS` code units, never inside a surrogate pair. */
 export function splitText(text: string): string[] {
@@ -40,8 +34,7 @@ export function chunksOf(text: string): string[] | undefined {
 /** A sequence's title: the first line of its first thought, at most 80 characters. */
 export function titleOf(text: string): string {
   const line = text.trim().split(/\r?\n|\u2028|\u2029/, 1)[0].trim();
-  const chars = [...line];
-  return chars.length > 80 ? chars.slice(0, 79).join("") + "…" : line;
+  return characterCount(line) > 80 ? [...line].slice(0, 79).join("") + "…" : line;
 }
 
 /** The whole text of each of `records`, reading the chunks of the large ones. */

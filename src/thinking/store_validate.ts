@@ -1,9 +1,9 @@
 /** The typed input of `sequentialthinking`, and the checks that need no read. */
 
-import type { ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { fail } from "./store_errors.ts";
 import { MAIN_BRANCH } from "./store_keys.ts";
-import { characterCount } from "./store_text.ts";
+import { characterCount, checkId } from "../kit/text.ts";
 
 /** The input of `sequentialthinking`, already typed (numbers and booleans parsed). */
 export interface ThoughtInput {
@@ -30,17 +30,9 @@ function checkNumber(name: string, value: number | undefined, limits: ThinkingLi
   }
 }
 
-/** Checks a branch id: 1–max characters, no control characters. */
+/** Checks a branch id: 1–max characters, not blank, no control characters or lone surrogates. */
 function checkBranchId(name: string, value: string, limits: ThinkingLimits): void {
-  const length = characterCount(value);
-  if (length < 1 || length > limits.branchIdMax || /\p{Cc}/u.test(value) || value.trim() === "") {
-    fail(
-      "BRANCH_ID_INVALID",
-      `${name} must be 1–${limits.branchIdMax} characters without control characters, got ${
-        length === 0 ? "an empty string" : `${length} characters`
-      }`,
-    );
-  }
+  checkId(value, limits.branchIdMax, { name, code: "BRANCH_ID_INVALID" });
 }
 
 /**

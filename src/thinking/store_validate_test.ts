@@ -20,3 +20,23 @@ Deno.test("addThought() refuses empty, too long and out-of-range input", async (
     assert.deepEqual(await allKeys(kv), [], "nothing was written");
   });
 });
+
+Deno.test("addThought() refuses branch ids KV would fold into one (lone surrogates, blank)", async () => {
+  await withKv(async (kv) => {
+    await addThought(kv, LIMITS, step(1));
+    for (const branchId of ["\uD800", "\uDBFF", "a\uDC00", "  "]) {
+      await rejectsWith(
+        addThought(kv, LIMITS, step(2, { branchFromThought: 1, branchId })),
+        "BRANCH_ID_INVALID",
+      );
+    }
+    await rejectsWith(
+      addThought(
+        kv,
+        LIMITS,
+        step(2, { branchFromThought: 1, branchId: "b", branchFromBranchId: "\uD800" }),
+      ),
+      "BRANCH_ID_INVALID",
+    );
+  });
+});

@@ -4,8 +4,8 @@
  * consecutive history indexes.
  */
 
-import type { ThinkingLimits } from "../config.ts";
-import { commitWithRetry } from "../kit/kv.ts";
+import type { ThinkingLimits } from "./settings.ts";
+import { commitWithRetry, readKeys } from "../kit/kv.ts";
 import {
   branchesNamed,
   learnBranches,
@@ -181,7 +181,7 @@ async function load(
     };
   }
   const branchId = namedBranch(input) ?? MAIN_BRANCH;
-  const [seqEntry, numberEntry, ...found] = await kv.getMany<unknown[]>([
+  const [seqEntry, numberEntry, ...found] = await readKeys<unknown[]>(kv, [
     sequenceKey(sequenceId),
     thoughtNumberKey(sequenceId, branchId, input.thoughtNumber),
     ...branchesNamed(input).map((id) => branchKey(sequenceId, id)),

@@ -1,7 +1,7 @@
 /** The thinking toolset: durable sequential thinking, its history, and deleting a sequence. */
 
 import { z } from "zod";
-import type { Config, ThinkingLimits } from "../config.ts";
+import type { ThinkingLimits } from "./settings.ts";
 import { renderDelete, renderHistory, renderThought, type SessionFlag } from "./render.ts";
 import { SequenceCache } from "./store_cache.ts";
 import { deleteSequence } from "./store_delete.ts";
@@ -14,12 +14,13 @@ import viewHtml from "./card.html" with { type: "text" };
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
 import type { McpServer } from "../mcp/sdk.ts";
+import { structuredResult } from "../mcp/results.ts";
 import { sessionOf } from "../mcp/session.ts";
 
 /** What the thinking tools need. */
 export interface ThinkingDeps {
   kv: Deno.Kv;
-  config: Config;
+  limits: ThinkingLimits;
 }
 
 /** The MCP Apps view that shows thoughts as cards and a finished sequence as a tree. */
@@ -52,21 +53,53 @@ const coercedBoolean = z.union([z.boolean(), z.string()]).transform((value, ctx)
   return z.NEVER;
 });
 
+/** What every thinking tool uses, built once per server. */
+interface ThinkingToolContext {
+  kv: Deno.Kv;
+  limits: ThinkingLimits;
+  /** A thought-number argument described as `what`. */
+  count(what: string): z.ZodType<number>;
+  /** The `sequenceId` argument. */
+  sequenceId: z.ZodString;
+  /** A branch-id argument described as `what`. */
+  branchName(what: string): z.ZodString;
+  /** The `_meta` that links a tool to the thinking view. */
+  ui: ReturnType<typeof viewMeta>;
+}
+
 /** Registers the thinking tools and their MCP Apps view. */
 export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): void {
-  const { kv } = deps;
-  const limits = deps.config.thinking;
-  const count = (what: string) =>
-    z.coerce.number().int().min(1).max(limits.numberMax).describe(
-      `${what} (a whole number from 1 to ${limits.numberMax})`,
-    );
-  const sequenceId = z.string().max(64);
-  const branchName = (what: string) =>
-    z.string().max(limits.branchIdMax).describe(
-      `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
-    );
-  const ui = viewMeta(THINKING_VIEW_URI);
+  const { kv, limits } = deps;
+  const ctx: ThinkingToolContext = {
+    kv,
+    limits,
+    count: (what) =>
+      z.coerce.number().int().min(1).max(limits.numberMax).describe(
+        `${what} (a whole number from 1 to ${limits.numberMax})`,
+      ),
+    sequenceId: z.string().max(64),
+    branchName: (what) =>
+      z.string().max(limits.branchIdMax).describe(
+        `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
+      ),
+    ui: viewMeta(THINKING_VIEW_URI),
+  };
+  registerSequentialThinkingTool(server, ctx);
+  registerHistoryTool(server, ctx);
+  registerDeleteTool(server, ctx);
+  registerAppView(server, {
+    name: "thinking-view",
+    uri: THINKING_VIEW_URI,
+    title: "Thinking view",
+    description:
+      "Shows the current thought as a card and, once a sequence ends, the whole process with its branches and revisions",
+    html: viewHtml,
+  });
+}
 
+/** `sequentialthinking`: one thought, stored; a session remembers the sequence it last wrote. */
+function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolContext): void {
+  const { kv, limits, count, branchName } = ctx;
   server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
     description: DESCRIPTION,
@@ -89,7 +122,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
       needsMoreThoughts: coercedBoolean.optional().describe(
         "True when you reached the planned end but need more thoughts",
       ),
-      sequenceId: sequenceId.optional().describe(
+      sequenceId: ctx.sequenceId.optional().describe(
         "The sequence this thought belongs to, as returned by the first call; omit only to start a new sequence",
       ),
       branchFromBranchId: branchName(
@@ -116,7 +149,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
       ),
     },
     annotations: writes({ destructive: false, idempotent: false }),
-    _meta: ui,
+    _meta: ctx.ui,
   }, async (args, extra) => {
     const { session, cache } = sessionOf(extra).slot("thinking", newThinkingSession);
     const input: ThoughtInput = { ...args };
@@ -130,12 +163,13 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     const flags: (ThoughtFlag | SessionFlag)[] = continued ? ["SESSION_SEQUENCE"] : [];
     flags.push(...result.flags);
     const { index, flags: _, ...rest } = result;
-    return {
-      content: [{ type: "text" as const, text: renderThought(result, flags) }],
-      structuredContent: { ...rest, historyIndex: index, flags },
-    };
+    return structuredResult(renderThought(result, flags), { ...rest, historyIndex: index, flags });
   });
+}
 
+/** `get_thought_history`: a stored sequence read back, one page at a time. */
+function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void {
+  const { kv, limits, branchName } = ctx;
   const thoughtSchema = z.object({
     index: z.number().describe("Position in the history, from 1"),
     thoughtNumber: z.number(),
@@ -168,7 +202,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     description:
       "Reads a stored thinking sequence back: its title, whether it is complete, its branches (with parent and fork point) and one page of thoughts in order, revisions included. Use it to resume or review reasoning from an earlier chat; pass nextCursor back to read on.",
     inputSchema: {
-      sequenceId: sequenceId.describe("The sequenceId sequentialthinking returned"),
+      sequenceId: ctx.sequenceId.describe("The sequenceId sequentialthinking returned"),
       limit: z.coerce.number().int().min(1).max(limits.historyPageMax).optional().describe(
         `Thoughts per page, 1–${limits.historyPageMax} (default ${limits.historyPageDefault})`,
       ),
@@ -205,21 +239,22 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
       nextCursor: z.string().nullable().describe("Cursor of the next page; null at the end"),
     },
     annotations: READ_ONLY,
-    _meta: ui,
+    _meta: ctx.ui,
   }, async ({ sequenceId, ...options }) => {
     const page = await getHistory(kv, limits, sequenceId, options);
-    return {
-      content: [{ type: "text" as const, text: renderHistory(page) }],
-      structuredContent: { ...page },
-    };
+    return structuredResult(renderHistory(page), { ...page });
   });
+}
 
+/** `delete_thought_sequence`: a sequence and everything in it, only with `confirm: true`. */
+function registerDeleteTool(server: McpServer, ctx: ThinkingToolContext): void {
+  const { kv, limits } = ctx;
   server.registerTool("delete_thought_sequence", {
     title: "Delete thought sequence",
     description:
       "Permanently deletes a thinking sequence with all its thoughts and branches. Only when the user asks to delete it; confirm must be true. Deleting again reports deleted: false.",
     inputSchema: {
-      sequenceId: sequenceId.describe("The sequenceId to delete"),
+      sequenceId: ctx.sequenceId.describe("The sequenceId to delete"),
       confirm: z.literal(true).describe("Must be exactly true: the deletion cannot be undone"),
     },
     outputSchema: {
@@ -230,19 +265,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ sequenceId, confirm }) => {
     const result = await deleteSequence(kv, limits, sequenceId, confirm);
-    return {
-      content: [{ type: "text" as const, text: renderDelete(result) }],
-      structuredContent: { ...result },
-    };
-  });
-
-  registerAppView(server, {
-    name: "thinking-view",
-    uri: THINKING_VIEW_URI,
-    title: "Thinking view",
-    description:
-      "Shows the current thought as a card and, once a sequence ends, the whole process with its branches and revisions",
-    html: viewHtml,
+    return structuredResult(renderDelete(result), { ...result });
   });
 }
 

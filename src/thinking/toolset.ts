@@ -1,14 +1,18 @@
 /** The thinking toolset: sequential thinking that survives the process. */
 
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import { loadThinkingSettings } from "./settings.ts";
 import { registerThinkingTools, THINKING_INSTRUCTIONS } from "./tools.ts";
 
 /** The thinking toolset's entry in the toolset list. */
 export const thinkingToolset: ToolsetDefinition = {
   name: "thinking",
-  load: () => ({
-    name: "thinking",
-    instructions: THINKING_INSTRUCTIONS,
-    register: registerThinkingTools,
-  }),
+  load: (env) => {
+    const limits = loadThinkingSettings(env);
+    return {
+      name: "thinking",
+      instructions: THINKING_INSTRUCTIONS,
+      register: (server, { kv }) => registerThinkingTools(server, { kv, limits }),
+    };
+  },
 };

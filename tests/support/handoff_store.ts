@@ -1,7 +1,7 @@
 /** Fixtures for the handoff store's unit tests: a fresh KV, a save input, orphan checks. */
 
 import assert from "node:assert/strict";
-import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../../src/config.ts";
+import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../../src/handoff/settings.ts";
 import { countPendingDeletes } from "../../src/kit/chunks.ts";
 import type { SaveInput } from "../../src/handoff/store_save.ts";
 import { type Handoff, handoffCountKey } from "../../src/handoff/store_schema.ts";

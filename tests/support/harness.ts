@@ -118,27 +118,7 @@ export async function spawnServer(env: Record<string, string>): Promise<ChildSer
   };
 }
 
-/** The text and flags of one tool call. */
-export interface CallOutcome {
-  text: string;
-  isError: boolean;
-  structured: Record<string, unknown> | undefined;
-}
-
-/** Calls a tool and returns its first text block, error flag and structured content. */
-export async function call(
-  client: InstanceType<typeof Client>,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<CallOutcome> {
-  const result = await client.callTool({ name, arguments: args });
-  const content = result.content as { type: string; text?: string }[];
-  return {
-    text: content.filter((c) => c.type === "text").map((c) => c.text).join("\n"),
-    isError: result.isError === true,
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-  };
-}
+export { call, type CallOutcome } from "./mcp.ts";
 
 /** A fresh temporary KV file path; the folder is removed by `cleanup`. */
 export async function tempKvPath(): Promise<{ path: string; cleanup(): Promise<void> }> {

@@ -1,7 +1,7 @@
 /** What the thinking store's unit tests share: a fresh KV per test, inputs, and assertions. */
 
 import assert from "node:assert/strict";
-import { DEFAULT_THINKING_LIMITS, type ThinkingLimits } from "../../src/config.ts";
+import { DEFAULT_THINKING_LIMITS, type ThinkingLimits } from "../../src/thinking/settings.ts";
 import type { ThinkingErrorCode } from "../../src/thinking/store_errors.ts";
 import { getHistory, type HistoryThought } from "../../src/thinking/store_history.ts";
 import type { ThoughtInput } from "../../src/thinking/store_validate.ts";

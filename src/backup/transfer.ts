@@ -1,0 +1,221 @@
+/**
+ * Export every KV entry to JSON lines, and import such lines into a database: the whole file is
+ * checked before anything is written, then written in checked atomics, between a marker that
+ * says "running" (written first) and one that says "done" (written last), so an interrupted
+ * import is recognised by the next one.
+ */
+
+import { retryLocked } from "../kit/kv.ts";
+import {
+  decodeHeader,
+  decodeLine,
+  encodeEntry,
+  endLine,
+  type Entry,
+  headerLine,
+  LineError,
+} from "./codec.ts";
+
+/** Key of the import marker; it is never exported. */
+export const IMPORT_MARKER_KEY: Deno.KvKey = ["__handoff_mcp_import__"];
+
+/** What the marker holds while an import runs and after it finished. */
+export interface ImportMarker {
+  state: "running" | "done";
+  source: string;
+  entries: number;
+  startedAt: string;
+  finishedAt?: string;
+}
+
+/** Most entries in one import atomic (KV allows 100 checks per atomic). */
+export const IMPORT_BATCH_ENTRIES = 100;
+/** Characters of lines in one import atomic, well under KV's 800 KiB per atomic. */
+export const IMPORT_BATCH_CHARS = 256 * 1024;
+/** Entries between two progress lines. */
+export const PROGRESS_EVERY = 1000;
+
+/** Where progress goes (stderr in the CLI); silent by default. */
+export type Progress = (message: string) => void;
+
+/** Writes the header, one line per entry in key order, and the end line; returns the count. */
+export async function exportKv(
+  kv: Deno.Kv,
+  write: (line: string) => Promise<void>,
+  progress: Progress = () => {},
+): Promise<number> {
+  await write(headerLine());
+  let count = 0;
+  for await (const entry of kv.list({ prefix: [] })) {
+    if (isMarker(entry.key)) continue;
+    await write(encodeEntry(entry.key, entry.value));
+    if (++count % PROGRESS_EVERY === 0) progress(`exported ${count} entries…`);
+  }
+  await write(endLine(count));
+  return count;
+}
+
+/** Reads the lines of a file, numbered from 1, without holding the whole file. */
+export type LineSource = () => AsyncIterable<string>;
+
+/**
+ * Checks a whole export (header, every entry, no key twice, the end line with the right count,
+ * nothing after it); throws a `LineError` naming the first bad line. Returns the entry count.
+ */
+export async function validateExport(lines: LineSource): Promise<number> {
+  const seen = new Set<string>();
+  let number = 0;
+  let ended = false;
+  for await (const text of lines()) {
+    number++;
+    if (number === 1) {
+      decodeHeader(text);
+      continue;
+    }
+    if (ended) throw lineError(number, "nothing may follow the end line");
+    const decoded = decodeLine(text, number);
+    if ("end" in decoded) {
+      if (decoded.end !== seen.size) {
+        throw lineError(
+          number,
+          `the end line counts ${decoded.end} entries, the file has ${seen.size}`,
+        );
+      }
+      ended = true;
+      continue;
+    }
+    if (isMarker(decoded.key)) throw lineError(number, "the import marker key cannot be imported");
+    const id = keyId(decoded.key);
+    if (seen.has(id)) throw lineError(number, "this key already appeared on an earlier line");
+    seen.add(id);
+  }
+  if (number === 0) throw lineError(1, "the file is empty");
+  if (!ended) {
+    throw lineError(number + 1, "the file ends before its end line: it was cut short");
+  }
+  return seen.size;
+}
+
+/** Options of `importKv`. */
+export interface ImportOptions {
+  /** Overwrite keys that exist instead of refusing a database that holds anything. */
+  merge: boolean;
+  /** Name of the file, kept in the marker. */
+  source: string;
+  progress?: Progress;
+}
+
+/**
+ * Imports a validated export. Refuses a non-empty database (unless `merge`) and one a previous
+ * import left half-written (unless `merge`, which completes it). Returns the entries written.
+ */
+export async function importKv(
+  kv: Deno.Kv,
+  lines: LineSource,
+  options: ImportOptions,
+): Promise<number> {
+  const progress = options.progress ?? (() => {});
+  const entries = await validateExport(lines);
+  const marker = await retryLocked(() => kv.get<ImportMarker>(IMPORT_MARKER_KEY));
+  if (marker.value?.state === "running" && !options.merge) {
+    throw new Error(
+      `an earlier import (of ${marker.value.source}, started ${marker.value.startedAt}) was ` +
+        "interrupted: this database holds part of it. Import into an empty database, or pass " +
+        "--merge to write the whole file over it",
+    );
+  }
+  if (!options.merge) {
+    for await (const entry of kv.list({ prefix: [] }, { limit: 2 })) {
+      if (isMarker(entry.key)) continue;
+      throw new Error(
+        "the database is not empty: import writes only into an empty one (pass --merge to " +
+          "overwrite the keys the file holds and keep the others)",
+      );
+    }
+  }
+  const startedAt = new Date().toISOString();
+  const running: ImportMarker = { state: "running", source: options.source, entries, startedAt };
+  const opened = await retryLocked(() =>
+    kv.atomic().check(marker).set(IMPORT_MARKER_KEY, running).commit()
+  );
+  if (!opened.ok) throw new Error("another import started on this database at the same time");
+
+  let batch: { entry: Entry; line: number }[] = [];
+  let chars = 0;
+  let written = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const op = kv.atomic();
+    for (const { entry } of batch) {
+      if (!options.merge) op.check({ key: entry.key, versionstamp: null });
+      op.set(entry.key, entry.value);
+    }
+    const first = batch[0].line;
+    const result = await retryLocked(() => op.commit()).catch((error: Error) => {
+      throw new Error(
+        `lines ${first}–${batch.at(-1)!.line} could not be written: ${error.message}`,
+      );
+    });
+    if (!result.ok) {
+      throw new Error(
+        `lines ${first}–${batch.at(-1)!.line}: a key appeared meanwhile (another writer is using ` +
+          "this database); the import stopped and is marked interrupted",
+      );
+    }
+    const before = written;
+    written += batch.length;
+    if (Math.floor(written / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) {
+      progress(`imported ${written} of ${entries} entries…`);
+    }
+    batch = [];
+    chars = 0;
+  };
+  let number = 0;
+  for await (const text of lines()) {
+    number++;
+    if (number === 1) continue;
+    const decoded = decodeLine(text, number);
+    if ("end" in decoded) break;
+    if (batch.length === IMPORT_BATCH_ENTRIES || chars + text.length > IMPORT_BATCH_CHARS) {
+      await flush();
+    }
+    batch.push({ entry: decoded, line: number });
+    chars += text.length;
+  }
+  await flush();
+  const done: ImportMarker = { ...running, state: "done", finishedAt: new Date().toISOString() };
+  await retryLocked(() => kv.set(IMPORT_MARKER_KEY, done));
+  return written;
+}
+
+/** The lines of a text file, read as a stream. */
+export function fileLines(path: string): LineSource {
+  return async function* () {
+    const file = await Deno.open(path);
+    // Reading the stream to its end, or leaving the loop early, closes the file.
+    let buffered = "";
+    for await (const chunk of file.readable.pipeThrough(new TextDecoderStream())) {
+      let from = buffered.length;
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf("\n", from)) !== -1) {
+        yield buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        from = 0;
+      }
+    }
+    if (buffered !== "") yield buffered;
+  };
+}
+
+function isMarker(key: Deno.KvKey): boolean {
+  return key.length === 1 && key[0] === IMPORT_MARKER_KEY[0];
+}
+
+function keyId(key: Deno.KvKey): string {
+  return encodeEntry(key, null);
+}
+
+function lineError(line: number, reason: string): LineError {
+  return new LineError(line, reason);
+}

@@ -1,0 +1,120 @@
+/**
+ * Who is calling, resolved once per request from what authentication established: the one
+ * place that turns tokens and headers into a `Caller`, and the caller into the SDK's `authInfo`.
+ * Precedence: OAuth > a named token > `X-Client-Name` > `DEFAULT_CLIENT_NAME`.
+ */
+
+import type { NamedToken } from "../config.ts";
+import { type Caller, clientNameProblem } from "../kit/caller.ts";
+import { AppError } from "../kit/kv.ts";
+import type { AuthInfo } from "../mcp/sdk.ts";
+import { bearerToken, tokenMatches } from "./auth.ts";
+
+/** What authentication proved about a request. */
+export type Authenticated =
+  /** `AUTH_TOKEN`, in the path or as bearer: anyone holding the server's key. */
+  | { kind: "master" }
+  /** A token of `AUTH_TOKENS`, which names its holder. */
+  | { kind: "named"; name: string }
+  /** A verified OAuth access token (added by the OAuth work). */
+  | { kind: "oauth"; clientId: string; name: string };
+
+/** The tokens a request may present. */
+export interface Credentials {
+  /** `AUTH_TOKEN` (configured or generated). */
+  master: string;
+  /** `AUTH_TOKENS`. */
+  named: readonly NamedToken[];
+}
+
+/** An authenticated request: the path after the token, the prefix used, and who it proved. */
+export interface Authentication {
+  path: string;
+  base: string;
+  auth: Authenticated;
+}
+
+/** The header a client may label itself with when no token names it. */
+export const CLIENT_NAME_HEADER = "x-client-name";
+
+/**
+ * Accepts a token as the first path segment, or as a bearer header on token-less paths; a path
+ * token wins over a bearer one. Every candidate is compared, in constant time, so timing does
+ * not tell which token nearly matched.
+ */
+export async function authenticate(
+  req: Request,
+  url: URL,
+  credentials: Credentials,
+): Promise<Authentication | undefined> {
+  const path = url.pathname.slice(1);
+  const slash = path.indexOf("/");
+  if (slash > 0) {
+    const auth = await which(path.slice(0, slash), credentials);
+    if (auth) return { path: path.slice(slash + 1), base: `/${path.slice(0, slash + 1)}`, auth };
+  }
+  const auth = await which(bearerToken(req), credentials);
+  return auth ? { path, base: "/", auth } : undefined;
+}
+
+async function which(
+  presented: string | null,
+  credentials: Credentials,
+): Promise<Authenticated | undefined> {
+  if (presented === null) return undefined;
+  const [master, ...named] = await Promise.all([
+    tokenMatches(presented, credentials.master),
+    ...credentials.named.map((t) => tokenMatches(presented, t.token)),
+  ]);
+  if (master) return { kind: "master" };
+  const index = named.indexOf(true);
+  return index === -1 ? undefined : { kind: "named", name: credentials.named[index].name };
+}
+
+/**
+ * The caller of a request that authenticated as `auth`. A present `X-Client-Name` is checked
+ * even when a token outranks it, so a client learns its label is bad instead of losing it
+ * silently; a bad one is an `AppError` (400, code `invalid_client_name`), never truncated.
+ */
+export function resolveCaller(auth: Authenticated, req: Request, defaultName: string): Caller {
+  const label = clientNameHeader(req);
+  if (auth.kind === "oauth") return { name: auth.name, via: "oauth", clientId: auth.clientId };
+  if (auth.kind === "named") return { name: auth.name, via: "token" };
+  if (label !== undefined) return { name: label, via: "header" };
+  return { name: defaultName, via: "default" };
+}
+
+/**
+ * The `X-Client-Name` of `req`, or `undefined`. Header values arrive as bytes (one character
+ * per byte), so a UTF-8 name such as `Zoë` is decoded here; bytes that are not UTF-8 are refused.
+ */
+export function clientNameHeader(req: Request): string | undefined {
+  const raw = req.headers.get(CLIENT_NAME_HEADER);
+  if (raw === null) return undefined;
+  let name: string;
+  try {
+    const bytes = Uint8Array.from(raw, (c) => {
+      const code = c.charCodeAt(0);
+      if (code > 0xff) throw new Error("not a byte");
+      return code;
+    });
+    name = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError(
+      "invalid",
+      "X-Client-Name is not well-formed UTF-8",
+      "invalid_client_name",
+    );
+  }
+  const problem = clientNameProblem(name, "X-Client-Name");
+  if (problem) throw new AppError("invalid", problem, "invalid_client_name");
+  return name;
+}
+
+/**
+ * The SDK `authInfo` that carries `caller` to tool handlers (read back by `callerOf`). It holds
+ * no secret: the token field is empty on purpose.
+ */
+export function authInfoOf(caller: Caller): AuthInfo {
+  return { token: "", clientId: caller.clientId ?? caller.name, scopes: [], extra: { caller } };
+}

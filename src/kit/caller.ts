@@ -1,0 +1,37 @@
+/**
+ * Who is calling: a name and how it was obtained, so a reader can tell a proven name (a named
+ * token, OAuth) from a self-chosen label (a header) or a shared default.
+ */
+
+/** How a caller's name was established, strongest first. */
+export type CallerVia = "oauth" | "token" | "header" | "local" | "default";
+
+/** The caller of one request, resolved once in `http/` (or per process on stdio). */
+export interface Caller {
+  name: string;
+  via: CallerVia;
+  /** The OAuth client id, when the name came from a verified OAuth token. */
+  clientId?: string;
+}
+
+/** Longest client name, in characters (code points); longer is refused, never cut. */
+export const CLIENT_NAME_MAX_CHARS = 140;
+
+/**
+ * What is wrong with `name` as a client name, or `undefined` when it is fine: it must be one
+ * line of well-formed Unicode, not blank, without control characters, at most 140 characters.
+ * `what` names where it came from (`X-Client-Name`, `CLIENT_NAME`).
+ */
+export function clientNameProblem(name: string, what: string): string | undefined {
+  if (!name.isWellFormed()) return `${what} is not well-formed Unicode (it holds a lone surrogate)`;
+  if (name.trim() === "") return `${what} is blank: give a name such as codex or claude`;
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) {
+    return `${what} must be one line without control characters`;
+  }
+  const chars = [...name].length;
+  if (chars > CLIENT_NAME_MAX_CHARS) {
+    return `${what} is ${chars} characters; at most ${CLIENT_NAME_MAX_CHARS} are allowed`;
+  }
+  return undefined;
+}

@@ -1,0 +1,161 @@
+/**
+ * The one set of input checks for text and ids, and the two ways of measuring text: characters
+ * (Unicode code points, what a person counts) and UTF-8 bytes (what storage and wires count).
+ * Every check throws an `AppError` whose message names the field and what it allows.
+ */
+
+import { AppError, type ErrorKind } from "./kv.ts";
+
+/** The field a check is about, as its error message names it. */
+export interface Field {
+  /** The argument's name, e.g. `project_id`. */
+  name: string;
+  /** What was being done, prefixed to the message (`Cannot add task`). */
+  what?: string;
+  /** A toolset's machine code for this failure, passed to `AppError`. */
+  code?: string;
+}
+
+/** A block of text measured in bytes, and the setting that names its limit. */
+export interface TextField extends Field {
+  /** The environment variable that sets the limit, e.g. `HANDOFF_SUMMARY_MAX_BYTES`. */
+  setting: string;
+}
+
+/** C0 and C1 control characters (tab is allowed where text may hold one). */
+const CONTROL = /\p{Cc}/u;
+/** Line breaks, including the Unicode line and paragraph separators. */
+const LINE_BREAK = /[\r\n\u2028\u2029]/;
+
+/** Characters (Unicode code points) in `text`. */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** UTF-8 bytes of `text` (a lone surrogate counts three, as the U+FFFD it would be written as). */
+export function utf8Bytes(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Throws the failure of `field`: an `AppError` of `kind`, its message prefixed with `what`. */
+export function refuse(field: Field, kind: ErrorKind, message: string): never {
+  throw new AppError(kind, field.what ? `${field.what}: ${message}` : message, field.code);
+}
+
+/**
+ * Throws unless `value` is well-formed Unicode. KV would store a lone surrogate as U+FFFD, so two
+ * different ids or texts would silently become one.
+ */
+export function checkWellFormed(value: string, field: Field): void {
+  if (!value.isWellFormed()) {
+    refuse(
+      field,
+      "invalid",
+      `${field.name} has a lone UTF-16 surrogate; lone surrogates are not allowed, send well-formed Unicode text`,
+    );
+  }
+}
+
+/** Throws unless `value` is a string. */
+export function checkString(value: unknown, field: Field): asserts value is string {
+  if (typeof value !== "string") refuse(field, "invalid", `${field.name} must be a string`);
+}
+
+/**
+ * Checks an id: a string of 1–`max` characters, not blank, without control characters or lone
+ * surrogates. Returns it unchanged (ids are never trimmed: the id is what the caller sent).
+ */
+export function checkId(value: unknown, max: number, field: Field): string {
+  checkString(value, field);
+  const length = characterCount(value);
+  if (
+    length < 1 || length > max || value.trim() === "" || CONTROL.test(value) ||
+    !value.isWellFormed()
+  ) {
+    const got = length === 0
+      ? "an empty string"
+      : value.trim() === ""
+      ? `${length} blank characters`
+      : `${length} characters`;
+    refuse(
+      field,
+      "invalid",
+      `${field.name} must be 1–${max} characters, not blank, without control characters or lone surrogates, got ${got}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks one line of text and returns it trimmed: 1–`max` characters, no line breaks (a line
+ * format would silently join them), no control characters but tab, well-formed.
+ */
+export function checkLine(value: unknown, max: number, field: Field): string {
+  checkString(value, field);
+  const text = value.trim();
+  if (text === "") {
+    refuse(
+      field,
+      "invalid",
+      `${field.name} must not be empty or whitespace-only (1–${max} characters)`,
+    );
+  }
+  return lineBody(text, max, field, `1–${max}`);
+}
+
+/** Like `checkLine`, for an optional field: `null` when absent, empty or blank. */
+export function optionalLine(value: unknown, max: number, field: Field): string | null {
+  if (value === undefined || value === null) return null;
+  checkString(value, field);
+  const text = value.trim();
+  return text === "" ? null : lineBody(text, max, field, `at most ${max}`);
+}
+
+function lineBody(text: string, max: number, field: Field, range: string): string {
+  if (LINE_BREAK.test(text)) {
+    refuse(
+      field,
+      "invalid",
+      `${field.name} must be a single line (no line breaks), ${range} characters`,
+    );
+  }
+  if (CONTROL.test(text.replaceAll("\t", " "))) {
+    refuse(field, "invalid", `${field.name} must not contain control characters`);
+  }
+  checkWellFormed(text, field);
+  const length = characterCount(text);
+  if (length > max) {
+    refuse(field, "too_large", `${field.name} is ${length} characters; at most ${max} are allowed`);
+  }
+  return text;
+}
+
+/** Checks a block of text (a summary, a conversation): a string, well-formed, at most `maxBytes`. */
+export function checkText(value: unknown, maxBytes: number, field: TextField): string {
+  checkString(value, field);
+  checkWellFormed(value, field);
+  const bytes = utf8Bytes(value);
+  if (bytes > maxBytes) {
+    refuse(
+      field,
+      "too_large",
+      `${field.name} is ${bytes} bytes (UTF-8); at most ${maxBytes} bytes (${field.setting}) are allowed`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { AppError } from "./kv.ts";
+import {
+  characterCount,
+  checkId,
+  checkLine,
+  checkText,
+  checkWellFormed,
+  optionalLine,
+  utf8Bytes,
+} from "./text.ts";
+
+function refusedWith(fn: () => unknown, kind: AppError["kind"], message: RegExp, code?: string) {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(error instanceof AppError, `expected AppError, got ${error}`);
+    assert.equal(error.kind, kind, error.message);
+    assert.match(error.message, message);
+    assert.equal(error.code, code);
+    return true;
+  });
+}
+
+Deno.test("characterCount() counts code points and utf8Bytes() agrees with TextEncoder", () => {
+  for (const text of ["", "abc", "é", "日本語", "😀x", "a\u{10FFFF}", "\uD800", "\uDC00a"]) {
+    assert.equal(utf8Bytes(text), new TextEncoder().encode(text).byteLength, JSON.stringify(text));
+  }
+  assert.equal(characterCount("😀日a"), 3);
+  assert.equal(characterCount(""), 0);
+});
+
+Deno.test("checkId() refuses empty, blank, too long, control characters and lone surrogates", () => {
+  const field = { name: "project_id", what: "Cannot do it" };
+  assert.equal(checkId("a b", 5, field), "a b");
+  assert.equal(checkId("😀😀😀😀😀", 5, field), "😀😀😀😀😀");
+  refusedWith(
+    () => checkId("", 5, field),
+    "invalid",
+    /^Cannot do it: project_id must be 1–5 .*an empty string/,
+  );
+  refusedWith(() => checkId("   ", 5, field), "invalid", /not blank.*got 3 blank characters/);
+  refusedWith(() => checkId("abcdef", 5, field), "invalid", /got 6 characters/);
+  refusedWith(() => checkId("a\u0000", 5, field), "invalid", /control characters/);
+  refusedWith(() => checkId("a\uD800", 5, field), "invalid", /lone surrogates/);
+  refusedWith(() => checkId(4, 5, field), "invalid", /project_id must be a string/);
+  refusedWith(
+    () => checkId("", 5, { name: "branchId", code: "X" }),
+    "invalid",
+    /^X: branchId/,
+    "X",
+  );
+});
+
+Deno.test("checkLine() trims one line; optionalLine() gives null for blank", () => {
+  const field = { name: "title" };
+  assert.equal(checkLine("  hi\tthere ", 10, field), "hi\tthere");
+  assert.equal(optionalLine("  ", 10, field), null);
+  assert.equal(optionalLine(undefined, 10, field), null);
+  refusedWith(() => checkLine(" ", 10, field), "invalid", /must not be empty or whitespace-only/);
+  refusedWith(() => checkLine("a\nb", 10, field), "invalid", /single line.*1–10 characters/);
+  refusedWith(() => optionalLine("a\u2028b", 10, field), "invalid", /single line.*at most 10/);
+  refusedWith(() => optionalLine("a\u0007", 10, field), "invalid", /control characters/);
+  refusedWith(() => optionalLine("a\uDBFF", 10, field), "invalid", /lone UTF-16 surrogate/);
+  refusedWith(() => checkLine("x".repeat(11), 10, field), "too_large", /11 characters; at most 10/);
+});
+
+Deno.test("checkText() bounds UTF-8 bytes, naming the setting, and refuses lone surrogates", () => {
+  const field = { name: "summary", setting: "SUMMARY_MAX" };
+  assert.equal(checkText("日本", 6, field), "日本");
+  refusedWith(
+    () => checkText("日本語", 6, field),
+    "too_large",
+    /9 bytes \(UTF-8\); at most 6 bytes \(SUMMARY_MAX\)/,
+  );
+  refusedWith(() => checkText("\uDFFF", 6, field), "invalid", /lone UTF-16 surrogate/);
+  refusedWith(() => checkWellFormed("\uD800\uD800", { name: "x" }), "invalid", /x has a lone/);
+});

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { loadConfig } from "../config.ts";
+import { callerOf, defaultCaller } from "./caller.ts";
+import { stdioCaller } from "./stdio.ts";
+import type { McpDeps } from "./toolset.ts";
+
+const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
+const deps = { config, caller: { name: "local-user", via: "local" } } as unknown as McpDeps;
+
+Deno.test("callerOf() reads the caller carried in authInfo, else the process default", () => {
+  const carried = { name: "codex", via: "token" as const };
+  const authInfo = { token: "", clientId: "codex", scopes: [], extra: { caller: carried } };
+  assert.deepEqual(callerOf({ authInfo }, deps), carried);
+  assert.deepEqual(callerOf({}, deps), { name: "local-user", via: "local" });
+  assert.deepEqual(callerOf(undefined, deps), { name: "local-user", via: "local" });
+  // Something else in authInfo (another server's shape) is not mistaken for a caller.
+  const odd = {
+    token: "",
+    clientId: "x",
+    scopes: [],
+    extra: { caller: { name: "x", via: "god" } },
+  };
+  assert.deepEqual(callerOf({ authInfo: odd }, deps), { name: "local-user", via: "local" });
+});
+
+Deno.test("defaultCaller() is DEFAULT_CLIENT_NAME via default, owner when unset", () => {
+  assert.deepEqual(defaultCaller(config), { name: "owner", via: "default" });
+  const named = loadConfig(new Map([["DEFAULT_CLIENT_NAME", "alice"]]));
+  assert.deepEqual(defaultCaller(named), { name: "alice", via: "default" });
+});
+
+Deno.test("stdioCaller() takes --client-name, else CLIENT_NAME, else the default name, via local", () => {
+  const env = (vars: Record<string, string>) => loadConfig(new Map(Object.entries(vars)));
+  assert.deepEqual(stdioCaller(env({}), ["--stdio"]), { name: "owner", via: "local" });
+  assert.deepEqual(stdioCaller(env({ DEFAULT_CLIENT_NAME: "bob" }), []), {
+    name: "bob",
+    via: "local",
+  });
+  assert.deepEqual(stdioCaller(env({ CLIENT_NAME: "claude" }), ["--stdio"]), {
+    name: "claude",
+    via: "local",
+  });
+  assert.deepEqual(
+    stdioCaller(env({ CLIENT_NAME: "claude" }), ["--stdio", "--client-name", "codex"]),
+    { name: "codex", via: "local" },
+  );
+  assert.deepEqual(stdioCaller(env({}), ["--client-name=gemini", "--stdio"]), {
+    name: "gemini",
+    via: "local",
+  });
+  assert.throws(() => stdioCaller(env({}), ["--stdio", "--client-name"]), /needs a value/);
+  assert.throws(
+    () => stdioCaller(env({}), [`--client-name=${"x".repeat(141)}`]),
+    /--client-name is 141 characters; at most 140/,
+  );
+  assert.throws(() => env({ CLIENT_NAME: "a\u0001b" }), /CLIENT_NAME must be one line/);
+});
