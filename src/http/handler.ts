@@ -6,7 +6,7 @@ import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { parseToolsetNames } from "../toolsets.ts";
 import { isLoopback, rebindingRefusal } from "./auth.ts";
-import { authenticate, authInfoOf, type Credentials, resolveCaller } from "./identity.ts";
+import { authenticate, authInfoOf, keyringOf, resolveCaller } from "./identity.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { StatelessStreamable } from "./streamable.ts";
@@ -50,7 +50,8 @@ export function createHandler(deps: HandlerDeps): Handler {
   });
   const streamable = new StatelessStreamable(app, config.maxRequestBytes);
 
-  const credentials: Credentials = { master: deps.token ?? "", named: config.namedTokens };
+  // Hashed once here; a request costs one hash of what it presents.
+  const keyring = keyringOf({ master: deps.token ?? "", named: config.namedTokens });
   const all: Route[] = [
     {
       path: "mcp",
@@ -90,7 +91,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     }
     const open = matchRoute(publicRoutes, url.pathname.slice(1));
     if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller });
-    const auth = await authenticate(req, url, credentials);
+    const auth = authenticate(req, url, keyring);
     if (!auth) return NOT_FOUND();
     const match = matchRoute(routes, auth.path);
     if (!match) return NOT_FOUND();
