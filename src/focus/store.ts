@@ -158,6 +158,21 @@ export async function addTask(
   body: string,
   kind: string,
 ): Promise<Task> {
+  return (await addTaskWithState(kv, limits, projectId, body, kind)).task;
+}
+
+/**
+ * Adds a task and returns the project's state just after it, as `getState` would read it: what
+ * the write read is guarded by its check of the project record (every write to the focus or
+ * the follow-up index also writes that record), so no second read is needed.
+ */
+export async function addTaskWithState(
+  kv: Deno.Kv,
+  limits: FocusLimits,
+  projectId: string,
+  body: string,
+  kind: string,
+): Promise<{ task: Task; state: FocusState }> {
   const what = "Cannot add task";
   validateProjectId(projectId, limits);
   if (!(TASK_KINDS as readonly string[]).includes(kind)) {
@@ -168,7 +183,11 @@ export async function addTask(
   const demoted = taskKind !== "main";
   const id = ulid();
   return await commitWithRetry(async () => {
-    const current = await readKey<Project>(kv, projectKey(projectId));
+    const [current, focus] = await readKeys<[Project, Focus]>(kv, [
+      projectKey(projectId),
+      focusKey(projectId),
+    ]);
+    const followUps = await readOpenFollowUps(kv, projectId, current.value);
     const now = nowIso();
     const project = touched(current.value, projectId, now);
     const task: Task = {
@@ -194,9 +213,10 @@ export async function addTask(
       }
       await indexFollowUp(kv, op, project, { id, kind: taskKind, body: text, createdAt: now });
       project.openFollowUps++;
+      followUps.push(task);
     }
     op.set(projectKey(projectId), project);
-    return { op, value: task };
+    return { op, value: { task, state: { projectId, project, focus: focus.value, followUps } } };
   }, { kv, key: projectKey(projectId) });
 }
 

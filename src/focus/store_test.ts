@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
 import {
   addTask,
+  addTaskWithState,
   completeTask,
   focusKey,
   getState,
@@ -211,6 +212,22 @@ Deno.test("open follow-ups spill into more blocks, stay in order, and empty bloc
     assert.equal(state.project?.openFollowUps, 19);
     const after = await Array.fromAsync(kv.list({ prefix: followUpBlockPrefix("p1") }));
     assert.ok(after.length < blocks.length, "a block emptied by completions is deleted");
+  }));
+
+Deno.test("addTaskWithState() returns exactly the state getState() reads after the write", () =>
+  withKv(async (kv) => {
+    const first = await addTaskWithState(kv, limits, "p1", "first", "main");
+    assert.deepEqual(first.state, await getState(kv, limits, "p1"));
+    await setNorthStar(kv, limits, "p1", "Ship it");
+    await setFocus(kv, limits, "p1", "Write the docs", "users ask");
+    for (const kind of ["cleanup", "main", "record"]) {
+      const { task, state } = await addTaskWithState(kv, limits, "p1", `a ${kind}`, kind);
+      assert.deepEqual(state, await getState(kv, limits, "p1"), task.kind);
+    }
+    assert.deepEqual(
+      (await getState(kv, limits, "p1")).followUps.map((t) => t.body),
+      ["a cleanup", "a record"],
+    );
   }));
 
 Deno.test("concurrent writes to one project from one process take turns instead of retrying", () =>

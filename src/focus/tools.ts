@@ -5,7 +5,7 @@ import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { wrapUntrusted } from "../kit/untrusted.ts";
 import {
-  addTask,
+  addTaskWithState,
   completeTask,
   getState,
   listProjects,
@@ -133,7 +133,7 @@ function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
 
 /** `add_task`: work toward the focus, or a demoted follow-up. */
 function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
-  const { kv, limits, state } = ctx;
+  const { kv, limits } = ctx;
   server.registerTool("add_task", {
     title: "Add task",
     description:
@@ -153,10 +153,10 @@ function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
     },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async ({ project_id, body, kind }) => {
-    const task = await addTask(kv, limits, project_id, body, kind);
+    const { task, state } = await addTaskWithState(kv, limits, project_id, body, kind);
     const note = task.demoted ? "demoted: wait until the north star is reached" : "not listed";
     return structuredResult(
-      `OK: added ${task.kind} task ${task.id} (${note}).\n\n${await state(project_id)}`,
+      `OK: added ${task.kind} task ${task.id} (${note}).\n\n${renderState(state)}`,
       { task_id: task.id, project_id, kind: task.kind, demoted: task.demoted },
     );
   });
