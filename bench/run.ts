@@ -4,13 +4,12 @@
  * A group is a `BenchGroup` (bench/lib.ts) listed in GROUPS; see bench/README.md.
  */
 
-import { focusGroup } from "./focus.ts";
 import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
 
-const GROUPS: BenchGroup[] = [httpGroup, thinkingGroup, focusGroup, handoffGroup];
+const GROUPS: BenchGroup[] = [httpGroup, thinkingGroup, handoffGroup];
 
 const names = GROUPS.map((g) => g.name);
 const asked = Deno.args.filter((a) => !a.startsWith("--"));
