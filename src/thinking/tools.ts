@@ -100,6 +100,9 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
 /** `sequentialthinking`: one thought, stored; a session remembers the sequence it last wrote. */
 function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolContext): void {
   const { kv, limits, count, branchName } = ctx;
+  // Shared by every client of the process (tools are registered once): a stateless HTTP client
+  // that names its sequence skips the reads too. Each commit checks what the cache claims.
+  const cache = new SequenceCache(SEQUENCE_CACHE_SIZE);
   server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
     description: DESCRIPTION,
@@ -151,7 +154,7 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
     annotations: writes({ destructive: false, idempotent: false }),
     _meta: ctx.ui,
   }, async (args, extra) => {
-    const { session, cache } = sessionOf(extra).slot("thinking", newThinkingSession);
+    const session = sessionOf(extra).slot("thinking", newThinkingSession);
     const input: ThoughtInput = { ...args };
     const implied = input.sequenceId === undefined && !startsOver(input)
       ? session.sequenceId
@@ -269,16 +272,17 @@ function registerDeleteTool(server: McpServer, ctx: ThinkingToolContext): void {
   });
 }
 
+/** How many sequences the process keeps cached as last written. */
+const SEQUENCE_CACHE_SIZE = 1024;
+
 /** What one MCP session remembers between its thoughts. */
 interface ThinkingSession {
   /** The sequence this session last wrote, for clients that never send sequenceId. */
-  session: { sequenceId?: string };
-  /** The state of that sequence as this session last wrote it, so its next thought skips reads. */
-  cache: SequenceCache;
+  sequenceId?: string;
 }
 
 function newThinkingSession(): ThinkingSession {
-  return { session: {}, cache: new SequenceCache() };
+  return {};
 }
 
 /**
