@@ -57,7 +57,9 @@ export async function readOpenFollowUps(
   if (project === null || project.openFollowUps === 0) return [];
   if (project.followUpsPacked === true) {
     const blocks = await listAll<string>(kv, { prefix: followUpBlockPrefix(projectId) });
-    return blocks.flatMap((b) => parseBlock(b.value).map((f) => asTask(projectId, f)));
+    const tasks: Task[] = [];
+    for (const block of blocks) parseBlock(block.value, projectId, tasks);
+    return tasks;
   }
   const ids = await listAll<string>(kv, { prefix: legacyFollowUpPrefix(projectId) });
   const tasks = await getAll<Task>(kv, ids.map((e) => ["task", projectId, e.value]));
@@ -114,25 +116,28 @@ export async function unindexFollowUp(
   }
 }
 
-function asTask(projectId: string, f: OpenFollowUp): Task {
-  return { ...f, projectId, demoted: true, status: "open" };
-}
-
 function lineOf(f: OpenFollowUp): string {
   return `${f.id}\t${f.kind}\t${f.createdAt}\t${f.body}`;
 }
 
-/** The follow-ups of one block, in order. */
-function parseBlock(block: string): OpenFollowUp[] {
-  return block.split("\n").map((line) => {
-    const a = line.indexOf("\t");
-    const b = line.indexOf("\t", a + 1);
-    const c = line.indexOf("\t", b + 1);
-    return {
-      id: line.slice(0, a),
-      kind: line.slice(a + 1, b) as TaskKind,
-      createdAt: line.slice(b + 1, c),
-      body: line.slice(c + 1),
-    };
-  });
+/** Appends the open tasks of one block to `into`, in order. */
+function parseBlock(block: string, projectId: string, into: Task[]): void {
+  let start = 0;
+  while (start < block.length) {
+    let end = block.indexOf("\n", start);
+    if (end === -1) end = block.length;
+    const a = block.indexOf("\t", start);
+    const b = block.indexOf("\t", a + 1);
+    const c = block.indexOf("\t", b + 1);
+    into.push({
+      id: block.slice(start, a),
+      projectId,
+      body: block.slice(c + 1, end),
+      kind: block.slice(a + 1, b) as TaskKind,
+      demoted: true,
+      status: "open",
+      createdAt: block.slice(b + 1, c),
+    });
+    start = end + 1;
+  }
 }
