@@ -3,6 +3,7 @@
 import { focusToolset } from "./focus/toolset.ts";
 import { handoffToolset } from "./handoff/toolset.ts";
 import type { Toolset, ToolsetDefinition } from "./mcp/toolset.ts";
+import { tableToolsetDefinition } from "./table/toolset.ts";
 import { thinkingToolset } from "./thinking/toolset.ts";
 
 /** Every toolset, in registration order. */
@@ -10,6 +11,7 @@ export const TOOLSETS: readonly ToolsetDefinition[] = [
   focusToolset,
   handoffToolset,
   thinkingToolset,
+  tableToolsetDefinition,
 ];
 
 /** The names of every toolset, in registration order. */

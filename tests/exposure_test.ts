@@ -28,6 +28,17 @@ Deno.test("a short AUTH_TOKEN is fine on loopback; beyond it a 32-character one 
       /AUTH_TOKEN is too short \(31 characters\).*at least 32/,
     );
   }
+  await assert.rejects(
+    () =>
+      startServer({
+        env: {
+          HOST: "0.0.0.0",
+          AUTH_TOKEN: "x".repeat(32),
+          AUTH_TOKENS: `codex=${"c".repeat(20)}`,
+        },
+      }),
+    /AUTH_TOKENS token of "codex" is too short \(20 characters\).*at least 32/,
+  );
   const wide = await startServer({ env: { HOST: "0.0.0.0", AUTH_TOKEN: "x".repeat(32) } });
   const res = await fetch(`http://127.0.0.1:${new URL(wide.origin).port}/healthz`);
   assert.equal(await res.text(), "ok");

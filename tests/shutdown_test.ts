@@ -143,6 +143,7 @@ Deno.test("SIGTERM with Streamable HTTP requests running keeps every acknowledge
   try {
     const server = await spawnServer({ KV_PATH: kv.path, AUTH_TOKEN: token });
     const keys = Array.from({ length: SAVES }, (_, i) => `http-${String(i).padStart(2, "0")}`);
+    const firstAnswer = Promise.withResolvers<void>();
     const calls = keys.map(async (key, i) => {
       try {
         const r = await fetch(`${server.origin}/${token}/mcp`, {
@@ -151,9 +152,10 @@ Deno.test("SIGTERM with Streamable HTTP requests running keeps every acknowledge
             "content-type": "application/json",
             accept: "application/json, text/event-stream",
           },
-          body: JSON.stringify(save(i + 1, key, 200_000)),
+          body: JSON.stringify(save(i + 1, key, 50_000)),
         });
         const text = await r.text();
+        firstAnswer.resolve();
         return r.status === 200 && /"result"/.test(text) && !/"isError":true/.test(text)
           ? key
           : undefined;
@@ -161,7 +163,8 @@ Deno.test("SIGTERM with Streamable HTTP requests running keeps every acknowledge
         return undefined; // refused or cut: never acknowledged
       }
     });
-    await new Promise((r) => setTimeout(r, 30));
+    // Stop while the rest are running: once the first answer is back.
+    await firstAnswer.promise;
     const [acknowledged] = await Promise.all([Promise.all(calls), server.close("SIGTERM")]);
     const acked = acknowledged.filter((k) => k !== undefined);
     assert.ok(acked.length > 0, "some saves were acknowledged");

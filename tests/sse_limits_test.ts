@@ -29,7 +29,12 @@ async function openStream(url: string) {
         rest += value;
       }
     },
-    drop: () => abort.abort(),
+    // Aborting alone may leave the socket open while the body is piped; cancelling the reader
+    // closes it, as a client process that exits would.
+    drop: () => {
+      abort.abort();
+      reader.cancel().catch(() => {});
+    },
   };
 }
 
@@ -44,7 +49,8 @@ async function ping(origin: string, endpoint: string, id: number): Promise<numbe
 }
 
 Deno.test("past SSE_MAX_SESSIONS the next SSE GET gets 503 with a clear body; a closed one frees a place", async () => {
-  const server = await startServer({ env: { SSE_MAX_SESSIONS: "2" } });
+  // A dropped client is noticed when the server next writes to it: keep-alives make that soon.
+  const server = await startServer({ env: { SSE_MAX_SESSIONS: "2", SSE_KEEPALIVE_MS: "100" } });
   const url = `${server.origin}/${server.token}/sse`;
   try {
     const a = await openStream(url);
@@ -71,13 +77,15 @@ Deno.test("an SSE session idle past SSE_IDLE_MS is closed; one that keeps postin
   const server = await startServer({ env: { SSE_IDLE_MS: "300", SSE_KEEPALIVE_MS: "100" } });
   const url = `${server.origin}/${server.token}/sse`;
   try {
+    // Timed from before the idle stream opens: on a loaded machine opening the second one can
+    // take a while, and the idle timer of the first is already running.
+    const started = Date.now();
     const idle = await openStream(url);
     const busy = await openStream(url);
     const ended = idle.drain();
     let id = 0;
     let closed = false;
     void ended.then(() => closed = true);
-    const started = Date.now();
     while (!closed && Date.now() - started < 10_000) {
       assert.equal(await ping(server.origin, busy.endpoint, ++id), 202);
       await new Promise((r) => setTimeout(r, 100));

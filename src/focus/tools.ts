@@ -1,6 +1,7 @@
 /** The focus toolset: north star, the one focus, demoted follow-ups, and `get_state`. */
 
 import { z } from "zod";
+import { nullableString, strictArgs } from "../mcp/schema.ts";
 import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { wrapUntrusted } from "../kit/untrusted.ts";
@@ -87,7 +88,7 @@ function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
     description:
       "Returns the project's NORTH STAR, the one focus to do now (本丸), and the demoted follow-ups (後処理) in a fixed format. Call it at the start of every chat, before planning or doing anything. " +
       GET_STATE_GUARD,
-    inputSchema: { project_id: ctx.projectId },
+    inputSchema: strictArgs({ project_id: ctx.projectId }),
     annotations: READ_ONLY,
   }, async ({ project_id }) => textResult(await ctx.state(project_id)));
 }
@@ -99,10 +100,10 @@ function registerSetNorthStarTool(server: McpServer, ctx: FocusToolContext): voi
     title: "Set north star",
     description:
       "Sets or replaces the project's NORTH STAR: the outcome all work serves. Creates the project if it does not exist. Use it when the user states or changes the overall goal, not for the next step.",
-    inputSchema: {
+    inputSchema: strictArgs({
       project_id: ctx.projectId,
       text: ctx.line("The north star, stated as an outcome"),
-    },
+    }),
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, text: northStar }) => {
     await setNorthStar(kv, limits, project_id, northStar);
@@ -119,11 +120,11 @@ function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
     title: "Set focus",
     description:
       "Sets the project's one focus (本丸): the single thing to do now toward the north star. Replaces the previous focus; omitting `why` clears the previous reason.",
-    inputSchema: {
+    inputSchema: strictArgs({
       project_id: ctx.projectId,
       statement: line("The one thing to do now"),
       why: line("Why this is the focus now (optional; omit or send empty to clear)").optional(),
-    },
+    }),
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, statement, why }) => {
     await setFocus(kv, limits, project_id, statement, why);
@@ -138,13 +139,13 @@ function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
     title: "Add task",
     description:
       "Records a task. kind=main is work toward the focus (stored, not listed); kind=cleanup or kind=record is a demoted follow-up (後処理) that waits until the north star is reached. Use it to park side tasks instead of doing them now.",
-    inputSchema: {
+    inputSchema: strictArgs({
       project_id: ctx.projectId,
       body: ctx.line("What the task is"),
       kind: z.enum(TASK_KINDS).describe(
         "main: part of the focus; cleanup: tidy-up to do after the north star; record: something to write down later",
       ),
-    },
+    }),
     outputSchema: {
       task_id: z.string().describe("The new task's id, for complete_task"),
       project_id: z.string(),
@@ -169,7 +170,9 @@ function registerCompleteTaskTool(server: McpServer, ctx: FocusToolContext): voi
     title: "Complete task",
     description:
       "Marks a task done by the id add_task returned; a done follow-up leaves get_state in every later chat. Completing a done task again is harmless.",
-    inputSchema: { task_id: z.string().max(64).describe("The task id returned by add_task") },
+    inputSchema: strictArgs({
+      task_id: z.string().max(64).describe("The task id returned by add_task"),
+    }),
     annotations: writes({ destructive: false, idempotent: true }),
   }, async ({ task_id }) => {
     const { task, alreadyDone } = await completeTask(kv, task_id);
@@ -187,20 +190,20 @@ function registerListProjectsTool(server: McpServer, ctx: FocusToolContext): voi
     title: "List projects",
     description:
       "Lists project ids with their north stars, so a new chat can find the project to resume. Paged: pass next_cursor back to continue.",
-    inputSchema: {
+    inputSchema: strictArgs({
       limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
         `Projects per page, 1–${limits.listPageMax} (default ${limits.listPageMax})`,
       ),
       cursor: z.string().max(1000).optional().describe("next_cursor from the previous page"),
-    },
+    }),
     outputSchema: {
       projects: z.array(z.object({
         project_id: z.string(),
-        north_star: z.string().nullable(),
+        north_star: nullableString(),
         updated_at: z.string(),
       })),
       has_more: z.boolean(),
-      next_cursor: z.string().nullable(),
+      next_cursor: nullableString(),
     },
     annotations: READ_ONLY,
   }, async ({ limit, cursor }) => {

@@ -158,3 +158,21 @@ Deno.test("the resume prompt and the state resource return the get_state text", 
     });
     assert.deepEqual(completion.completion.values, ["proj/1"]);
   }));
+
+Deno.test("focus tools refuse unknown argument names, naming them and the accepted ones", () =>
+  withMcpClient({ toolsets: "focus" }, async ({ client }) => {
+    const wrong = await client.callTool({
+      name: "set_north_star",
+      arguments: { projectId: "p", text: "Ship it" },
+    });
+    assert.equal(wrong.isError, true);
+    assert.match(textOf(wrong), /unknown argument "projectId"; accepted: project_id, text/);
+    const extra = await client.callTool({
+      name: "get_state",
+      arguments: { project_id: "p", verbose: true },
+    });
+    assert.equal(extra.isError, true);
+    assert.match(textOf(extra), /unknown argument "verbose"; accepted: project_id/);
+    const listed = await client.callTool({ name: "list_projects", arguments: {} });
+    assert.match(textOf(listed), /No projects yet/, "nothing was created");
+  }));

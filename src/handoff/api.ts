@@ -41,156 +41,188 @@ export const SEARCH_PARAMS = [
 
 const DEFAULT_PAGE = 20;
 
-/** The routes of the handoff API, relative to `/<token>/`. */
-export function handoffApiRoutes(deps: HandoffApiDeps): Route[] {
-  const { kv, limits, auditLog: log, maxRequestBytes } = deps;
-  const audit = <T>(
+/** What every route of the API uses. */
+interface ApiContext {
+  kv: Deno.Kv;
+  limits: HandoffApiDeps["limits"];
+  maxRequestBytes: number;
+  /** Runs a store call, logging it (as `via: "http"`) when an audit log is configured. */
+  audit<T>(
     facts: Omit<AuditFacts, "via">,
     work: () => Promise<T>,
     after?: (v: T) => Partial<AuditFacts>,
-  ) => audited(log, { ...facts, via: "http" }, work, after);
-  const saveBody = z.object(saveShape(limits)).strict();
-  const mergeBody = z.object(mergeShape(limits)).strict();
+  ): Promise<T>;
+}
 
-  return [
-    {
-      path: "api/handoffs",
-      methods: {
-        GET: async (_req, { url }) => {
-          const q = url.searchParams;
-          const limit = intParam(q, "limit", 1, limits.listPageMax) ?? DEFAULT_PAGE;
-          if (SEARCH_PARAMS.some((name) => q.has(name))) {
-            const result = await audit(
-              { tool: "handoff_search" },
-              () =>
-                searchHandoffs(kv, limits, {
-                  tags: listParam(q, "tags"),
-                  tagsAll: listParam(q, "tags_all"),
-                  query: q.get("query") ?? undefined,
-                  fromProject: q.get("from_project") ?? undefined,
-                  fromAi: q.get("from_ai") ?? undefined,
-                  status: q.get("status") ?? undefined,
-                  createdAfter: q.get("created_after") ?? undefined,
-                  createdBefore: q.get("created_before") ?? undefined,
-                  limit,
-                }),
-              (r) => ({ count: r.items.length }),
-            );
-            return json(200, {
-              handoffs: result.items.map(summaryJson),
-              has_more: result.hasMore,
-              scanned: result.scanned,
-            });
-          }
-          const page = await audit(
-            { tool: "handoff_list" },
-            () => listHandoffs(kv, { limit, cursor: q.get("cursor") ?? undefined }),
-            (p) => ({ count: p.items.length }),
+/** The routes of the handoff API, relative to `/<token>/`. */
+export function handoffApiRoutes(deps: HandoffApiDeps): Route[] {
+  const { kv, limits, auditLog, maxRequestBytes } = deps;
+  const api: ApiContext = {
+    kv,
+    limits,
+    maxRequestBytes,
+    audit: (facts, work, after) => audited(auditLog, { ...facts, via: "http" }, work, after),
+  };
+  return [listRoute(api), mergeRoute(api), oneRoute(api), statsRoute(api)];
+}
+
+/** `api/handoffs`: GET lists (or, with search parameters, searches); POST saves. */
+function listRoute(api: ApiContext): Route {
+  const { kv, limits, audit, maxRequestBytes } = api;
+  const saveBody = z.object(saveShape(limits)).strict();
+  return {
+    path: "api/handoffs",
+    methods: {
+      GET: async (_req, { url }) => {
+        const q = url.searchParams;
+        const limit = intParam(q, "limit", 1, limits.listPageMax) ?? DEFAULT_PAGE;
+        if (SEARCH_PARAMS.some((name) => q.has(name))) {
+          const result = await audit(
+            { tool: "handoff_search" },
+            () =>
+              searchHandoffs(kv, limits, {
+                tags: listParam(q, "tags"),
+                tagsAll: listParam(q, "tags_all"),
+                query: q.get("query") ?? undefined,
+                fromProject: q.get("from_project") ?? undefined,
+                fromAi: q.get("from_ai") ?? undefined,
+                status: q.get("status") ?? undefined,
+                createdAfter: q.get("created_after") ?? undefined,
+                createdBefore: q.get("created_before") ?? undefined,
+                limit,
+              }),
+            (r) => ({ count: r.items.length }),
           );
           return json(200, {
-            handoffs: page.items.map(summaryJson),
-            has_more: page.hasMore,
-            next_cursor: page.nextCursor,
+            handoffs: result.items.map(summaryJson),
+            has_more: result.hasMore,
+            scanned: result.scanned,
           });
-        },
-        POST: async (req, { base }) => {
-          const body = parse(saveBody, await readJsonBody(req, maxRequestBytes));
-          const result = await audit(
-            {
-              tool: "handoff_save",
-              key: body.key ?? null,
-              bytes_in: utf8Bytes(body.conversation),
-            },
-            () =>
-              saveHandoff(kv, limits, {
-                key: body.key,
-                title: body.title,
-                summary: body.summary,
-                conversation: body.conversation,
-                fromAi: body.from_ai,
-                fromProject: body.from_project,
-                status: body.status,
-                nextAction: body.next_action,
-                tags: body.tags,
-              }),
-            (r) => ({
-              key: r.handoff.key,
-              bytes: r.handoff.bytes,
-              evicted: r.evicted?.key ?? null,
+        }
+        const page = await audit(
+          { tool: "handoff_list" },
+          () => listHandoffs(kv, { limit, cursor: q.get("cursor") ?? undefined }),
+          (p) => ({ count: p.items.length }),
+        );
+        return json(200, {
+          handoffs: page.items.map(summaryJson),
+          has_more: page.hasMore,
+          next_cursor: page.nextCursor,
+        });
+      },
+      POST: async (req, { base }) => {
+        const body = parse(saveBody, await readJsonBody(req, maxRequestBytes));
+        const result = await audit(
+          {
+            tool: "handoff_save",
+            key: body.key ?? null,
+            bytes_in: utf8Bytes(body.conversation),
+          },
+          () =>
+            saveHandoff(kv, limits, {
+              key: body.key,
+              title: body.title,
+              summary: body.summary,
+              conversation: body.conversation,
+              fromAi: body.from_ai,
+              fromProject: body.from_project,
+              status: body.status,
+              nextAction: body.next_action,
+              tags: body.tags,
             }),
-          );
-          return json(result.overwritten ? 200 : 201, savedJson(result), {
-            location: `${base}api/handoffs/${result.handoff.key}`,
-          });
-        },
+          (r) => ({
+            key: r.handoff.key,
+            bytes: r.handoff.bytes,
+            evicted: r.evicted?.key ?? null,
+          }),
+        );
+        return json(result.overwritten ? 200 : 201, savedJson(result), {
+          location: `${base}api/handoffs/${result.handoff.key}`,
+        });
       },
     },
-    {
-      path: "api/handoffs/merge",
-      methods: {
-        POST: async (req, { base }) => {
-          const body = parse(mergeBody, await readJsonBody(req, maxRequestBytes));
-          const result = await audit(
-            { tool: "handoff_merge", key: body.new_key ?? null, keys: body.keys },
-            () =>
-              mergeHandoffs(kv, limits, {
-                keys: body.keys,
-                newKey: body.new_key,
-                newTitle: body.new_title,
-                newSummary: body.new_summary,
-                deleteSources: body.delete_sources,
-                strategy: body.strategy,
-              }),
-            (r) => ({
-              key: r.handoff.key,
-              bytes: r.handoff.bytes,
-              deleted: r.deletedSources,
-              evicted: r.evicted?.key ?? null,
+  };
+}
+
+/** `api/handoffs/merge`: POST merges. */
+function mergeRoute(api: ApiContext): Route {
+  const { kv, limits, audit, maxRequestBytes } = api;
+  const mergeBody = z.object(mergeShape(limits)).strict();
+  return {
+    path: "api/handoffs/merge",
+    methods: {
+      POST: async (req, { base }) => {
+        const body = parse(mergeBody, await readJsonBody(req, maxRequestBytes));
+        const result = await audit(
+          { tool: "handoff_merge", key: body.new_key ?? null, keys: body.keys },
+          () =>
+            mergeHandoffs(kv, limits, {
+              keys: body.keys,
+              newKey: body.new_key,
+              newTitle: body.new_title,
+              newSummary: body.new_summary,
+              deleteSources: body.delete_sources,
+              strategy: body.strategy,
             }),
-          );
-          return json(201, mergedJson(result), {
-            location: `${base}api/handoffs/${result.handoff.key}`,
-          });
-        },
+          (r) => ({
+            key: r.handoff.key,
+            bytes: r.handoff.bytes,
+            deleted: r.deletedSources,
+            evicted: r.evicted?.key ?? null,
+          }),
+        );
+        return json(201, mergedJson(result), {
+          location: `${base}api/handoffs/${result.handoff.key}`,
+        });
       },
     },
-    {
-      path: "api/handoffs/:key",
-      methods: {
-        GET: async (_req, { url, params }) => {
-          const max = intParam(url.searchParams, "max_messages", 1, 100_000);
-          const loaded = await audit(
-            { tool: "handoff_load", key: params.key },
-            () => loadHandoff(kv, limits, params.key),
-            (l) => ({ bytes: l.handoff.bytes }),
-          );
-          const tail = lastMessages(loaded.conversation, max ?? Number.MAX_SAFE_INTEGER);
-          return json(200, loadedJson(loaded, tail));
-        },
-        DELETE: async (_req, { params }) => {
-          const gone = await audit(
-            { tool: "handoff_clear", key: params.key },
-            () => deleteHandoff(kv, limits, params.key),
-            (h) => ({ bytes: h.bytes }),
-          );
-          return json(200, { deleted: summaryJson(gone) });
-        },
+  };
+}
+
+/** `api/handoffs/:key`: GET loads one handoff, DELETE deletes it. */
+function oneRoute(api: ApiContext): Route {
+  const { kv, limits, audit } = api;
+  return {
+    path: "api/handoffs/:key",
+    methods: {
+      GET: async (_req, { url, params }) => {
+        const max = intParam(url.searchParams, "max_messages", 1, 100_000);
+        const loaded = await audit(
+          { tool: "handoff_load", key: params.key },
+          () => loadHandoff(kv, limits, params.key),
+          (l) => ({ bytes: l.handoff.bytes }),
+        );
+        const tail = lastMessages(loaded.conversation, max ?? Number.MAX_SAFE_INTEGER);
+        return json(200, loadedJson(loaded, tail));
+      },
+      DELETE: async (_req, { params }) => {
+        const gone = await audit(
+          { tool: "handoff_clear", key: params.key },
+          () => deleteHandoff(kv, limits, params.key),
+          (h) => ({ bytes: h.bytes }),
+        );
+        return json(200, { deleted: summaryJson(gone) });
       },
     },
-    {
-      path: "api/stats",
-      methods: {
-        GET: async () => {
-          const stats = await audit(
-            { tool: "handoff_stats" },
-            () => handoffStats(kv, limits),
-            (s) => ({ count: s.count }),
-          );
-          return json(200, statsJson(stats));
-        },
+  };
+}
+
+/** `api/stats`: GET the store's counts, sizes and limits. */
+function statsRoute(api: ApiContext): Route {
+  const { kv, limits, audit } = api;
+  return {
+    path: "api/stats",
+    methods: {
+      GET: async () => {
+        const stats = await audit(
+          { tool: "handoff_stats" },
+          () => handoffStats(kv, limits),
+          (s) => ({ count: s.count }),
+        );
+        return json(200, statsJson(stats));
       },
     },
-  ];
+  };
 }
 
 /** Reads a JSON body; refuses other content types before reading. */

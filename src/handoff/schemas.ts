@@ -4,6 +4,7 @@
  */
 
 import { z } from "zod";
+import { nullableString } from "../mcp/schema.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { MERGE_STRATEGIES } from "./store_merge.ts";
 import { HANDOFF_STATUSES } from "./store_schema.ts";
@@ -96,10 +97,10 @@ export const summarySchema = z.object({
   key: z.string(),
   title: z.string(),
   summary: z.string(),
-  from_ai: z.string().nullable(),
-  from_project: z.string().nullable(),
+  from_ai: nullableString(),
+  from_project: nullableString(),
   status: z.enum(HANDOFF_STATUSES),
-  next_action: z.string().nullable(),
+  next_action: nullableString(),
   tags: z.array(z.string()),
   created_at: z.string(),
   updated_at: z.string(),

@@ -60,28 +60,11 @@ export async function appendHandoff(
   if (chunk.length === 0) invalid(`${what}: chunk must not be empty`);
   const add = encoder.encode(chunk);
   const big = add.byteLength > INLINE_APPEND_BYTES;
-  let steps = 1;
-  await progress?.(0, steps, `appending ${add.byteLength} bytes`);
-
-  let staged: Staged | null = null;
-  let stagedRefs: ChunkRef[] = [];
-  if (big) {
-    const first = await readKey<Handoff>(kv, handoffKey(key));
-    if (first.value === null) throw notFound(what, key);
-    if (first.value.bytes + add.byteLength > limits.conversationMaxBytes) {
-      throw tooLargeAppend(what, key, first.value.bytes, add.byteLength, limits);
-    }
-    const chunked = chunkEntries(key, add);
-    stagedRefs = chunked.refs;
-    await sweepPendingDeletes(kv);
-    staged = await stageWrites(kv, chunked.entries, {
-      inlineBytes: 0,
-      onBatch: (done, total) => {
-        steps = total + 1;
-        return progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`);
-      },
-    });
-  }
+  const progressSteps = { steps: 1 };
+  await progress?.(0, 1, `appending ${add.byteLength} bytes`);
+  const { staged, refs: stagedRefs } = big
+    ? await stageBigAppend(kv, limits, key, add, { progress, progressSteps, what })
+    : { staged: null, refs: [] };
   try {
     const { result, collect } = await commitWithRetry(async () => {
       const whole = await readWhole(kv, key);
@@ -127,13 +110,41 @@ export async function appendHandoff(
       return { op, value: { result: { handoff, appendedBytes: add.byteLength }, collect } };
     }, { kv, key: handoffKey(key) });
     await collectAfter(collect);
-    await reportLanded(progress, steps, "appended");
+    await reportLanded(progress, progressSteps.steps, "appended");
     return result;
   } catch (error) {
     // Staged chunks a failed abandon leaves behind are swept after their TTL.
     await staged?.abandon().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * Stages a large append's chunks before its commit (refusing early when it cannot fit), so the
+ * commit itself stays small.
+ */
+async function stageBigAppend(
+  kv: Deno.Kv,
+  limits: HandoffLimits,
+  key: string,
+  add: Uint8Array,
+  run: { progress?: Progress; progressSteps: { steps: number }; what: string },
+): Promise<{ staged: Staged | null; refs: ChunkRef[] }> {
+  const first = await readKey<Handoff>(kv, handoffKey(key));
+  if (first.value === null) throw notFound(run.what, key);
+  if (first.value.bytes + add.byteLength > limits.conversationMaxBytes) {
+    throw tooLargeAppend(run.what, key, first.value.bytes, add.byteLength, limits);
+  }
+  const chunked = chunkEntries(key, add);
+  await sweepPendingDeletes(kv);
+  const staged = await stageWrites(kv, chunked.entries, {
+    inlineBytes: 0,
+    onBatch: (done, total) => {
+      run.progressSteps.steps = total + 1;
+      return run.progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`);
+    },
+  });
+  return { staged, refs: chunked.refs };
 }
 
 function tooLargeAppend(

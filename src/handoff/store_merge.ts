@@ -66,9 +66,37 @@ class SourcesChanged extends Error {}
 /** How many times a merge is rebuilt when its sources keep changing. */
 const MERGE_REBUILDS = 5;
 
+/** A merge request after its checks: what `mergeHandoffs` works from. */
+interface MergePlan {
+  keys: string[];
+  newKey: string;
+  /** `newKey` is one of the sources (allowed only with `deleteSources`). */
+  replacing: boolean;
+  deleteSources: boolean;
+  strategy: MergeStrategy;
+  newTitle: string | null;
+  newSummary: string | null;
+}
+
+/** One source as read for a merge. */
+interface Source {
+  entry: Deno.KvEntry<Handoff>;
+  text: string;
+  comments: HandoffComment[];
+}
+
+/** The merged handoff before it is committed: its record fields and what must be staged. */
+interface Draft {
+  fields: Omit<Handoff, "key" | "status" | "createdAt" | "updatedAt" | "order">;
+  carriedComments: number;
+  /** Chunk and comment-copy entries to stage before the commit. */
+  writes: [Deno.KvKey, unknown][];
+}
+
 /**
  * Merges several handoffs into one, all or nothing: a source marker before each part, tags
- * united, comments carried over. The sources are leased for the merge so eviction skips them.
+ * united, comments carried over. The sources are leased for the merge so eviction skips them;
+ * when a source changes meanwhile, the merge is rebuilt from a fresh read.
  */
 export async function mergeHandoffs(
   kv: Deno.Kv,
@@ -77,6 +105,56 @@ export async function mergeHandoffs(
   progress?: Progress,
 ): Promise<MergeResult> {
   const what = "Cannot merge handoffs";
+  const plan = checkMerge(input, limits, what);
+  const { keys } = plan;
+  const mergeId = ulid();
+  await sweepPendingDeletes(kv);
+  await takeLeases(kv, keys, plan.newKey, plan.replacing, mergeId, what);
+  let staged: Staged | null = null;
+  try {
+    for (let round = 0;; round++) {
+      const sources = await readSources(kv, keys, progress, what);
+      const draft = draftMerge(sources, plan, limits, what);
+      staged = await stageWrites(kv, draft.writes, {
+        inlineBytes: INLINE_BYTES / 2,
+        onBatch: (done, total) =>
+          progress?.(keys.length + done / (total + 1), keys.length + 2, "stored merged chunks"),
+      });
+      try {
+        const { result, collect } = await commitMerge(kv, limits, plan, {
+          sources,
+          draft,
+          staged,
+          mergeId,
+          what,
+        });
+        staged = null;
+        await collectAfter(collect);
+        await reportLanded(progress, keys.length + 2, "merged");
+        return result;
+      } catch (error) {
+        if (!(error instanceof SourcesChanged)) throw error;
+        if (round + 1 >= MERGE_REBUILDS) {
+          throw new AppError(
+            "busy",
+            `${what}: the sources kept changing while being merged; nothing was merged, try again`,
+          );
+        }
+        await staged?.abandon();
+        staged = null;
+      }
+    }
+  } catch (error) {
+    // Cleanup failures must not hide why the merge failed: staged chunks left behind are swept
+    // after their TTL, and a lease left behind expires by itself.
+    await staged?.abandon().catch(() => {});
+    await releaseLeases(kv, keys, mergeId).catch(() => {});
+    throw error;
+  }
+}
+
+/** Checks a merge request before anything is read or written. */
+function checkMerge(input: MergeInput, limits: HandoffLimits, what: string): MergePlan {
   if (!Array.isArray(input.keys) || input.keys.length < 2) {
     invalid(`${what}: keys must list at least 2 handoff keys`);
   }
@@ -109,192 +187,200 @@ export async function mergeHandoffs(
       name: "new_summary",
       setting: "HANDOFF_SUMMARY_MAX_BYTES",
       what,
-    })
-      .trim();
+    }).trim();
+  return {
+    keys,
+    newKey,
+    replacing,
+    deleteSources,
+    strategy: strategy as MergeStrategy,
+    newTitle,
+    newSummary,
+  };
+}
 
-  const mergeId = ulid();
-  await sweepPendingDeletes(kv);
-  await takeLeases(kv, keys, newKey, replacing, mergeId, what);
-  let staged: Staged | null = null;
-  try {
-    for (let round = 0;; round++) {
-      const sources: { entry: Deno.KvEntry<Handoff>; text: string; comments: HandoffComment[] }[] =
-        [];
-      for (const key of keys) {
-        const whole = await readWhole(kv, key);
-        if (whole === null) throw notFound(what, key);
-        const comments = await readComments(kv, whole.entry.value);
-        sources.push({ entry: whole.entry, text: decoder.decode(whole.bytes), comments });
-        await progress?.(sources.length, keys.length + 2, `read source "${key}"`);
-      }
-      const parts = strategy === "chronological"
-        ? [...sources].sort((a, b) =>
-          a.entry.value.createdAt.localeCompare(b.entry.value.createdAt) ||
-          a.entry.value.order.localeCompare(b.entry.value.order)
-        )
-        : sources;
-      const conversation = parts.map((s, i) =>
-        sourceMarker(s.entry.value, i, parts.length) + s.text
-      )
-        .map((part, i, all) => i < all.length - 1 && !part.endsWith("\n") ? `${part}\n` : part)
-        .join("\n");
-      const bytes = encoder.encode(conversation);
-      if (bytes.byteLength > limits.conversationMaxBytes) {
+/** Reads every source whole (record, conversation, comments), in the order of `keys`. */
+async function readSources(
+  kv: Deno.Kv,
+  keys: string[],
+  progress: Progress | undefined,
+  what: string,
+): Promise<Source[]> {
+  const sources: Source[] = [];
+  for (const key of keys) {
+    const whole = await readWhole(kv, key);
+    if (whole === null) throw notFound(what, key);
+    const comments = await readComments(kv, whole.entry.value);
+    sources.push({ entry: whole.entry, text: decoder.decode(whole.bytes), comments });
+    await progress?.(sources.length, keys.length + 2, `read source "${key}"`);
+  }
+  return sources;
+}
+
+/** Builds the merged handoff from its sources, refusing a result over any limit. */
+function draftMerge(
+  sources: Source[],
+  plan: MergePlan,
+  limits: HandoffLimits,
+  what: string,
+): Draft {
+  const { newKey } = plan;
+  const parts = plan.strategy === "chronological"
+    ? [...sources].sort((a, b) =>
+      a.entry.value.createdAt.localeCompare(b.entry.value.createdAt) ||
+      a.entry.value.order.localeCompare(b.entry.value.order)
+    )
+    : sources;
+  const conversation = parts.map((s, i) => sourceMarker(s.entry.value, i, parts.length) + s.text)
+    .map((part, i, all) => i < all.length - 1 && !part.endsWith("\n") ? `${part}\n` : part)
+    .join("\n");
+  const bytes = encoder.encode(conversation);
+  if (bytes.byteLength > limits.conversationMaxBytes) {
+    throw new AppError(
+      "too_large",
+      `${what}: the merged conversation would be ${bytes.byteLength} bytes; at most ${limits.conversationMaxBytes} bytes (HANDOFF_CONVERSATION_MAX_BYTES) are allowed. Nothing was merged`,
+    );
+  }
+  const records = parts.map((s) => s.entry.value);
+  const tags = [...new Set(records.flatMap((h) => h.tags))];
+  if (tags.length > limits.tagsMax) {
+    invalid(
+      `${what}: the sources have ${tags.length} distinct tags together; at most ${limits.tagsMax} are allowed on one handoff. Remove some first. Nothing was merged`,
+    );
+  }
+  // A merged handoff holds its sources' comments under their ids: merging it with one of
+  // those sources again must carry each comment once.
+  const comments = [...new Map(parts.flatMap((s) => s.comments).map((c) => [c.id, c])).values()]
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  if (comments.length > limits.commentsMax) {
+    throw new AppError(
+      "full",
+      `${what}: the sources have ${comments.length} comments together; at most ${limits.commentsMax} (HANDOFF_COMMENTS_MAX) fit on one handoff. Delete some first. Nothing was merged`,
+    );
+  }
+  const chunked = chunkEntries(newKey, bytes);
+  const kept = new Set(
+    parts.find((s) => s.entry.value.key === newKey)?.entry.value.commentIds ?? [],
+  );
+  const copies = comments.filter((c) => !kept.has(c.id))
+    .map((c): [Deno.KvKey, HandoffComment] => [handoffCommentKey(newKey, c.id), c]);
+  const newest = [...records].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  return {
+    fields: {
+      title: plan.newTitle ??
+        truncateChars(`Merged: ${records.map((h) => h.title).join(" + ")}`, limits.titleMaxChars),
+      summary: plan.newSummary ?? truncateBytes(
+        records.map((h) => `From "${h.key}" (${h.title}): ${h.summary}`).join("\n\n"),
+        limits.summaryMaxBytes,
+      ),
+      fromAi: joinedDistinct(records.map((h) => h.fromAi), limits.nameMaxChars),
+      fromProject: joinedDistinct(records.map((h) => h.fromProject), limits.projectMaxChars),
+      nextAction: newest.find((h) => h.nextAction !== null)?.nextAction ?? null,
+      tags,
+      bytes: bytes.byteLength,
+      messageCount: countMessages(conversation),
+      chunks: chunked.refs,
+      commentIds: comments.map((c) => c.id),
+      mergedFrom: records.map((h) => h.key),
+    },
+    carriedComments: comments.length,
+    writes: [...chunked.entries, ...copies],
+  };
+}
+
+/** What `commitMerge` commits: the sources as read, the draft and its staged writes. */
+interface Commit {
+  sources: Source[];
+  draft: Draft;
+  staged: Staged;
+  mergeId: string;
+  what: string;
+}
+
+/**
+ * Commits the merge in one atomic: the sources unchanged since read and still leased to this
+ * merge, the new record, the sources deleted (when asked) and room made. Throws
+ * `SourcesChanged` when a source moved on, so the caller rebuilds.
+ */
+async function commitMerge(
+  kv: Deno.Kv,
+  limits: HandoffLimits,
+  plan: MergePlan,
+  commit: Commit,
+): Promise<{ result: MergeResult; collect: () => Promise<void> }> {
+  const { keys, newKey, replacing, deleteSources } = plan;
+  const { sources, draft, staged, mergeId, what } = commit;
+  return await commitWithRetry(async () => {
+    const read = await readKeys<Handoff[]>(kv, keys.map(handoffKey));
+    const leases = await readKeys<Lease[]>(kv, keys.map(handoffLeaseKey));
+    const [target, count] = await readKeys<[Handoff, number]>(kv, [
+      handoffKey(newKey),
+      handoffCountKey(),
+    ]);
+    for (let i = 0; i < keys.length; i++) {
+      if (read[i].value === null) throw notFound(what, keys[i]);
+      if (leases[i].value?.id !== mergeId) {
         throw new AppError(
-          "too_large",
-          `${what}: the merged conversation would be ${bytes.byteLength} bytes; at most ${limits.conversationMaxBytes} bytes (HANDOFF_CONVERSATION_MAX_BYTES) are allowed. Nothing was merged`,
+          "busy",
+          `${what}: the merge took too long and lost its hold on "${
+            keys[i]
+          }"; nothing was merged, try again`,
         );
       }
-      const records = parts.map((s) => s.entry.value);
-      const tags = [...new Set(records.flatMap((h) => h.tags))];
-      if (tags.length > limits.tagsMax) {
-        invalid(
-          `${what}: the sources have ${tags.length} distinct tags together; at most ${limits.tagsMax} are allowed on one handoff. Remove some first. Nothing was merged`,
-        );
-      }
-      // A merged handoff holds its sources' comments under their ids: merging it with one of
-      // those sources again must carry each comment once.
-      const comments = [...new Map(parts.flatMap((s) => s.comments).map((c) => [c.id, c])).values()]
-        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-      if (comments.length > limits.commentsMax) {
-        throw new AppError(
-          "full",
-          `${what}: the sources have ${comments.length} comments together; at most ${limits.commentsMax} (HANDOFF_COMMENTS_MAX) fit on one handoff. Delete some first. Nothing was merged`,
-        );
-      }
-      const chunked = chunkEntries(newKey, bytes);
-      const kept = new Set(
-        parts.find((s) => s.entry.value.key === newKey)?.entry.value.commentIds ?? [],
-      );
-      const copies = comments.filter((c) => !kept.has(c.id))
-        .map((c): [Deno.KvKey, HandoffComment] => [handoffCommentKey(newKey, c.id), c]);
-      staged = await stageWrites(kv, [...chunked.entries, ...copies], {
-        inlineBytes: INLINE_BYTES / 2,
-        onBatch: (done, total) =>
-          progress?.(keys.length + done / (total + 1), keys.length + 2, "stored merged chunks"),
-      });
-      const newest = [...records].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-      const draft = {
-        title: newTitle ??
-          truncateChars(`Merged: ${records.map((h) => h.title).join(" + ")}`, limits.titleMaxChars),
-        summary: newSummary ?? truncateBytes(
-          records.map((h) => `From "${h.key}" (${h.title}): ${h.summary}`).join("\n\n"),
-          limits.summaryMaxBytes,
-        ),
-        fromAi: joinedDistinct(records.map((h) => h.fromAi), limits.nameMaxChars),
-        fromProject: joinedDistinct(records.map((h) => h.fromProject), limits.projectMaxChars),
-        nextAction: newest.find((h) => h.nextAction !== null)?.nextAction ?? null,
-        tags,
-        bytes: bytes.byteLength,
-        messageCount: countMessages(conversation),
-        chunks: chunked.refs,
-        commentIds: comments.map((c) => c.id),
-        mergedFrom: records.map((h) => h.key),
-      };
-      try {
-        const { result, collect } = await commitWithRetry(async () => {
-          const read = await readKeys<Handoff[]>(kv, keys.map(handoffKey));
-          const leases = await readKeys<Lease[]>(kv, keys.map(handoffLeaseKey));
-          const [target, count] = await readKeys<[Handoff, number]>(kv, [
-            handoffKey(newKey),
-            handoffCountKey(),
-          ]);
-          for (let i = 0; i < keys.length; i++) {
-            if (read[i].value === null) throw notFound(what, keys[i]);
-            if (leases[i].value?.id !== mergeId) {
-              throw new AppError(
-                "busy",
-                `${what}: the merge took too long and lost its hold on "${
-                  keys[i]
-                }"; nothing was merged, try again`,
-              );
-            }
-            const before = sources.find((s) => s.entry.key[1] === keys[i])!;
-            if (read[i].versionstamp !== before.entry.versionstamp) throw new SourcesChanged();
-          }
-          if (!replacing && target.value !== null) {
-            invalid(
-              `${what}: new_key "${newKey}" already exists; choose another or delete it first`,
-            );
-          }
-          const op = kv.atomic().check(...read, ...leases, target);
-          const garbage: Deno.KvKey[] = [];
-          const deleted: string[] = [];
-          for (let i = 0; i < keys.length; i++) {
-            const h = read[i].value!;
-            if (!deleteSources || h.key === newKey) op.delete(handoffLeaseKey(h.key));
-            if (!deleteSources) continue;
-            if (h.key === newKey) {
-              op.delete(handoffTimeKey(h.order));
-              garbage.push(...h.chunks.map((c) => handoffChunkKey(h.key, c.id)));
-            } else {
-              removeInto(op, garbage, h);
-              deleted.push(h.key);
-            }
-          }
-          const delta = (replacing ? 0 : 1) - deleted.length;
-          const evicted = await makeRoom(
-            kv,
-            limits,
-            op,
-            garbage,
-            count,
-            delta,
-            new Set([...keys, newKey]),
-            what,
-          );
-          const now = nowIso();
-          const order = ulid();
-          const handoff: Handoff = {
-            key: newKey,
-            status: "active",
-            createdAt: now,
-            updatedAt: now,
-            order,
-            ...draft,
-          };
-          op.set(handoffKey(newKey), handoff).set(handoffTimeKey(order), newKey);
-          staged!.adopt(op);
-          const collect = deleteWith(kv, op, garbage);
-          return {
-            op,
-            value: {
-              result: {
-                handoff,
-                deletedSources: deleted,
-                replacedSource: replacing,
-                carriedComments: comments.length,
-                evicted,
-              },
-              collect,
-            },
-          };
-        });
-        staged = null;
-        await collectAfter(collect);
-        await reportLanded(progress, keys.length + 2, "merged");
-        return result;
-      } catch (error) {
-        if (!(error instanceof SourcesChanged) || round + 1 >= MERGE_REBUILDS) {
-          if (error instanceof SourcesChanged) {
-            throw new AppError(
-              "busy",
-              `${what}: the sources kept changing while being merged; nothing was merged, try again`,
-            );
-          }
-          throw error;
-        }
-        await staged?.abandon();
-        staged = null;
+      const before = sources.find((s) => s.entry.key[1] === keys[i])!;
+      if (read[i].versionstamp !== before.entry.versionstamp) throw new SourcesChanged();
+    }
+    if (!replacing && target.value !== null) {
+      invalid(`${what}: new_key "${newKey}" already exists; choose another or delete it first`);
+    }
+    const op = kv.atomic().check(...read, ...leases, target);
+    const garbage: Deno.KvKey[] = [];
+    const deleted: string[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const h = read[i].value!;
+      if (!deleteSources || h.key === newKey) op.delete(handoffLeaseKey(h.key));
+      if (!deleteSources) continue;
+      if (h.key === newKey) {
+        op.delete(handoffTimeKey(h.order));
+        garbage.push(...h.chunks.map((c) => handoffChunkKey(h.key, c.id)));
+      } else {
+        removeInto(op, garbage, h);
+        deleted.push(h.key);
       }
     }
-  } catch (error) {
-    // Cleanup failures must not hide why the merge failed: staged chunks left behind are swept
-    // after their TTL, and a lease left behind expires by itself.
-    await staged?.abandon().catch(() => {});
-    await releaseLeases(kv, keys, mergeId).catch(() => {});
-    throw error;
-  }
+    const delta = (replacing ? 0 : 1) - deleted.length;
+    const evicted = await makeRoom(
+      kv,
+      limits,
+      op,
+      garbage,
+      count,
+      delta,
+      new Set([...keys, newKey]),
+      what,
+    );
+    const now = nowIso();
+    const order = ulid();
+    const handoff: Handoff = {
+      key: newKey,
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+      order,
+      ...draft.fields,
+    };
+    op.set(handoffKey(newKey), handoff).set(handoffTimeKey(order), newKey);
+    staged.adopt(op);
+    const collect = deleteWith(kv, op, garbage);
+    const result: MergeResult = {
+      handoff,
+      deletedSources: deleted,
+      replacedSource: replacing,
+      carriedComments: draft.carriedComments,
+      evicted,
+    };
+    return { op, value: { result, collect } };
+  });
 }
 
 /** The line put before each part of a merged conversation. */

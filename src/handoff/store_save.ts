@@ -123,88 +123,13 @@ export async function saveHandoff(
   const what = "Cannot save handoff";
   const checked = checkSave(input, limits, what);
   const bytes = encoder.encode(checked.conversation);
-  const messageCount = countMessages(checked.conversation);
-  const title = checked.title ?? titleFromSummary(checked.summary, limits);
   if (!limits.evictWhenFull) await refuseEarlyWhenFull(kv, limits, checked.key, what);
-
-  // A generated key that collides with an existing handoff is replaced, never overwritten.
-  const target = {
-    key: checked.key ?? generateKey(),
-    refs: [] as ChunkRef[],
-    staged: null as Staged | null,
-    steps: 1,
-  };
-  const stage = async () => {
-    const chunked = chunkEntries(target.key, bytes);
-    target.refs = chunked.refs;
-    target.staged = await stageWrites(kv, chunked.entries, {
-      onBatch: (done, total) => {
-        target.steps = total + 1;
-        return progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`);
-      },
-    });
-  };
+  const target = saveTarget(kv, checked.key ?? generateKey(), bytes, progress);
   await progress?.(0, 1, `saving ${bytes.byteLength} bytes`);
-  await stage();
+  await target.stage();
   if (target.staged!.inlineBytes === 0) await sweepPendingDeletes(kv);
-
   try {
-    const { result, collect } = await commitWithRetry(async () => {
-      let [current, count] = await readKeys<[Handoff, number]>(kv, [
-        handoffKey(target.key),
-        handoffCountKey(),
-      ]);
-      while (checked.key === null && current.value !== null) {
-        await target.staged!.abandon();
-        target.key = generateKey();
-        await stage();
-        [current, count] = await readKeys<[Handoff, number]>(kv, [
-          handoffKey(target.key),
-          handoffCountKey(),
-        ]);
-      }
-      const key = target.key;
-      const existing = current.value;
-      const now = nowIso();
-      const order = ulid();
-      const op = kv.atomic().check(current);
-      const garbage: Deno.KvKey[] = [];
-      let evicted: Evicted | null = null;
-      if (existing) {
-        op.delete(handoffTimeKey(existing.order));
-        garbage.push(...existing.chunks.map((c) => handoffChunkKey(key, c.id)));
-      } else {
-        evicted = await makeRoom(kv, limits, op, garbage, count, 1, new Set([key]), what);
-      }
-      const handoff: Handoff = {
-        key,
-        title,
-        summary: checked.summary,
-        fromAi: checked.fromAi,
-        fromProject: checked.fromProject,
-        status: checked.status,
-        nextAction: checked.nextAction,
-        tags: checked.tags,
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-        order,
-        bytes: bytes.byteLength,
-        messageCount,
-        chunks: target.refs,
-        commentIds: existing?.commentIds ?? [],
-        mergedFrom: null,
-      };
-      op.set(handoffKey(key), handoff).set(handoffTimeKey(order), key);
-      target.staged!.adopt(op);
-      const result: SaveResult = {
-        handoff,
-        overwritten: existing !== null,
-        generatedKey: checked.key === null,
-        evicted,
-      };
-      return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
-      // A named key takes turns with other writes to it; a generated one is new to everyone.
-    }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
+    const { result, collect } = await commitSave(kv, limits, checked, target, bytes, what);
     await collectAfter(collect);
     await reportLanded(progress, target.steps, "saved");
     return result;
@@ -213,4 +138,113 @@ export async function saveHandoff(
     await target.staged?.abandon().catch(() => {});
     throw error;
   }
+}
+
+/** Where a save's chunks are staged; staged again under a new key when a generated key collides. */
+interface SaveTarget {
+  key: string;
+  refs: ChunkRef[];
+  staged: Staged | null;
+  /** Progress steps of the save: one per chunk batch, plus the commit. */
+  steps: number;
+  /** Stages the conversation's chunks under `key`. */
+  stage(): Promise<void>;
+}
+
+function saveTarget(
+  kv: Deno.Kv,
+  key: string,
+  bytes: Uint8Array,
+  progress: Progress | undefined,
+): SaveTarget {
+  const target: SaveTarget = {
+    key,
+    refs: [],
+    staged: null,
+    steps: 1,
+    async stage() {
+      const chunked = chunkEntries(target.key, bytes);
+      target.refs = chunked.refs;
+      target.staged = await stageWrites(kv, chunked.entries, {
+        onBatch: (done, total) => {
+          target.steps = total + 1;
+          return progress?.(done, total + 1, `stored chunk batch ${done} of ${total}`);
+        },
+      });
+    },
+  };
+  return target;
+}
+
+/**
+ * Commits the record, its time index and the staged chunks in one atomic, replacing the old
+ * record's chunks or making room for a new one. A generated key that collides with an existing
+ * handoff is replaced by a fresh one, never overwritten.
+ */
+async function commitSave(
+  kv: Deno.Kv,
+  limits: HandoffLimits,
+  checked: Checked,
+  target: SaveTarget,
+  bytes: Uint8Array,
+  what: string,
+): Promise<{ result: SaveResult; collect: () => Promise<void> }> {
+  const title = checked.title ?? titleFromSummary(checked.summary, limits);
+  const messageCount = countMessages(checked.conversation);
+  return await commitWithRetry(async () => {
+    let [current, count] = await readKeys<[Handoff, number]>(kv, [
+      handoffKey(target.key),
+      handoffCountKey(),
+    ]);
+    while (checked.key === null && current.value !== null) {
+      await target.staged!.abandon();
+      target.key = generateKey();
+      await target.stage();
+      [current, count] = await readKeys<[Handoff, number]>(kv, [
+        handoffKey(target.key),
+        handoffCountKey(),
+      ]);
+    }
+    const key = target.key;
+    const existing = current.value;
+    const now = nowIso();
+    const order = ulid();
+    const op = kv.atomic().check(current);
+    const garbage: Deno.KvKey[] = [];
+    let evicted: Evicted | null = null;
+    if (existing) {
+      op.delete(handoffTimeKey(existing.order));
+      garbage.push(...existing.chunks.map((c) => handoffChunkKey(key, c.id)));
+    } else {
+      evicted = await makeRoom(kv, limits, op, garbage, count, 1, new Set([key]), what);
+    }
+    const handoff: Handoff = {
+      key,
+      title,
+      summary: checked.summary,
+      fromAi: checked.fromAi,
+      fromProject: checked.fromProject,
+      status: checked.status,
+      nextAction: checked.nextAction,
+      tags: checked.tags,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+      order,
+      bytes: bytes.byteLength,
+      messageCount,
+      chunks: target.refs,
+      commentIds: existing?.commentIds ?? [],
+      mergedFrom: null,
+    };
+    op.set(handoffKey(key), handoff).set(handoffTimeKey(order), key);
+    target.staged!.adopt(op);
+    const result: SaveResult = {
+      handoff,
+      overwritten: existing !== null,
+      generatedKey: checked.key === null,
+      evicted,
+    };
+    return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
+    // A named key takes turns with other writes to it; a generated one is new to everyone.
+  }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
 }

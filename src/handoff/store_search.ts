@@ -9,7 +9,7 @@ import { concatBytes } from "../kit/chunks.ts";
 import { readWhole } from "./store_read.ts";
 import { type Handoff, handoffChunkPrefix, handoffPrefix } from "./store_schema.ts";
 import { checkStatus, clip, normalizeTags } from "./store_validate.ts";
-import { characterCount } from "../kit/text.ts";
+import { characterCount, checkWellFormed } from "../kit/text.ts";
 import { invalid, listEntries } from "../kit/kv.ts";
 
 /** Filters of `searchHandoffs`; all given ones must match. */
@@ -96,6 +96,15 @@ export async function searchHandoffs(
   const what = "Cannot search handoffs";
   const anyTags = normalizeTags(filter.tags, { ...limits, tagsMax: 100 }, what);
   const allTags = normalizeTags(filter.tagsAll, { ...limits, tagsMax: 100 }, what);
+  for (
+    const [name, value] of [
+      ["query", filter.query],
+      ["from_project", filter.fromProject],
+      ["from_ai", filter.fromAi],
+    ] as const
+  ) {
+    if (value !== undefined) checkWellFormed(value, { name, what });
+  }
   const query = filter.query?.trim() ?? "";
   if (characterCount(query) > QUERY_MAX_CHARS) {
     invalid(`${what}: query is longer than ${QUERY_MAX_CHARS} characters`);

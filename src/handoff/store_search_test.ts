@@ -129,3 +129,17 @@ Deno.test("searchHandoffs() filters by tags, text, origin, status and dates", as
     );
   });
 });
+
+Deno.test("searchHandoffs() refuses filters with a lone surrogate", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, input({ key: "one" }));
+    const base = { limit: 10 };
+    for (const filter of [{ query: "a\uD800" }, { fromAi: "\uDC00" }, { fromProject: "p\uDBFF" }]) {
+      await rejectsWith(
+        () => searchHandoffs(kv, LIMITS, { ...base, ...filter }),
+        "invalid",
+        /lone UTF-16 surrogate/,
+      );
+    }
+  });
+});

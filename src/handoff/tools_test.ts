@@ -87,3 +87,15 @@ Deno.test("list, search, stats, comments, merge and clear through MCP", async ()
     assert.match(empty.text, /No handoffs saved yet/);
   });
 });
+
+Deno.test("handoff tools refuse unknown argument names, naming them and the accepted ones", async () => {
+  await withMcpClient({ toolsets: "handoff" }, async ({ client }) => {
+    const saved = await call(client, "handoff_save", { ...SAVE, fromAi: "Claude", tag: "x" });
+    assert.equal(saved.isError, true);
+    assert.match(saved.text, /unknown arguments "fromAi", "tag"; accepted: key, title, summary/);
+    const stats = await call(client, "handoff_stats", { verbose: true });
+    assert.match(stats.text, /unknown argument "verbose"; accepted: none/);
+    const list = await call(client, "handoff_list");
+    assert.deepEqual(list.structured.handoffs, [], "the refused save stored nothing");
+  });
+});

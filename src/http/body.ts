@@ -24,7 +24,8 @@ export async function readRpcBody(req: Request, maxBytes: number): Promise<RpcBo
       return rpcError(413, -32000, error.message);
     }
     if (error instanceof AppError) return rpcError(400, -32700, `Parse error: ${error.message}`);
-    throw error;
+    // The connection ended mid-body (the client left, or the server is shutting down).
+    return rpcError(400, -32700, "Parse error: the request body could not be read to its end");
   }
   let parsed: unknown;
   try {

@@ -37,12 +37,20 @@ const NO_HOST = () => plain(400, "Bad Request: the Host header is missing");
  * Deno Deploy is handled by `closedReason`, which fails closed instead.
  */
 export function exposureProblem(config: Config): string | undefined {
+  if (config.onDeploy || isLoopback(config.host)) return undefined;
+  const min = MIN_DEPLOY_TOKEN_LENGTH;
+  const beyond = `a server listening beyond loopback (HOST=${config.host}) needs at least ${min}`;
   const token = config.authToken;
-  if (config.onDeploy || isLoopback(config.host) || token === undefined) return undefined;
-  if (token.length >= MIN_DEPLOY_TOKEN_LENGTH) return undefined;
-  return `AUTH_TOKEN is too short (${token.length} characters): a server listening beyond ` +
-    `loopback (HOST=${config.host}) needs at least ${MIN_DEPLOY_TOKEN_LENGTH}; unset it to use ` +
-    `the generated one, or set a random one (openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')`;
+  if (token !== undefined && token.length < min) {
+    return `AUTH_TOKEN is too short (${token.length} characters): ${beyond}; unset it to use ` +
+      `the generated one, or set a random one (openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')`;
+  }
+  const short = config.namedTokens.find((t) => t.token.length < min);
+  if (short !== undefined) {
+    return `AUTH_TOKENS token of "${short.name}" is too short (${short.token.length} ` +
+      `characters): ${beyond}`;
+  }
+  return undefined;
 }
 
 /**

@@ -3,6 +3,8 @@
  * token, OAuth) from a self-chosen label (a header) or a shared default.
  */
 
+import { characterCount, lineProblem } from "./text.ts";
+
 /** How a caller's name was established, strongest first. */
 export type CallerVia = "oauth" | "token" | "header" | "local" | "default";
 
@@ -23,15 +25,19 @@ export const CLIENT_NAME_MAX_CHARS = 140;
  * `what` names where it came from (`X-Client-Name`, `CLIENT_NAME`).
  */
 export function clientNameProblem(name: string, what: string): string | undefined {
-  if (!name.isWellFormed()) return `${what} is not well-formed Unicode (it holds a lone surrogate)`;
-  if (name.trim() === "") return `${what} is blank: give a name such as codex or claude`;
-  // deno-lint-ignore no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) {
-    return `${what} must be one line without control characters`;
+  switch (lineProblem(name, CLIENT_NAME_MAX_CHARS)) {
+    case undefined:
+      return undefined;
+    case "lone_surrogate":
+      return `${what} is not well-formed Unicode (it holds a lone surrogate)`;
+    case "blank":
+      return `${what} is blank: give a name such as codex or claude`;
+    case "line_break":
+    case "control":
+      return `${what} must be one line without control characters`;
+    case "too_long":
+      return `${what} is ${
+        characterCount(name)
+      } characters; at most ${CLIENT_NAME_MAX_CHARS} are allowed`;
   }
-  const chars = [...name].length;
-  if (chars > CLIENT_NAME_MAX_CHARS) {
-    return `${what} is ${chars} characters; at most ${CLIENT_NAME_MAX_CHARS} are allowed`;
-  }
-  return undefined;
 }

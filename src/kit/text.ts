@@ -127,22 +127,49 @@ export function optionalLine(value: unknown, max: number, field: Field): string 
 }
 
 function lineBody(text: string, max: number, field: Field, range: string): string {
-  if (LINE_BREAK.test(text)) {
-    refuse(
-      field,
-      "invalid",
-      `${field.name} must be a single line (no line breaks), ${range} characters`,
-    );
-  }
-  if (CONTROL.test(text.replaceAll("\t", " "))) {
-    refuse(field, "invalid", `${field.name} must not contain control characters`);
-  }
-  checkWellFormed(text, field);
-  const length = characterCount(text);
-  if (length > max) {
-    refuse(field, "too_large", `${field.name} is ${length} characters; at most ${max} are allowed`);
+  switch (lineProblem(text, max, { tab: true })) {
+    case "line_break":
+      refuse(
+        field,
+        "invalid",
+        `${field.name} must be a single line (no line breaks), ${range} characters`,
+      );
+      break;
+    case "control":
+      refuse(field, "invalid", `${field.name} must not contain control characters`);
+      break;
+    case "lone_surrogate":
+      checkWellFormed(text, field);
+      break;
+    case "too_long":
+      refuse(
+        field,
+        "too_large",
+        `${field.name} is ${characterCount(text)} characters; at most ${max} are allowed`,
+      );
   }
   return text;
+}
+
+/** Why a text is not one line of at most a given length, in the order `lineProblem` checks. */
+export type LineProblem = "blank" | "line_break" | "control" | "lone_surrogate" | "too_long";
+
+/**
+ * What makes `text` unfit as one line of 1–`max` characters, or `undefined`: blank, a line
+ * break, a control character (tab too, unless `tab` allows it), a lone surrogate, too long. For
+ * callers that word their own refusal; the others use `checkLine`.
+ */
+export function lineProblem(
+  text: string,
+  max: number,
+  options: { tab?: boolean } = {},
+): LineProblem | undefined {
+  if (text.trim() === "") return "blank";
+  if (LINE_BREAK.test(text)) return "line_break";
+  if (CONTROL.test(options.tab ? text.replaceAll("\t", " ") : text)) return "control";
+  if (!text.isWellFormed()) return "lone_surrogate";
+  if (characterCount(text) > max) return "too_long";
+  return undefined;
 }
 
 /** Checks a block of text (a summary, a conversation): a string, well-formed, at most `maxBytes`. */

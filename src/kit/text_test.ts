@@ -6,6 +6,7 @@ import {
   checkLine,
   checkText,
   checkWellFormed,
+  lineProblem,
   optionalLine,
   utf8Bytes,
 } from "./text.ts";
@@ -73,4 +74,15 @@ Deno.test("checkText() bounds UTF-8 bytes, naming the setting, and refuses lone 
   );
   refusedWith(() => checkText("\uDFFF", 6, field), "invalid", /lone UTF-16 surrogate/);
   refusedWith(() => checkWellFormed("\uD800\uD800", { name: "x" }), "invalid", /x has a lone/);
+});
+
+Deno.test("lineProblem() names the first problem of a line, for callers that word their own", () => {
+  assert.equal(lineProblem("a b", 3), undefined);
+  assert.equal(lineProblem(" \t ", 3), "blank");
+  assert.equal(lineProblem("a\u2029b", 3), "line_break");
+  assert.equal(lineProblem("a\tb", 3), "control");
+  assert.equal(lineProblem("a\tb", 3, { tab: true }), undefined);
+  assert.equal(lineProblem("a\u0085", 3), "control");
+  assert.equal(lineProblem("a\uDC00", 3), "lone_surrogate");
+  assert.equal(lineProblem("😀😀😀😀", 3), "too_long");
 });

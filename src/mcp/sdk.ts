@@ -12,8 +12,6 @@ export { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mc
 export { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 export { normalizeObjectSchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-json-schema-compat"

@@ -4,7 +4,6 @@
  * already received is still carried out and answered before the server closes.
  */
 
-import process from "node:process";
 import type { Config } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
@@ -27,7 +26,7 @@ export async function serveStdio(
   toolsets: readonly Toolset[],
   streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
 ): Promise<void> {
-  const transport = new LineTransport(streams);
+  const transport = new LineTransport(streams, deps.config.maxRequestBytes);
   const server = createMcpServer(deps, toolsets);
   await server.connect(transport);
   await transport.inputEnded;
@@ -55,6 +54,7 @@ class LineTransport implements Transport {
   readonly #ended = Promise.withResolvers<void>();
   readonly #inFlight = new InFlight();
   readonly #input: ReadableStream<Uint8Array>;
+  readonly #maxLineChars: number;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #encoder = new TextEncoder();
   /** The last write, so writes go out in order and shutdown can wait for them. */
@@ -62,7 +62,8 @@ class LineTransport implements Transport {
   #outputBroken = false;
   #closed = false;
 
-  constructor(streams: StdioStreams) {
+  constructor(streams: StdioStreams, maxLineChars: number) {
+    this.#maxLineChars = maxLineChars;
     this.#input = streams.input;
     this.#writer = streams.output.getWriter();
     this.inputEnded = this.#ended.promise;
@@ -111,6 +112,8 @@ class LineTransport implements Transport {
   async #read(): Promise<void> {
     const decoder = new TextDecoder();
     let buffered = "";
+    /** Inside a line over the limit: drop text up to its newline. */
+    let skipping = false;
     try {
       for await (const chunk of this.#input) {
         // Search only the new text for a newline: a long line arriving in many chunks stays linear.
@@ -118,16 +121,35 @@ class LineTransport implements Transport {
         buffered += decoder.decode(chunk, { stream: true });
         let newline;
         while ((newline = buffered.indexOf("\n", from)) !== -1) {
-          this.#line(buffered.slice(0, newline));
+          if (skipping) {
+            // The rest of a line already reported as too long.
+          } else if (newline > this.#maxLineChars) this.#tooLong();
+          else this.#line(buffered.slice(0, newline));
+          skipping = false;
           buffered = buffered.slice(newline + 1);
           from = 0;
+        }
+        if (buffered.length > this.#maxLineChars) {
+          if (!skipping) this.#tooLong();
+          skipping = true;
+          buffered = "";
         }
       }
     } catch (error) {
       this.onerror?.(error as Error);
     }
     // A one-shot client may not end its last message with a newline.
-    this.#line(buffered + decoder.decode());
+    const rest = buffered + decoder.decode();
+    if (skipping) return;
+    if (rest.length > this.#maxLineChars) this.#tooLong();
+    else this.#line(rest);
+  }
+
+  #tooLong(): void {
+    console.error(
+      `handoff-mcp: stdio: dropped a message longer than MAX_REQUEST_BYTES ` +
+        `(${this.#maxLineChars}); it was not carried out`,
+    );
   }
 
   #line(raw: string): void {

@@ -24,6 +24,8 @@ export const THINKING_ERRORS = {
   REVISION_TARGET_NOT_FOUND: "not_found",
   /** The thought is empty or whitespace only. */
   THOUGHT_EMPTY: "invalid",
+  /** The thought has a lone UTF-16 surrogate (it is not well-formed Unicode text). */
+  THOUGHT_INVALID: "invalid",
   /** The thought is longer than the limit. */
   THOUGHT_TOO_LONG: "too_large",
   /** A number is outside 1–numberMax or not whole. */

@@ -5,6 +5,7 @@
 
 import type { ThinkingLimits } from "./settings.ts";
 import { getAll, listAll, readKey } from "../kit/kv.ts";
+import { checkId } from "../kit/text.ts";
 import { fail, sequenceNotFound } from "./store_errors.ts";
 import {
   branchPrefix,
@@ -188,6 +189,9 @@ export async function getHistory(
   checkPage("maxCharacters", maxCharacters, limits.historyCharactersMax);
   const order = options.order ?? "asc";
   const branch = options.branchId ?? null;
+  if (branch !== null) {
+    checkId(branch, limits.branchIdMax, { name: "branchId", code: "BRANCH_ID_INVALID" });
+  }
   const after = options.cursor ? decodeCursor(options.cursor, order, branch) : undefined;
 
   const seq = await getSequence(kv, limits, sequenceId, clock);

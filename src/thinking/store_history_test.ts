@@ -113,3 +113,12 @@ Deno.test("getHistory() summarizes the sequence: title, completion, branches, re
     assert.equal(page.nextCursor, null);
   });
 });
+
+Deno.test("getHistory() refuses a branchId that is not a well-formed id", async () => {
+  await withKv(async (kv) => {
+    const { sequenceId } = await addThought(kv, LIMITS, step(1));
+    for (const branchId of ["\uD800", "b\uDC00", "", "  "]) {
+      await rejectsWith(getHistory(kv, LIMITS, sequenceId, { branchId }), "BRANCH_ID_INVALID");
+    }
+  });
+});

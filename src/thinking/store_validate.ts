@@ -3,7 +3,7 @@
 import type { ThinkingLimits } from "./settings.ts";
 import { fail } from "./store_errors.ts";
 import { MAIN_BRANCH } from "./store_keys.ts";
-import { characterCount, checkId } from "../kit/text.ts";
+import { characterCount, checkId, checkWellFormed } from "../kit/text.ts";
 
 /** The input of `sequentialthinking`, already typed (numbers and booleans parsed). */
 export interface ThoughtInput {
@@ -43,6 +43,7 @@ export function validateThought(input: ThoughtInput, limits: ThinkingLimits): nu
   if (input.thought.trim() === "") {
     fail("THOUGHT_EMPTY", "thought must contain the thinking step; it is empty");
   }
+  checkWellFormed(input.thought, { name: "thought", code: "THOUGHT_INVALID" });
   const characters = characterCount(input.thought);
   if (characters > limits.thoughtMax) {
     fail(

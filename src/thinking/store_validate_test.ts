@@ -40,3 +40,12 @@ Deno.test("addThought() refuses branch ids KV would fold into one (lone surrogat
     );
   });
 });
+
+Deno.test("addThought() refuses a thought with a lone surrogate, writing nothing", async () => {
+  await withKv(async (kv) => {
+    for (const thought of ["half \uD800 pair", "\uDFFF", "end \uDBFF"]) {
+      await rejectsWith(addThought(kv, LIMITS, step(1, { thought })), "THOUGHT_INVALID");
+    }
+    assert.deepEqual(await allKeys(kv), [], "nothing was written");
+  });
+});

@@ -1,6 +1,8 @@
 /** The thinking toolset: durable sequential thinking, its history, and deleting a sequence. */
 
 import { z } from "zod";
+import { nullableString } from "../mcp/schema.ts";
+import { flagArg, wholeNumberArg } from "./args.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { renderDelete, renderHistory, renderThought, type SessionFlag } from "./render.ts";
 import { SequenceCache } from "./store_cache.ts";
@@ -43,16 +45,6 @@ Use it for problems that need planning, analysis that may change course, or work
 
 The first call omits sequenceId and gets a new one back: pass that sequenceId with every later thought of the same sequence.`;
 
-/** `"true"`/`"false"` (any case, trimmed) become booleans; anything else is refused. */
-const coercedBoolean = z.union([z.boolean(), z.string()]).transform((value, ctx) => {
-  if (typeof value === "boolean") return value;
-  const text = value.trim().toLowerCase();
-  if (text === "true") return true;
-  if (text === "false") return false;
-  ctx.addIssue({ code: "custom", message: `Expected a boolean or "true"/"false", got "${value}"` });
-  return z.NEVER;
-});
-
 /** What every thinking tool uses, built once per server. */
 interface ThinkingToolContext {
   kv: Deno.Kv;
@@ -74,9 +66,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     kv,
     limits,
     count: (what) =>
-      z.coerce.number().int().min(1).max(limits.numberMax).describe(
-        `${what} (a whole number from 1 to ${limits.numberMax})`,
-      ),
+      wholeNumberArg(1, limits.numberMax, `${what} (a whole number from 1 to ${limits.numberMax})`),
     sequenceId: z.string().max(64),
     branchName: (what) =>
       z.string().max(limits.branchIdMax).describe(
@@ -110,21 +100,21 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
       thought: z.string().describe(
         `Your current thinking step (1–${limits.thoughtMax} characters, any language)`,
       ),
-      nextThoughtNeeded: coercedBoolean.describe("Whether another thought step is needed"),
+      nextThoughtNeeded: flagArg("Whether another thought step is needed"),
       thoughtNumber: count("Current thought number on its branch"),
       totalThoughts: count("Current estimate of the thoughts needed"),
-      isRevision: coercedBoolean.optional().describe(
+      isRevision: flagArg(
         "True when this thought revises an earlier one (send revisesThought too)",
-      ),
+      ).optional(),
       revisesThought: count("The thought number being revised (needs isRevision: true)")
         .optional(),
       branchFromThought: count("The thought number this new branch forks from (needs branchId)")
         .optional(),
       branchId: branchName("The branch this thought belongs to; omit for the main line")
         .optional(),
-      needsMoreThoughts: coercedBoolean.optional().describe(
+      needsMoreThoughts: flagArg(
         "True when you reached the planned end but need more thoughts",
-      ),
+      ).optional(),
       sequenceId: ctx.sequenceId.optional().describe(
         "The sequence this thought belongs to, as returned by the first call; omit only to start a new sequence",
       ),
@@ -206,9 +196,11 @@ function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void 
       "Reads a stored thinking sequence back: its title, whether it is complete, its branches (with parent and fork point) and one page of thoughts in order, revisions included. Use it to resume or review reasoning from an earlier chat; pass nextCursor back to read on.",
     inputSchema: {
       sequenceId: ctx.sequenceId.describe("The sequenceId sequentialthinking returned"),
-      limit: z.coerce.number().int().min(1).max(limits.historyPageMax).optional().describe(
+      limit: wholeNumberArg(
+        1,
+        limits.historyPageMax,
         `Thoughts per page, 1–${limits.historyPageMax} (default ${limits.historyPageDefault})`,
-      ),
+      ).optional(),
       cursor: z.string().max(1000).optional().describe(
         "nextCursor from the previous page, unchanged (with the same order and branchId)",
       ),
@@ -216,10 +208,11 @@ function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void 
         "asc: oldest first (default); desc: newest first",
       ),
       branchId: branchName("Only the thoughts recorded on this branch").optional(),
-      maxCharacters: z.coerce.number().int().min(1).max(limits.historyCharactersMax).optional()
-        .describe(
-          `Budget of thought text per page, 1–${limits.historyCharactersMax} characters (default ${limits.historyCharactersDefault}); a longer thought comes alone, truncated`,
-        ),
+      maxCharacters: wholeNumberArg(
+        1,
+        limits.historyCharactersMax,
+        `Budget of thought text per page, 1–${limits.historyCharactersMax} characters (default ${limits.historyCharactersDefault}); a longer thought comes alone, truncated`,
+      ).optional(),
     },
     outputSchema: {
       sequence: z.object({
@@ -234,12 +227,12 @@ function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void 
         lastThoughtNumber: z.number(),
         totalThoughts: z.number(),
         branches: z.array(branchSchema),
-        expiresAt: z.string().nullable(),
+        expiresAt: nullableString(),
       }),
       thoughts: z.array(thoughtSchema),
       order: z.enum(["asc", "desc"]),
-      branchId: z.string().nullable(),
-      nextCursor: z.string().nullable().describe("Cursor of the next page; null at the end"),
+      branchId: nullableString(),
+      nextCursor: nullableString("Cursor of the next page; null at the end"),
     },
     annotations: READ_ONLY,
     _meta: ctx.ui,

@@ -280,6 +280,7 @@ Deno.test("every thinking error code reaches the client in an isError result", a
         }),
       ],
       ["THOUGHT_EMPTY", "sequentialthinking", think(3, { sequenceId: id, thought: "   " })],
+      ["THOUGHT_INVALID", "sequentialthinking", think(3, { sequenceId: id, thought: "\uD800" })],
       [
         "THOUGHT_TOO_LONG",
         "sequentialthinking",
@@ -373,5 +374,48 @@ Deno.test("delete_thought_sequence needs confirm: true and reports a repeat as d
     assert.deepEqual(again.structured, { sequenceId, deleted: false, deletedThoughts: 0 });
     const gone = await call(client, "sequentialthinking", think(2, { sequenceId }));
     assert.ok(gone.text.startsWith("SEQUENCE_NOT_FOUND: "));
+  });
+});
+
+Deno.test("sequentialthinking reads only numbers and decimal digits as numbers", async () => {
+  await withMcpClient({ toolsets: "thinking" }, async ({ client }) => {
+    const first = await call(client, "sequentialthinking", think(1));
+    const sequenceId = first.structured.sequenceId;
+    for (const bad of [true, [4], "0x4", "4e0", "", 2.5]) {
+      const refused = await call(
+        client,
+        "sequentialthinking",
+        think(2, { sequenceId, thoughtNumber: bad }),
+      );
+      assert.equal(refused.isError, true, `thoughtNumber ${JSON.stringify(bad)} is refused`);
+      assert.match(refused.text, /whole number from 1 to 1000000.* at thoughtNumber/);
+    }
+    const flag = await call(client, "sequentialthinking", think(2, { sequenceId, isRevision: 1 }));
+    assert.equal(flag.isError, true, "1 is not a boolean");
+    const page = await call(client, "get_thought_history", { sequenceId, limit: true });
+    assert.equal(page.isError, true, "limit: true is not 1");
+    const ok = await call(
+      client,
+      "sequentialthinking",
+      think(2, { sequenceId, thoughtNumber: "2" }),
+    );
+    assert.equal(ok.isError, false, ok.text);
+    assert.equal(ok.structured.thoughtHistoryLength, 2, "only the good thought was stored");
+  });
+});
+
+Deno.test("the drop-in thinking tools keep ignoring unknown argument names", async () => {
+  await withMcpClient({ toolsets: "thinking" }, async ({ client }) => {
+    const first = await call(client, "sequentialthinking", think(1, { sequenceID: "x", mood: 1 }));
+    assert.equal(first.isError, false, first.text);
+    const sequenceId = first.structured.sequenceId;
+    const page = await call(client, "get_thought_history", { sequenceId, extra: true });
+    assert.equal(page.isError, false, page.text);
+    const gone = await call(client, "delete_thought_sequence", {
+      sequenceId,
+      confirm: true,
+      reason: "done",
+    });
+    assert.equal(gone.structured.deleted, true);
   });
 });

@@ -1,0 +1,257 @@
+/**
+ * Table toolset. The server (`main.ts`, TOOLSETS=table) runs as its own process on a KV file;
+ * 16 SDK clients in this process talk to it over Streamable HTTP on loopback.
+ *
+ * - post_message with 16 clients on ONE discussion vs 16 clients on 16 discussions: throughput,
+ *   p50/p99 latency, server CPU per post (from /proc), and the one discussion's seqs checked to
+ *   be exactly 1..N afterwards.
+ * - get_workspace_context p50 on an empty workspace vs one holding 1,000 discussions, 20,000
+ *   messages, 2,000 done tasks and 500 accepted handoffs, measured interleaved.
+ */
+
+import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import { randomToken } from "../src/kit/kv.ts";
+import { loadTableSettings } from "../src/table/settings.ts";
+import type { TableCtx } from "../src/table/store_common.ts";
+import { createDiscussion, postMessage } from "../src/table/store_discussions.ts";
+import { acceptHandoff, createHandoff } from "../src/table/store_handoffs.ts";
+import { createTask, updateTask } from "../src/table/store_tasks.ts";
+import { ROOT, tempKvPath } from "../tests/support/harness.ts";
+import { type BenchGroup, goal, measureInterleaved, ratio, round } from "./lib.ts";
+
+const CLIENTS = 16;
+const POSTS_PER_CLIENT = 40;
+const LOADED = "bench/loaded";
+const EMPTY = "bench/empty";
+const SEEDER = { name: "seeder", via: "local" as const };
+
+type McpClient = InstanceType<typeof Client>;
+
+/** Fills `LOADED` with 1,000 discussions of 20 messages, 2,000 done tasks, 500 accepted handoffs. */
+async function seed(ctx: TableCtx): Promise<void> {
+  const workspace = LOADED;
+  for (let batch = 0; batch < 1000; batch += 50) {
+    await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+      const { discussion } = await createDiscussion(ctx, SEEDER, {
+        title: `Discussion ${batch + i}`,
+        body: "Opening message",
+        workspace,
+      });
+      for (let m = 2; m <= 20; m++) {
+        await postMessage(ctx, SEEDER, { discussion_id: discussion.id, body: `Message ${m}` });
+      }
+    }));
+  }
+  for (let batch = 0; batch < 2000; batch += 100) {
+    await Promise.all(Array.from({ length: 100 }, async (_, i) => {
+      const { task } = await createTask(ctx, SEEDER, { title: `Done ${batch + i}`, workspace });
+      await updateTask(ctx, SEEDER, { task_id: task.id, status: "done" });
+    }));
+  }
+  for (let batch = 0; batch < 500; batch += 50) {
+    await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+      const worker = { name: `worker-${(batch + i) % 25}`, via: "token" as const };
+      const { task } = await createTask(ctx, SEEDER, { title: `Handed ${batch + i}`, workspace });
+      const { handoff } = await createHandoff(ctx, SEEDER, {
+        task_id: task.id,
+        to: worker.name,
+        context: "Everything you need",
+      });
+      await acceptHandoff(ctx, worker, { handoff_id: handoff.id });
+    }));
+  }
+}
+
+/** CPU seconds (user + system) the process `pid` has used, from /proc. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function percentile(sorted: number[], q: number): number {
+  return round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+}
+
+/** All clients post at once, each `POSTS_PER_CLIENT` times to its discussion, one after another. */
+function postRun(clients: McpClient[], discussionOf: (i: number) => string, pid: number) {
+  return callRun(clients, pid, async (client, i, n) => {
+    const r = await client.callTool({
+      name: "post_message",
+      arguments: { discussion_id: discussionOf(i), body: `client ${i} post ${n}` },
+    });
+    if (r.isError) throw new Error(`post_message failed: ${JSON.stringify(r.content)}`);
+  });
+}
+
+/** All clients call at once, `POSTS_PER_CLIENT` calls each; throughput, latency, server CPU. */
+async function callRun(
+  clients: McpClient[],
+  pid: number,
+  once: (client: McpClient, i: number, n: number) => Promise<unknown>,
+) {
+  const latencies: number[] = [];
+  const cpuBefore = await cpuSeconds(pid);
+  const started = performance.now();
+  await Promise.all(clients.map(async (client, i) => {
+    for (let n = 0; n < POSTS_PER_CLIENT; n++) {
+      const t0 = performance.now();
+      await once(client, i, n);
+      latencies.push(performance.now() - t0);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = await cpuSeconds(pid) - cpuBefore;
+  const posts = clients.length * POSTS_PER_CLIENT;
+  latencies.sort((a, b) => a - b);
+  return {
+    calls: posts,
+    per_second: Math.round(posts / seconds),
+    p50_ms: percentile(latencies, 0.5),
+    p99_ms: percentile(latencies, 0.99),
+    server_cpu_ms_per_call: round((cpu * 1000) / posts),
+  };
+}
+
+/** Reads a discussion back and checks its seqs are exactly 1..expected. */
+async function contiguous(client: McpClient, id: string, expected: number): Promise<boolean> {
+  const seqs: number[] = [];
+  let after = 0;
+  for (;;) {
+    const r = await client.callTool({
+      name: "get_discussion",
+      arguments: { discussion_id: id, after_seq: after, limit: 200 },
+    });
+    const page = r.structuredContent as { messages: { seq: number }[]; has_more: boolean };
+    seqs.push(...page.messages.map((m) => m.seq));
+    if (!page.has_more) break;
+    after = seqs.at(-1)!;
+  }
+  return seqs.length === expected && seqs.every((s, i) => s === i + 1);
+}
+
+/** Runs the table benchmark. */
+export async function benchTable(): Promise<Record<string, unknown>> {
+  const kvFile = await tempKvPath();
+  const token = randomToken(32);
+  const seedStarted = performance.now();
+  const kv = await Deno.openKv(kvFile.path);
+  await seed({ kv, settings: loadTableSettings(new Map()) });
+  kv.close();
+  const seedSeconds = round((performance.now() - seedStarted) / 1000);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "main.ts"],
+    cwd: ROOT,
+    env: { PORT: "0", KV_PATH: kvFile.path, AUTH_TOKEN: token, TOOLSETS: "table", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  while (!/Connect an MCP client to: \S+\n/.test(output)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited before listening:\n${output}`);
+    output += value;
+  }
+  const origin = output.match(/listening on (http:\/\/\S+)/)![1];
+  const clients: McpClient[] = [];
+  try {
+    for (let i = 0; i < CLIENTS; i++) {
+      const client = new Client({ name: `bench-${i}`, version: "1" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${origin}/${token}/mcp`), {
+          requestInit: { headers: { "x-client-name": `poster-${i}` } },
+        }),
+      );
+      clients.push(client);
+    }
+    const open = async (title: string) => {
+      const r = await clients[0].callTool({
+        name: "create_discussion",
+        arguments: { title, workspace: EMPTY },
+      });
+      return (r.structuredContent as { discussion: { id: string } }).discussion.id;
+    };
+    // Warm both paths once, on discussions of their own.
+    const warm = await open("warm");
+    await postRun(clients.slice(0, 4), () => warm, child.pid);
+    const one = await open("one table");
+    const many = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => open(`table ${i}`)));
+    const pingRun = await callRun(clients, child.pid, (client) => client.ping());
+    const oneRun = await postRun(clients, () => one, child.pid);
+    const manyRun = await postRun(clients, (i) => many[i], child.pid);
+    const seqsContiguous = await contiguous(clients[1], one, CLIENTS * POSTS_PER_CLIENT);
+
+    const context = (workspace: string) => () =>
+      clients[2].callTool({ name: "get_workspace_context", arguments: { workspace } });
+    const loadedCheck = await context(LOADED)();
+    const loaded = loadedCheck.structuredContent as { total_discussions: number };
+    if (loadedCheck.isError || loaded.total_discussions !== 1000) {
+      throw new Error(`the loaded workspace is not seeded: ${JSON.stringify(loadedCheck)}`);
+    }
+    const emptyWs = "bench/nothing";
+    const contextRuns = await measureInterleaved(
+      { context_empty: context(emptyWs), context_loaded: context(LOADED) },
+      10,
+      20,
+    );
+    return {
+      transport: "streamable-http (stateless), loopback; server is main.ts in its own process",
+      kv: "file",
+      seed_seconds: seedSeconds,
+      clients: CLIENTS,
+      posts_per_client: POSTS_PER_CLIENT,
+      post_message_one_discussion: oneRun,
+      post_message_16_discussions: manyRun,
+      baseline_ping: pingRun,
+      one_vs_many_throughput: Math.round((oneRun.per_second / manyRun.per_second) * 100) / 100,
+      seqs_contiguous: seqsContiguous,
+      get_workspace_context: contextRuns,
+      context_loaded_vs_empty: ratio(contextRuns.context_loaded, contextRuns.context_empty),
+      goals: {
+        one_vs_many_throughput: ">= 0.5",
+        server_cpu_ms_per_call_of_post_message: "<= 0.8",
+        context_loaded_vs_empty: "<= 2",
+      },
+    };
+  } finally {
+    for (const c of clients) await c.close();
+    child.kill("SIGTERM");
+    await child.status;
+    await reader.cancel().catch(() => undefined);
+    await kvFile.cleanup();
+  }
+}
+
+/** The `table` benchmark group: `benchTable`'s figures with its goals as a table. */
+export const tableGroup: BenchGroup = {
+  name: "table",
+  what: "post_message: 16 clients on one discussion vs 16; get_workspace_context empty vs loaded",
+  run: async () => {
+    const report = await benchTable();
+    const one = report.post_message_one_discussion as { server_cpu_ms_per_call: number };
+    return {
+      ...report,
+      goals: [
+        goal(
+          "post_message throughput, 1 / 16 discussions",
+          report.one_vs_many_throughput as number,
+          "min",
+          0.5,
+        ),
+        goal(
+          "post_message on 1 discussion: server CPU per call (ms)",
+          one.server_cpu_ms_per_call,
+          "max",
+          0.8,
+        ),
+        goal(
+          "get_workspace_context latency, loaded / empty",
+          report.context_loaded_vs_empty as number,
+          "max",
+          2,
+        ),
+      ],
+    };
+  },
+};

@@ -1,0 +1,144 @@
+/**
+ * What every table store module shares: the store's context, input checks that name the limit,
+ * counters and participant bookkeeping written inside the caller's atomic, and the one place a
+ * write to a discussion is committed.
+ */
+
+import type { Caller } from "../kit/caller.ts";
+import { AppError, type Attempt, commitWithRetry, isUlid } from "../kit/kv.ts";
+import { checkId, checkLine, checkText } from "../kit/text.ts";
+import { type TableSettings, workspaceProblem } from "./settings.ts";
+import { type Author, authorOf, type CountName, keys } from "./store_schema.ts";
+
+/** What every store function needs: KV, the settings (limits, clock) and the caller. */
+export interface TableCtx {
+  kv: Deno.Kv;
+  settings: TableSettings;
+}
+
+/** A workspace and whether the caller named it or the default applied. */
+export interface WorkspaceChoice {
+  workspace: string;
+  workspace_source: "caller" | "default";
+}
+
+/** The workspace a call names (lower case: names compare case-insensitively), or the default. */
+export function chooseWorkspace(ctx: TableCtx, asked: string | undefined): WorkspaceChoice {
+  if (asked === undefined) {
+    return { workspace: ctx.settings.defaultWorkspace, workspace_source: "default" };
+  }
+  const problem = workspaceProblem(asked, ctx.settings.limits.nameMaxChars);
+  if (problem) throw new AppError("invalid", `workspace "${clip(asked)}": ${problem}`);
+  return { workspace: asked.trim().toLowerCase(), workspace_source: "caller" };
+}
+
+/** The current time as ISO-8601 UTC, from the settings' clock. */
+export function nowIso(ctx: TableCtx): string {
+  return new Date(ctx.settings.now()).toISOString();
+}
+
+/** Checks a one-line title against the title limit; returns it trimmed. */
+export function checkTitle(ctx: TableCtx, name: string, title: string): string {
+  return checkLine(title, ctx.settings.limits.titleMaxChars, { name });
+}
+
+/**
+ * Checks a text body against a byte limit named by its setting. Blank text is refused: an empty
+ * message or context would read as a silent loss.
+ */
+export function checkBody(name: string, text: string, maxBytes: number, setting: string): string {
+  checkText(text, maxBytes, { name, setting });
+  if (text.trim() === "") throw new AppError("invalid", `${name} must not be empty or blank`);
+  return text;
+}
+
+/** Checks a participant name (`to`, `assigned_to`): one line, at most 140 characters; trimmed. */
+export function checkName(ctx: TableCtx, name: string, value: string): string {
+  return checkLine(value, ctx.settings.limits.nameMaxChars, { name });
+}
+
+/** Checks an id: not blank, well-formed; an id that cannot exist is reported as not found. */
+export function checkUlid(name: string, id: string): string {
+  checkId(id, 64, { name });
+  if (!isUlid(id)) {
+    throw new AppError("not_found", `No ${name.replace(/_id$/, "")} has id "${clip(id)}"`);
+  }
+  return id;
+}
+
+/** Checks a list `limit` (an integer from 1 to the page maximum); returns the default if unset. */
+export function checkLimit(ctx: TableCtx, limit: number | undefined): number {
+  const { pageDefault, pageMax } = ctx.settings.limits;
+  if (limit === undefined) return pageDefault;
+  if (!Number.isInteger(limit) || limit < 1 || limit > pageMax) {
+    throw new AppError(
+      "invalid",
+      `limit must be a whole number from 1 to ${pageMax}, got ${limit}`,
+    );
+  }
+  return limit;
+}
+
+/** Refuses a record from another workspace than the call's. */
+export function sameWorkspace(what: string, id: string, found: string, expected: string): void {
+  if (found !== expected) {
+    throw new AppError(
+      "invalid",
+      `${what} ${id} is in workspace "${found}", not "${expected}": pass workspace="${found}" or choose a ${what} of this workspace`,
+    );
+  }
+}
+
+/** The first 60 characters of `text`, for quoting bad input in an error. */
+export function clip(text: string): string {
+  const chars = [...text.toWellFormed()];
+  return chars.length > 60 ? `${chars.slice(0, 60).join("")}…` : chars.join("");
+}
+
+const U64 = 2n ** 64n;
+
+/** Adds `delta` (may be negative: KV sums wrap modulo 2^64) to a workspace counter. */
+export function bump(op: Deno.AtomicOperation, ws: string, name: CountName, delta: number): void {
+  if (delta === 0) return;
+  const value = delta > 0 ? BigInt(delta) : U64 + BigInt(delta);
+  op.sum(keys.count(ws, name), value);
+}
+
+/** Reads a counter's value (0 when absent); a sum that wrapped below zero would read huge. */
+export function countValue(entry: Deno.KvEntryMaybe<unknown>): number {
+  const v = entry.value;
+  if (v instanceof Deno.KvU64) {
+    return v.value >= U64 / 2n ? -Number(U64 - v.value) : Number(v.value);
+  }
+  return 0;
+}
+
+/**
+ * Records that `caller` spoke (a message) or acted (any other write) in `ws`, and under which
+ * `via` and client id it was seen. Counters are sums and sightings blind sets, so participants
+ * never make two writers conflict.
+ */
+export function noteParticipant(
+  op: Deno.AtomicOperation,
+  ws: string,
+  caller: Caller,
+  what: "messages" | "actions",
+): Author {
+  const author = authorOf(caller);
+  op.sum(keys.spoke(ws, caller.name, what), 1n);
+  op.set(keys.seen(ws, author), author);
+  return author;
+}
+
+/**
+ * The one place a write to one discussion (its message counter) is committed: posters in one
+ * process take turns on the discussion's key (kit/kv.ts's write queue) instead of colliding;
+ * conflicts with other processes are still retried.
+ */
+export function commitOnDiscussion<T>(
+  kv: Deno.Kv,
+  discussionId: string,
+  attempt: () => Promise<Attempt<T>>,
+): Promise<T> {
+  return commitWithRetry(attempt, { kv, key: keys.discussion(discussionId) });
+}

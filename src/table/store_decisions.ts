@@ -1,0 +1,342 @@
+/**
+ * Decisions: always created `proposed`; resolved once, with the evidence of who decided kept
+ * apart from the name (`human` only with a correct approval code).
+ */
+
+import type { Caller } from "../kit/caller.ts";
+import { sameSecret } from "./secret.ts";
+import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
+import { SETTING_OF } from "./settings.ts";
+import {
+  bump,
+  checkBody,
+  checkLimit,
+  checkTitle,
+  checkUlid,
+  chooseWorkspace,
+  noteParticipant,
+  nowIso,
+  sameWorkspace,
+  type TableCtx,
+  type WorkspaceChoice,
+} from "./store_common.ts";
+import { appendMessage, readDiscussion, requireDiscussion } from "./store_discussions.ts";
+import {
+  type Author,
+  type DecisionScope,
+  type DecisionStatus,
+  type Discussion,
+  keys,
+  pack,
+  type StoredDecision,
+  unpack,
+} from "./store_schema.ts";
+
+/** A decision as tools and pages show it; absent facts are `null`, never omitted. */
+export interface Decision {
+  id: string;
+  workspace: string;
+  title: string;
+  detail: string;
+  discussion_id: string | null;
+  status: DecisionStatus;
+  scope: DecisionScope;
+  proposed_by: Author;
+  created_at: string;
+  decided_by: Author | null;
+  decided_by_kind: "human" | "relayed" | null;
+  decided_at: string | null;
+  reason: string | null;
+  superseded_by: string | null;
+}
+
+/** The readable form of a stored decision. */
+export function decisionOut(d: StoredDecision): Decision {
+  return {
+    id: d.id,
+    workspace: d.workspace,
+    title: d.title,
+    detail: unpack(d.detail),
+    discussion_id: d.discussion_id ?? null,
+    status: d.status,
+    scope: d.scope,
+    proposed_by: d.proposed_by,
+    created_at: d.created_at,
+    decided_by: d.decided_by ?? null,
+    decided_by_kind: d.decided_by_kind ?? null,
+    decided_at: d.decided_at ?? null,
+    reason: d.reason === undefined ? null : unpack(d.reason),
+    superseded_by: d.superseded_by ?? null,
+  };
+}
+
+/** Records a decision; it is always `proposed`, whatever the caller wishes. */
+export async function recordDecision(
+  ctx: TableCtx,
+  caller: Caller,
+  input: { title: string; detail: string; workspace?: string; discussion_id?: string },
+): Promise<WorkspaceChoice & { decision: Decision }> {
+  const choice = chooseWorkspace(ctx, input.workspace);
+  const ws = choice.workspace;
+  const title = checkTitle(ctx, "title", input.title);
+  const detail = checkBody(
+    "detail",
+    input.detail,
+    ctx.settings.limits.messageMaxBytes,
+    SETTING_OF.messageMaxBytes,
+  );
+  if (input.discussion_id !== undefined) {
+    const discussion = await readDiscussion(ctx, input.discussion_id);
+    sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
+  }
+  return await commitWithRetry(() => {
+    const id = ulid(ctx.settings.now());
+    const op = ctx.kv.atomic().check({ key: keys.decision(id), versionstamp: null });
+    const author = noteParticipant(op, ws, caller, "actions");
+    const decision: StoredDecision = {
+      id,
+      workspace: ws,
+      title,
+      detail: pack(detail),
+      ...(input.discussion_id === undefined ? {} : { discussion_id: input.discussion_id }),
+      status: "proposed",
+      scope: "project",
+      proposed_by: author,
+      created_at: nowIso(ctx),
+    };
+    op.set(keys.decision(id), decision)
+      .set(keys.wsDecision(ws, id), id)
+      .set(keys.openDecision(ws, id), id);
+    bump(op, ws, "decisions_proposed", 1);
+    return Promise.resolve({ op, value: { ...choice, decision: decisionOut(decision) } });
+  });
+}
+
+/**
+ * What an approval code proves: `human` when it matches `APPROVAL_SECRET` (compared in
+ * constant time), `relayed` when none was sent. A wrong code, or any code when no secret is
+ * set, is an error: never a silent downgrade to `relayed`.
+ */
+export async function approvalKind(
+  ctx: TableCtx,
+  code: string | undefined,
+): Promise<"human" | "relayed"> {
+  if (code === undefined) return "relayed";
+  const secret = ctx.settings.approvalSecret;
+  if (secret === undefined) {
+    throw new AppError(
+      "invalid",
+      "approval_code was sent but this server has no APPROVAL_SECRET, so no code can be checked; omit approval_code to record the verdict as relayed",
+      "approval_unavailable",
+    );
+  }
+  if (!await sameSecret(code, secret)) {
+    throw new AppError(
+      "invalid",
+      "approval_code does not match: ask the person for the current code; nothing was changed",
+      "approval_code_wrong",
+    );
+  }
+  return "human";
+}
+
+/** What `resolve_decision` takes. */
+export interface Resolution {
+  decision_id: string;
+  verdict: "approved" | "rejected";
+  reason: string;
+  superseded_by?: string;
+  approval_code?: string;
+}
+
+/**
+ * Resolves a proposed decision, once. In the same atomic, posts a `note` into its discussion
+ * (if any) saying who resolved it, how, and why. A second attempt fails naming the first.
+ */
+export async function resolveDecision(
+  ctx: TableCtx,
+  caller: Caller,
+  input: Resolution,
+): Promise<{ decision: Decision; note_seq: number | null }> {
+  const id = checkUlid("decision_id", input.decision_id);
+  const reason = checkBody(
+    "reason",
+    input.reason,
+    ctx.settings.limits.reasonMaxBytes,
+    SETTING_OF.reasonMaxBytes,
+  );
+  if (input.superseded_by !== undefined) checkUlid("superseded_by", input.superseded_by);
+  if (input.superseded_by === id) {
+    throw new AppError("invalid", `superseded_by must name another decision, not ${id} itself`);
+  }
+  const kind = await approvalKind(ctx, input.approval_code);
+  return await commitWithRetry(async () => {
+    const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
+    const current = requireDecision(entry, id);
+    if (current.status !== "proposed") throw alreadyResolved(current);
+    const ws = current.workspace;
+    const op = ctx.kv.atomic().check(entry);
+    if (input.superseded_by !== undefined) {
+      const otherId = input.superseded_by;
+      const other = await readKey<StoredDecision>(ctx.kv, keys.decision(otherId));
+      const found = requireDecision(other, otherId);
+      sameWorkspace("decision", otherId, found.workspace, ws);
+      if (found.status === "rejected") {
+        throw new AppError(
+          "invalid",
+          `superseded_by ${otherId} was rejected: a decision can only be superseded by one that stands`,
+        );
+      }
+      op.check(other);
+    }
+    const author = noteParticipant(op, ws, caller, "actions");
+    const at = nowIso(ctx);
+    const resolved: StoredDecision = {
+      ...current,
+      status: input.verdict,
+      decided_by: author,
+      decided_by_kind: kind,
+      decided_at: at,
+      reason: pack(reason),
+      ...(input.superseded_by === undefined ? {} : { superseded_by: input.superseded_by }),
+    };
+    op.set(keys.decision(id), resolved).delete(keys.openDecision(ws, id));
+    bump(op, ws, "decisions_proposed", -1);
+    bump(op, ws, input.verdict === "approved" ? "decisions_approved" : "decisions_rejected", 1);
+    let noteSeq: number | null = null;
+    if (current.discussion_id !== undefined) {
+      const did = current.discussion_id;
+      const dEntry = await readKey<Discussion>(ctx.kv, keys.discussion(did));
+      const discussion = requireDiscussion(dEntry, did);
+      op.check(dEntry);
+      const { message } = appendMessage(ctx, op, discussion, caller, {
+        kind: "note",
+        body: resolutionNote(resolved, reason),
+      });
+      noteSeq = message.seq;
+    }
+    return { op, value: { decision: decisionOut(resolved), note_seq: noteSeq } };
+  });
+}
+
+function resolutionNote(d: StoredDecision, reason: string): string {
+  const how = d.decided_by_kind === "human"
+    ? "with a correct approval code: a person approved this"
+    : "without an approval code: relayed by this client, not proven to come from a person";
+  const lines = [
+    `Decision ${d.id} "${d.title}" was ${d.status} by ${d.decided_by!.name} (via ${
+      d.decided_by!.via
+    }) ${how}.`,
+    `Reason: ${reason}`,
+  ];
+  if (d.superseded_by) lines.push(`Superseded by decision ${d.superseded_by}.`);
+  return lines.join("\n");
+}
+
+function alreadyResolved(d: StoredDecision): AppError {
+  return new AppError(
+    "conflict",
+    `Decision ${d.id} was already ${d.status} by ${d.decided_by?.name} (via ${d.decided_by?.via}, ${d.decided_by_kind}) at ${d.decided_at}; a decision is resolved once: record a new decision to change it`,
+    "already_resolved",
+  );
+}
+
+function requireDecision(entry: Deno.KvEntryMaybe<StoredDecision>, id: string): StoredDecision {
+  if (entry.value === null) {
+    throw new AppError("not_found", `No decision has id ${id}: get_decisions lists them`);
+  }
+  return entry.value;
+}
+
+/**
+ * Sets where an approved decision applies; only with a valid approval code. Workspace-scoped
+ * decisions are the workspace's standing rules.
+ */
+export async function setDecisionScope(
+  ctx: TableCtx,
+  caller: Caller,
+  input: { decision_id: string; scope: DecisionScope; approval_code: string },
+): Promise<{ decision: Decision; changed: boolean }> {
+  const id = checkUlid("decision_id", input.decision_id);
+  await approvalKind(ctx, input.approval_code);
+  return await commitWithRetry<{ decision: Decision; changed: boolean }>(async () => {
+    const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
+    const current = requireDecision(entry, id);
+    if (current.status !== "approved") {
+      throw new AppError(
+        "conflict",
+        `Decision ${id} is ${current.status}: only an approved decision can be given a scope`,
+      );
+    }
+    if (current.scope === input.scope) {
+      return { value: { decision: decisionOut(current), changed: false } };
+    }
+    const ws = current.workspace;
+    const op = ctx.kv.atomic().check(entry);
+    const author = noteParticipant(op, ws, caller, "actions");
+    const updated: StoredDecision = {
+      ...current,
+      scope: input.scope,
+      scope_set_by: author,
+      scope_set_at: nowIso(ctx),
+    };
+    op.set(keys.decision(id), updated);
+    if (input.scope === "workspace") op.set(keys.rule(ws, id), id);
+    else op.delete(keys.rule(ws, id));
+    bump(op, ws, "rules", input.scope === "workspace" ? 1 : -1);
+    return { op, value: { decision: decisionOut(updated), changed: true } };
+  });
+}
+
+/** Decisions of a workspace, newest first, optionally of one status. */
+export async function getDecisions(
+  ctx: TableCtx,
+  input: { workspace?: string; status?: DecisionStatus; limit?: number },
+): Promise<WorkspaceChoice & { decisions: Decision[]; has_more: boolean; total: number }> {
+  const choice = chooseWorkspace(ctx, input.workspace);
+  const limit = checkLimit(ctx, input.limit);
+  const ids: string[] = [];
+  for await (
+    const e of listEntries<string>(ctx.kv, { prefix: keys.wsDecisionsIn(choice.workspace) }, {
+      reverse: true,
+    })
+  ) ids.push(e.value);
+  const all = (await getAll<StoredDecision>(ctx.kv, ids.map(keys.decision)))
+    .flatMap((e) => e.value === null ? [] : [e.value])
+    .filter((d) => input.status === undefined || d.status === input.status);
+  return {
+    ...choice,
+    decisions: all.slice(0, limit).map(decisionOut),
+    has_more: all.length > limit,
+    total: all.length,
+  };
+}
+
+/** The workspace's standing rules: approved, workspace-scoped decisions, newest first. */
+export async function standingRules(ctx: TableCtx, ws: string, limit: number): Promise<Decision[]> {
+  const ids: string[] = [];
+  for await (
+    const e of listEntries<string>(ctx.kv, { prefix: keys.rulesIn(ws) }, { reverse: true, limit })
+  ) {
+    ids.push(e.value);
+  }
+  return (await getAll<StoredDecision>(ctx.kv, ids.map(keys.decision)))
+    .flatMap((e) => e.value === null ? [] : [decisionOut(e.value)]);
+}
+
+/** The newest decisions awaiting a verdict in a workspace. */
+export async function awaitingDecisions(
+  ctx: TableCtx,
+  ws: string,
+  limit: number,
+): Promise<Decision[]> {
+  const ids: string[] = [];
+  for await (
+    const e of listEntries<string>(ctx.kv, { prefix: keys.openDecisionsIn(ws) }, {
+      reverse: true,
+      limit,
+    })
+  ) ids.push(e.value);
+  return (await getAll<StoredDecision>(ctx.kv, ids.map(keys.decision)))
+    .flatMap((e) => e.value === null ? [] : [decisionOut(e.value)]);
+}

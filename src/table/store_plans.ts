@@ -1,0 +1,187 @@
+/** Plans: never edited; a changed plan is a new one that supersedes the old, once. */
+
+import type { Caller } from "../kit/caller.ts";
+import {
+  AppError,
+  commitWithRetry,
+  getAll,
+  listEntries,
+  readKey,
+  readKeys,
+  ulid,
+} from "../kit/kv.ts";
+import { SETTING_OF } from "./settings.ts";
+import {
+  bump,
+  checkBody,
+  checkLimit,
+  checkTitle,
+  checkUlid,
+  chooseWorkspace,
+  noteParticipant,
+  nowIso,
+  sameWorkspace,
+  type TableCtx,
+  type WorkspaceChoice,
+} from "./store_common.ts";
+import { readDiscussion } from "./store_discussions.ts";
+import {
+  type Author,
+  keys,
+  pack,
+  type StoredDecision,
+  type StoredPlan,
+  unpack,
+} from "./store_schema.ts";
+
+/** A plan as tools and pages show it. */
+export interface Plan {
+  id: string;
+  workspace: string;
+  title: string;
+  body: string;
+  discussion_id: string | null;
+  decision_id: string | null;
+  supersedes: string | null;
+  superseded_by: string | null;
+  created_by: Author;
+  created_at: string;
+}
+
+function planOut(p: StoredPlan, supersededBy: string | null): Plan {
+  return {
+    id: p.id,
+    workspace: p.workspace,
+    title: p.title,
+    body: unpack(p.body),
+    discussion_id: p.discussion_id ?? null,
+    decision_id: p.decision_id ?? null,
+    supersedes: p.supersedes ?? null,
+    superseded_by: supersededBy,
+    created_by: p.created_by,
+    created_at: p.created_at,
+  };
+}
+
+/** What `record_plan` takes. */
+export interface NewPlan {
+  title: string;
+  body: string;
+  workspace?: string;
+  discussion_id?: string;
+  decision_id?: string;
+  supersedes?: string;
+}
+
+/** Records a plan; with `supersedes`, the old plan stops being current in the same atomic. */
+export async function recordPlan(
+  ctx: TableCtx,
+  caller: Caller,
+  input: NewPlan,
+): Promise<WorkspaceChoice & { plan: Plan }> {
+  const choice = chooseWorkspace(ctx, input.workspace);
+  const ws = choice.workspace;
+  const title = checkTitle(ctx, "title", input.title);
+  const body = checkBody(
+    "body",
+    input.body,
+    ctx.settings.limits.bodyMaxBytes,
+    SETTING_OF.bodyMaxBytes,
+  );
+  if (input.discussion_id !== undefined) {
+    const discussion = await readDiscussion(ctx, input.discussion_id);
+    sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
+  }
+  if (input.decision_id !== undefined) {
+    const id = checkUlid("decision_id", input.decision_id);
+    const decision = (await readKey<StoredDecision>(ctx.kv, keys.decision(id))).value;
+    if (decision === null) throw new AppError("not_found", `No decision has id ${id}`);
+    sameWorkspace("decision", id, decision.workspace, ws);
+  }
+  const old = input.supersedes === undefined
+    ? undefined
+    : checkUlid("supersedes", input.supersedes);
+  return await commitWithRetry(async () => {
+    const id = ulid(ctx.settings.now());
+    const op = ctx.kv.atomic().check({ key: keys.plan(id), versionstamp: null });
+    if (old !== undefined) {
+      const [oldPlan, successor] = await readKeys<[StoredPlan, string]>(ctx.kv, [
+        keys.plan(old),
+        keys.planSuccessor(old),
+      ]);
+      if (oldPlan.value === null) throw new AppError("not_found", `No plan has id ${old}`);
+      sameWorkspace("plan", old, oldPlan.value.workspace, ws);
+      if (successor.value !== null) {
+        throw new AppError(
+          "conflict",
+          `Plan ${old} is already superseded by plan ${successor.value}: supersede that one instead`,
+          "already_superseded",
+        );
+      }
+      op.check(successor).set(keys.planSuccessor(old), id).delete(keys.currentPlan(ws, old));
+      bump(op, ws, "plans_current", -1);
+    }
+    const author = noteParticipant(op, ws, caller, "actions");
+    const plan: StoredPlan = {
+      id,
+      workspace: ws,
+      title,
+      body: pack(body),
+      ...(input.discussion_id === undefined ? {} : { discussion_id: input.discussion_id }),
+      ...(input.decision_id === undefined ? {} : { decision_id: input.decision_id }),
+      ...(old === undefined ? {} : { supersedes: old }),
+      created_by: author,
+      created_at: nowIso(ctx),
+    };
+    op.set(keys.plan(id), plan).set(keys.wsPlan(ws, id), id).set(keys.currentPlan(ws, id), id);
+    bump(op, ws, "plans_current", 1);
+    return { op, value: { ...choice, plan: planOut(plan, null) } };
+  });
+}
+
+/** Plans of a workspace, newest first; superseded ones only when asked for. */
+export async function getPlans(
+  ctx: TableCtx,
+  input: {
+    workspace?: string;
+    discussion_id?: string;
+    include_superseded?: boolean;
+    limit?: number;
+  },
+): Promise<WorkspaceChoice & { plans: Plan[]; has_more: boolean; total: number }> {
+  const choice = chooseWorkspace(ctx, input.workspace);
+  const limit = checkLimit(ctx, input.limit);
+  if (input.discussion_id !== undefined) checkUlid("discussion_id", input.discussion_id);
+  const prefix = input.include_superseded
+    ? keys.wsPlansIn(choice.workspace)
+    : keys.currentPlansIn(choice.workspace);
+  const ids: string[] = [];
+  for await (const e of listEntries<string>(ctx.kv, { prefix }, { reverse: true })) {
+    ids.push(e.value);
+  }
+  const plans = (await getAll<StoredPlan>(ctx.kv, ids.map(keys.plan)))
+    .flatMap((e) => e.value === null ? [] : [e.value])
+    .filter((p) => input.discussion_id === undefined || p.discussion_id === input.discussion_id);
+  const page = plans.slice(0, limit);
+  const successors = await getAll<string>(ctx.kv, page.map((p) => keys.planSuccessor(p.id)));
+  return {
+    ...choice,
+    plans: page.map((p, i) => planOut(p, successors[i].value)),
+    has_more: plans.length > limit,
+    total: plans.length,
+  };
+}
+
+/** The newest current plan of a workspace, or `null`. */
+export async function latestPlan(ctx: TableCtx, ws: string): Promise<Plan | null> {
+  for await (
+    const e of listEntries<string>(ctx.kv, { prefix: keys.currentPlansIn(ws) }, {
+      reverse: true,
+      limit: 1,
+    })
+  ) {
+    const plan = (await readKey<StoredPlan>(ctx.kv, keys.plan(e.value))).value;
+    return plan && planOut(plan, null);
+  }
+  return null;
+}

@@ -1,0 +1,283 @@
+/**
+ * Tasks with owners. Every write of a task goes through `writeTask`, which keeps the status
+ * counts, the owner index and the pending-handoff index in the same atomic as the record.
+ */
+
+import type { Caller } from "../kit/caller.ts";
+import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
+import { SETTING_OF } from "./settings.ts";
+import {
+  bump,
+  checkBody,
+  checkLimit,
+  checkName,
+  checkTitle,
+  checkUlid,
+  chooseWorkspace,
+  noteParticipant,
+  nowIso,
+  sameWorkspace,
+  type TableCtx,
+  type WorkspaceChoice,
+} from "./store_common.ts";
+import { readDiscussion } from "./store_discussions.ts";
+import {
+  type Author,
+  keys,
+  pack,
+  type StoredTask,
+  type TaskStatus,
+  unpack,
+} from "./store_schema.ts";
+
+/** A task as tools and pages show it: `handoff` is always present, `null` when none waits. */
+export interface Task {
+  id: string;
+  workspace: string;
+  title: string;
+  detail: string | null;
+  discussion_id: string | null;
+  status: TaskStatus;
+  assigned_to: string | null;
+  handoff: string | null;
+  parked: boolean;
+  created_by: Author;
+  created_at: string;
+  updated_by: Author | null;
+  updated_at: string;
+  /** Present when the task has an owner who never got its context through a handoff. */
+  note?: string;
+}
+
+/** The handoff waiting on `t`, if any: only while the task is not done. */
+export function pendingHandoff(t: StoredTask): string | null {
+  return t.status !== "done" && t.handoff !== null ? t.handoff : null;
+}
+
+/** The readable form of a stored task, with the no-handoff note where it applies. */
+export function taskOut(t: StoredTask): Task {
+  const detail = t.detail === undefined ? null : unpack(t.detail);
+  const out: Task = {
+    id: t.id,
+    workspace: t.workspace,
+    title: t.title,
+    detail,
+    discussion_id: t.discussion_id ?? null,
+    status: t.status,
+    assigned_to: t.assigned_to,
+    handoff: pendingHandoff(t),
+    parked: t.title.startsWith("PARKED") || (detail?.startsWith("PARKED") ?? false),
+    created_by: t.created_by,
+    created_at: t.created_at,
+    updated_by: t.updated_by ?? null,
+    updated_at: t.updated_at,
+  };
+  const owner = t.assigned_to;
+  const handedToOwner = t.handoff_to !== null && owner !== null &&
+    t.handoff_to.toLowerCase() === owner.toLowerCase();
+  if (owner !== null && out.handoff === null && !handedToOwner && t.status !== "done") {
+    out.note =
+      `assigned to ${owner} but no handoff was created: ${owner} will not see the context. Call create_handoff with this task_id, to="${owner}" and the context they need.`;
+  }
+  return out;
+}
+
+/**
+ * Adds the write of `after` (replacing `before`, or new) to `op`, with everything derived from
+ * it: status counts, the owner index (tasks not done), and the pending-handoff index.
+ */
+export function writeTask(
+  op: Deno.AtomicOperation,
+  before: StoredTask | null,
+  after: StoredTask,
+): void {
+  const ws = after.workspace;
+  op.set(keys.task(after.id), after);
+  if (before === null) op.set(keys.wsTask(ws, after.id), after.id);
+  if (before) bump(op, ws, `tasks_${before.status}`, -1);
+  bump(op, ws, `tasks_${after.status}`, 1);
+  if (before && before.status !== "done" && before.assigned_to !== null) {
+    op.delete(keys.owner(before.assigned_to, ws, before.id));
+  }
+  if (after.status !== "done" && after.assigned_to !== null) {
+    op.set(keys.owner(after.assigned_to, ws, after.id), after.id);
+  }
+  const was = before && pendingHandoff(before);
+  if (was) {
+    op.delete(keys.pending(ws, was)).delete(keys.addressee(before!.handoff_to!, ws, was));
+    bump(op, ws, "handoffs_pending", -1);
+  }
+  const now = pendingHandoff(after);
+  if (now) {
+    op.set(keys.pending(ws, now), now).set(keys.addressee(after.handoff_to!, ws, now), now);
+    bump(op, ws, "handoffs_pending", 1);
+  }
+}
+
+/** What `create_task` takes. */
+export interface NewTask {
+  title: string;
+  detail?: string;
+  workspace?: string;
+  discussion_id?: string;
+  assigned_to?: string;
+}
+
+/** Creates an open task, with an owner or without. */
+export async function createTask(
+  ctx: TableCtx,
+  caller: Caller,
+  input: NewTask,
+): Promise<WorkspaceChoice & { task: Task }> {
+  const choice = chooseWorkspace(ctx, input.workspace);
+  const ws = choice.workspace;
+  const title = checkTitle(ctx, "title", input.title);
+  const detail = input.detail === undefined ? undefined : checkDetail(ctx, input.detail);
+  const owner = input.assigned_to === undefined
+    ? null
+    : checkName(ctx, "assigned_to", input.assigned_to);
+  if (input.discussion_id !== undefined) {
+    const discussion = await readDiscussion(ctx, input.discussion_id);
+    sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
+  }
+  return await commitWithRetry(() => {
+    const id = ulid(ctx.settings.now());
+    const op = ctx.kv.atomic().check({ key: keys.task(id), versionstamp: null });
+    const author = noteParticipant(op, ws, caller, "actions");
+    const at = nowIso(ctx);
+    const task: StoredTask = {
+      id,
+      workspace: ws,
+      title,
+      ...(detail === undefined ? {} : { detail: pack(detail) }),
+      ...(input.discussion_id === undefined ? {} : { discussion_id: input.discussion_id }),
+      status: "open",
+      assigned_to: owner,
+      handoff: null,
+      handoff_to: null,
+      last_handoff: null,
+      created_by: author,
+      created_at: at,
+      updated_at: at,
+    };
+    writeTask(op, null, task);
+    return Promise.resolve({ op, value: { ...choice, task: taskOut(task) } });
+  });
+}
+
+/** What `update_task` takes; `assigned_to: null` unassigns. */
+export interface TaskChange {
+  task_id: string;
+  status?: TaskStatus;
+  assigned_to?: string | null;
+  detail?: string;
+}
+
+/** The result of `update_task`, with a warning when someone else's task was closed or blocked. */
+export interface TaskUpdate {
+  task: Task;
+  changed: string[];
+  cross_task_warning?: string;
+  acted_as?: string;
+}
+
+/** Changes a task's status, owner or detail; recording who changed it. */
+export async function updateTask(
+  ctx: TableCtx,
+  caller: Caller,
+  input: TaskChange,
+): Promise<TaskUpdate> {
+  const id = checkUlid("task_id", input.task_id);
+  if (input.status === undefined && input.assigned_to === undefined && input.detail === undefined) {
+    throw new AppError(
+      "invalid",
+      "Nothing to change: give status, assigned_to (null unassigns) or detail",
+    );
+  }
+  const owner = input.assigned_to === undefined || input.assigned_to === null
+    ? input.assigned_to
+    : checkName(ctx, "assigned_to", input.assigned_to);
+  const detail = input.detail === undefined ? undefined : checkDetail(ctx, input.detail);
+  return await commitWithRetry(async () => {
+    const entry = await readKey<StoredTask>(ctx.kv, keys.task(id));
+    const before = requireTask(entry, id);
+    const op = ctx.kv.atomic().check(entry);
+    const author = noteParticipant(op, before.workspace, caller, "actions");
+    const after: StoredTask = {
+      ...before,
+      ...(input.status === undefined ? {} : { status: input.status }),
+      ...(owner === undefined ? {} : { assigned_to: owner }),
+      ...(detail === undefined ? {} : { detail: pack(detail) }),
+      updated_by: author,
+      updated_at: nowIso(ctx),
+    };
+    writeTask(op, before, after);
+    const changed = [
+      ...(input.status === undefined ? [] : ["status"]),
+      ...(owner === undefined ? [] : ["assigned_to"]),
+      ...(detail === undefined ? [] : ["detail"]),
+    ];
+    const result: TaskUpdate = { task: taskOut(after), changed };
+    const closing = input.status === "done" || input.status === "blocked";
+    if (
+      closing && before.assigned_to !== null &&
+      before.assigned_to.toLowerCase() !== caller.name.toLowerCase()
+    ) {
+      result.cross_task_warning =
+        `This task is assigned to ${before.assigned_to}, not to you (${caller.name}): you set it ${input.status} on their behalf. Tell ${before.assigned_to}, or hand the task over first.`;
+      result.acted_as = caller.name;
+    }
+    return { op, value: result };
+  });
+}
+
+/** The task of `entry`, or not found. */
+export function requireTask(entry: Deno.KvEntryMaybe<StoredTask>, id: string): StoredTask {
+  if (entry.value === null) {
+    throw new AppError("not_found", `No task has id ${id}: get_tasks lists them`);
+  }
+  return entry.value;
+}
+
+/** Tasks of a workspace, newest first, filtered by status and owner (case-insensitive). */
+export async function getTasks(
+  ctx: TableCtx,
+  input: { workspace?: string; status?: TaskStatus; assigned_to?: string; limit?: number },
+): Promise<WorkspaceChoice & { tasks: Task[]; has_more: boolean; total: number }> {
+  const choice = chooseWorkspace(ctx, input.workspace);
+  const limit = checkLimit(ctx, input.limit);
+  const who = input.assigned_to === undefined
+    ? undefined
+    : checkName(ctx, "assigned_to", input.assigned_to).toLowerCase();
+  const ids: string[] = [];
+  for await (
+    const e of listEntries<string>(ctx.kv, { prefix: keys.wsTasksIn(choice.workspace) }, {
+      reverse: true,
+    })
+  ) ids.push(e.value);
+  const all = (await getAll<StoredTask>(ctx.kv, ids.map(keys.task)))
+    .flatMap((e) => e.value === null ? [] : [e.value])
+    .filter((t) => input.status === undefined || t.status === input.status)
+    .filter((t) => who === undefined || t.assigned_to?.toLowerCase() === who);
+  return {
+    ...choice,
+    tasks: all.slice(0, limit).map(taskOut),
+    has_more: all.length > limit,
+    total: all.length,
+  };
+}
+
+/** Reads tasks by id, skipping any that are gone. */
+export async function readTasks(ctx: TableCtx, ids: string[]): Promise<StoredTask[]> {
+  return (await getAll<StoredTask>(ctx.kv, ids.map(keys.task)))
+    .flatMap((e) => e.value === null ? [] : [e.value]);
+}
+
+function checkDetail(ctx: TableCtx, detail: string): string {
+  return checkBody(
+    "detail",
+    detail,
+    ctx.settings.limits.messageMaxBytes,
+    SETTING_OF.messageMaxBytes,
+  );
+}

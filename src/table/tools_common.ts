@@ -1,0 +1,49 @@
+/** What every table tool shares: the contract line, argument fields, results and the caller. */
+
+import { z } from "zod";
+import { randomToken } from "../kit/kv.ts";
+import { structuredResult } from "../mcp/results.ts";
+import type { McpDeps } from "../mcp/toolset.ts";
+import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
+import type { TableCtx } from "./store_common.ts";
+
+/** What the table tools are registered with. */
+export interface TableToolDeps {
+  deps: McpDeps;
+  settings: TableSettings;
+  ctx: TableCtx;
+}
+
+/** A tool description: the contract line, a blank line, then what the tool is for. */
+export function contractDescription(text: string): string {
+  return `contract ${TABLE_CONTRACT}\n\n${text}`;
+}
+
+/** A text result with the raw values as structured content. */
+export function result(text: string, structured: object) {
+  return structuredResult(text, structured as Record<string, unknown>);
+}
+
+/** A fresh nonce for the untrusted-data wrappers of one result. */
+export function nonce(): string {
+  return randomToken(6);
+}
+
+/** The argument fields the tools share, with their descriptions. */
+export function fields(settings: TableSettings) {
+  const l = settings.limits;
+  return {
+    workspace: z.string().optional().describe(
+      `The workspace (convention: owner/repository, lower case, at most ${l.nameMaxChars} characters; compared case-insensitively). Default: "${settings.defaultWorkspace}". Workspaces group work; they are not a security boundary.`,
+    ),
+    limit: z.number().int().optional().describe(
+      `Most items to return: 1–${l.pageMax}, default ${l.pageDefault}. Results say has_more and total when cut.`,
+    ),
+    title: z.string().describe(`A one-line title, at most ${l.titleMaxChars} characters`),
+    id: (what: string) => z.string().describe(`The ${what}'s id, as returned when it was created`),
+    name: (what: string) =>
+      z.string().describe(
+        `${what}: a participant's name as it connects (e.g. codex), at most ${l.nameMaxChars} characters; compared case-insensitively`,
+      ),
+  };
+}

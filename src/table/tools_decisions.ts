@@ -1,0 +1,174 @@
+/** Decision and plan tools: propose, resolve (people decide), scope, and plans that supersede. */
+
+import { z } from "zod";
+import { READ_ONLY, writes } from "../mcp/annotations.ts";
+import { callerOf } from "../mcp/caller.ts";
+import { advertisedAs, strictArgs } from "../mcp/schema.ts";
+import type { McpServer } from "../mcp/sdk.ts";
+import { renderDecision, renderDecisions, renderPlan, renderPlans } from "./render.ts";
+import { decisionSchema, planSchema, workspaceSource } from "./schemas.ts";
+import {
+  getDecisions,
+  recordDecision,
+  resolveDecision,
+  setDecisionScope,
+} from "./store_decisions.ts";
+import { getPlans, recordPlan } from "./store_plans.ts";
+import { DECISION_SCOPES, DECISION_STATUSES } from "./store_schema.ts";
+import { contractDescription, fields, nonce, result, type TableToolDeps } from "./tools_common.ts";
+
+/** Registers the decision and plan tools. */
+export function registerDecisionTools(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
+  const l = t.settings.limits;
+  const list = {
+    workspace: z.string(),
+    has_more: z.boolean(),
+    total: z.number().int(),
+  };
+  const approvalCode = z.string().describe(
+    "The approval code a person gave you (APPROVAL_SECRET). Never guess or invent it: send it only when a person typed it for this decision.",
+  );
+
+  server.registerTool("record_decision", {
+    title: "Propose a decision",
+    description: contractDescription(
+      "Records a decision as proposed. It is always created proposed: only resolve_decision changes that, and only a person's approval code marks a verdict as a human one. Link it to the discussion it came from.",
+    ),
+    inputSchema: strictArgs({
+      title: f.title,
+      detail: z.string().describe(
+        `What is decided and why, at most ${l.messageMaxBytes} bytes of UTF-8`,
+      ),
+      workspace: f.workspace,
+      discussion_id: f.id("discussion").optional(),
+    }),
+    outputSchema: {
+      decision: decisionSchema,
+      workspace: z.string(),
+      workspace_source: workspaceSource,
+    },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async (args, extra) => {
+    const r = await recordDecision(t.ctx, callerOf(extra, t.deps), args);
+    return result(
+      `Recorded as proposed: ${
+        renderDecision(r.decision, nonce())
+      }\nA person resolves it (resolve_decision with their approval code).`,
+      r,
+    );
+  });
+
+  server.registerTool("get_decisions", {
+    title: "List decisions",
+    description: contractDescription(
+      "Lists a workspace's decisions, newest first, with who resolved each and whether a person's approval code proved it (decided_by_kind human) or it was only relayed.",
+    ),
+    inputSchema: strictArgs({
+      workspace: f.workspace,
+      status: z.enum(DECISION_STATUSES).optional().describe("Only decisions with this status"),
+      limit: f.limit,
+    }),
+    outputSchema: {
+      ...list,
+      workspace_source: workspaceSource,
+      decisions: z.array(decisionSchema),
+    },
+    annotations: READ_ONLY,
+  }, async (args) => {
+    const r = await getDecisions(t.ctx, args);
+    return result(renderDecisions(r, nonce()), r);
+  });
+
+  server.registerTool("resolve_decision", {
+    title: "Resolve a decision",
+    description: contractDescription(
+      "Approves or rejects a proposed decision, once, with a reason. Send approval_code only when a person gave it to you: then the verdict is recorded as human; without it, as relayed. A wrong code is an error. If the decision belongs to a discussion, a note saying who resolved it, how and why is posted there.",
+    ),
+    inputSchema: strictArgs({
+      decision_id: f.id("decision"),
+      verdict: z.enum(["approved", "rejected"]).describe("approved or rejected"),
+      reason: z.string().describe(`Why, at most ${l.reasonMaxBytes} bytes of UTF-8 (required)`),
+      superseded_by: f.id("decision that replaces this one").optional(),
+      approval_code: approvalCode.optional(),
+    }),
+    outputSchema: {
+      decision: decisionSchema,
+      note_seq: advertisedAs(z.number().int().nullable(), {
+        anyOf: [{ type: "integer" }, {
+          type: "null",
+          description: "no note: the decision has no discussion",
+        }],
+      }, "The seq of the note posted into the decision's discussion"),
+    },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async (args, extra) => {
+    const r = await resolveDecision(t.ctx, callerOf(extra, t.deps), args);
+    const note = r.note_seq === null
+      ? ""
+      : `\nA note was posted to discussion ${r.decision.discussion_id} as seq ${r.note_seq}.`;
+    return result(`Resolved: ${renderDecision(r.decision, nonce())}${note}`, r);
+  });
+
+  server.registerTool("set_decision_scope", {
+    title: "Set a decision's scope",
+    description: contractDescription(
+      "Makes an approved decision a standing rule of its workspace (scope workspace) or limits it to its project (scope project). Needs a person's approval code.",
+    ),
+    inputSchema: strictArgs({
+      decision_id: f.id("decision"),
+      scope: z.enum(DECISION_SCOPES).describe(
+        "workspace: a standing rule every chat in the workspace sees first; project: only where it was made",
+      ),
+      approval_code: approvalCode,
+    }),
+    outputSchema: { decision: decisionSchema, changed: z.boolean() },
+    annotations: writes({ destructive: false, idempotent: true }),
+  }, async (args, extra) => {
+    const r = await setDecisionScope(t.ctx, callerOf(extra, t.deps), args);
+    return result(
+      `${
+        r.changed ? "Scope set" : "Scope unchanged"
+      }: decision ${r.decision.id} is scoped to ${r.decision.scope}.`,
+      r,
+    );
+  });
+
+  server.registerTool("record_plan", {
+    title: "Record a plan",
+    description: contractDescription(
+      "Records a plan. Plans are never edited: to change one, record a new plan with supersedes set to the old plan's id, which then stops being current.",
+    ),
+    inputSchema: strictArgs({
+      title: f.title,
+      body: z.string().describe(`The plan, at most ${l.bodyMaxBytes} bytes of UTF-8`),
+      workspace: f.workspace,
+      discussion_id: f.id("discussion").optional(),
+      decision_id: f.id("decision").optional(),
+      supersedes: f.id("plan this one replaces").optional(),
+    }),
+    outputSchema: { plan: planSchema, workspace: z.string(), workspace_source: workspaceSource },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async (args, extra) => {
+    const r = await recordPlan(t.ctx, callerOf(extra, t.deps), args);
+    return result(`Recorded: ${renderPlan(r.plan, nonce())}`, r);
+  });
+
+  server.registerTool("get_plans", {
+    title: "List plans",
+    description: contractDescription(
+      "Lists a workspace's current plans, newest first; superseded plans only with include_superseded.",
+    ),
+    inputSchema: strictArgs({
+      workspace: f.workspace,
+      discussion_id: f.id("discussion").optional(),
+      include_superseded: z.boolean().optional().describe("Also list superseded plans"),
+      limit: f.limit,
+    }),
+    outputSchema: { ...list, workspace_source: workspaceSource, plans: z.array(planSchema) },
+    annotations: READ_ONLY,
+  }, async (args) => {
+    const r = await getPlans(t.ctx, args);
+    return result(renderPlans(r, nonce()), r);
+  });
+}

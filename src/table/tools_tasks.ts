@@ -1,0 +1,148 @@
+/** Task and handoff tools: owners, status, and work handed over with its context. */
+
+import { z } from "zod";
+import { READ_ONLY, writes } from "../mcp/annotations.ts";
+import { callerOf } from "../mcp/caller.ts";
+import { advertisedAs, nullableString, strictArgs } from "../mcp/schema.ts";
+import type { McpServer } from "../mcp/sdk.ts";
+import { renderHandoff, renderHandoffs, renderTask, renderTasks } from "./render.ts";
+import { handoffSchema, taskSchema, workspaceSource } from "./schemas.ts";
+import { acceptHandoff, createHandoff, getHandoffs } from "./store_handoffs.ts";
+import { HANDOFF_STATES, TASK_STATUSES } from "./store_schema.ts";
+import { createTask, getTasks, updateTask } from "./store_tasks.ts";
+import { contractDescription, fields, nonce, result, type TableToolDeps } from "./tools_common.ts";
+
+/** Registers the task and handoff tools. */
+export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
+  const l = t.settings.limits;
+  const list = { workspace: z.string(), has_more: z.boolean(), total: z.number().int() };
+  const detail = z.string().describe(
+    `Details, at most ${l.messageMaxBytes} bytes of UTF-8; starting it with PARKED marks the task parked`,
+  );
+
+  server.registerTool("create_task", {
+    title: "Create a task",
+    description: contractDescription(
+      "Creates an open task, optionally with an owner. Setting assigned_to does NOT hand the work over: the owner sees no context until you call create_handoff.",
+    ),
+    inputSchema: strictArgs({
+      title: f.title,
+      detail: detail.optional(),
+      workspace: f.workspace,
+      discussion_id: f.id("discussion").optional(),
+      assigned_to: f.name("The owner").optional(),
+    }),
+    outputSchema: { task: taskSchema, workspace: z.string(), workspace_source: workspaceSource },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async (args, extra) => {
+    const r = await createTask(t.ctx, callerOf(extra, t.deps), args);
+    return result(`Created: ${renderTask(r.task)}`, r);
+  });
+
+  server.registerTool("update_task", {
+    title: "Update a task",
+    description: contractDescription(
+      "Changes a task's status (open, in_progress, blocked, done), owner (assigned_to; null unassigns) or detail, recording you as updated_by. Finishing or blocking someone else's task is allowed but flagged.",
+    ),
+    inputSchema: strictArgs({
+      task_id: f.id("task"),
+      status: z.enum(TASK_STATUSES).optional().describe("open, in_progress, blocked or done"),
+      // Listed as a string (clients take one type per argument); null still unassigns.
+      assigned_to: advertisedAs(
+        z.string().nullable(),
+        {
+          type: "string",
+        },
+        `The new owner (a participant's name, at most ${l.nameMaxChars} characters, compared case-insensitively), or null to unassign`,
+      )
+        .optional(),
+      detail: detail.optional(),
+    }),
+    outputSchema: {
+      task: taskSchema,
+      changed: z.array(z.string()),
+      cross_task_warning: z.string().optional(),
+      acted_as: z.string().optional(),
+    },
+    annotations: writes({ destructive: false, idempotent: true }),
+  }, async (args, extra) => {
+    const r = await updateTask(t.ctx, callerOf(extra, t.deps), args);
+    const warning = r.cross_task_warning ? `\n⚠ ${r.cross_task_warning}` : "";
+    return result(`Updated (${r.changed.join(", ")}): ${renderTask(r.task)}${warning}`, r);
+  });
+
+  server.registerTool("get_tasks", {
+    title: "List tasks",
+    description: contractDescription(
+      "Lists a workspace's tasks, newest first, each with its owner and the pending handoff's id (handoff, or null when none waits).",
+    ),
+    inputSchema: strictArgs({
+      workspace: f.workspace,
+      status: z.enum(TASK_STATUSES).optional().describe("Only tasks with this status"),
+      assigned_to: f.name("Only tasks of this owner").optional(),
+      limit: f.limit,
+    }),
+    outputSchema: { ...list, workspace_source: workspaceSource, tasks: z.array(taskSchema) },
+    annotations: READ_ONLY,
+  }, async (args) => {
+    const r = await getTasks(t.ctx, args);
+    return result(renderTasks(r), r);
+  });
+
+  server.registerTool("create_handoff", {
+    title: "Hand a task over",
+    description: contractDescription(
+      "Hands a task to another participant with the context they need, and makes them its owner. They see it as waiting for them the moment they connect (get_workspace_context) and take it with accept_handoff. A newer handoff of the same task supersedes this one; finishing the task makes it obsolete.",
+    ),
+    inputSchema: strictArgs({
+      task_id: f.id("task"),
+      to: f.name("Who takes the task over"),
+      context: z.string().describe(
+        `Everything they need to continue, at most ${l.bodyMaxBytes} bytes of UTF-8`,
+      ),
+    }),
+    outputSchema: { handoff: handoffSchema, task: taskSchema, superseded: nullableString() },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async (args, extra) => {
+    const r = await createHandoff(t.ctx, callerOf(extra, t.deps), args);
+    const superseded = r.superseded ? `\nHandoff ${r.superseded} is now superseded.` : "";
+    return result(`Handed off: ${renderHandoff(r.handoff, nonce())}${superseded}`, r);
+  });
+
+  server.registerTool("get_handoffs", {
+    title: "List handoffs",
+    description: contractDescription(
+      "Lists a workspace's handoffs, newest first, each with its state computed now: waiting, stale (waiting too long), accepted, obsolete (task done) or superseded (handed off again).",
+    ),
+    inputSchema: strictArgs({
+      workspace: f.workspace,
+      status: z.enum(HANDOFF_STATES).optional().describe("Only handoffs in this state"),
+      to: f.name("Only handoffs addressed to").optional(),
+      task_id: f.id("task").optional(),
+      limit: f.limit,
+    }),
+    outputSchema: { ...list, workspace_source: workspaceSource, handoffs: z.array(handoffSchema) },
+    annotations: READ_ONLY,
+  }, async (args) => {
+    const r = await getHandoffs(t.ctx, args);
+    return result(renderHandoffs(r, nonce()), r);
+  });
+
+  server.registerTool("accept_handoff", {
+    title: "Accept a handoff",
+    description: contractDescription(
+      "Accepts a handoff as yourself: its task becomes in_progress with you as owner. Read its context first (get_handoffs). Refused when already accepted, obsolete or superseded.",
+    ),
+    inputSchema: strictArgs({ handoff_id: f.id("handoff") }),
+    outputSchema: { handoff: handoffSchema, task: taskSchema, warning: z.string().optional() },
+    annotations: writes({ destructive: false, idempotent: false }),
+  }, async (args, extra) => {
+    const r = await acceptHandoff(t.ctx, callerOf(extra, t.deps), args);
+    const warning = r.warning ? `\n⚠ ${r.warning}` : "";
+    return result(
+      `Accepted: ${renderHandoff(r.handoff, nonce())}\n${renderTask(r.task)}${warning}`,
+      r,
+    );
+  });
+}

@@ -1,0 +1,22 @@
+/** The table toolset: discussions, decisions, plans, tasks and handoffs shared by every client. */
+
+import type { Toolset, ToolsetDefinition } from "../mcp/toolset.ts";
+import { loadTableSettings, type TableSettings } from "./settings.ts";
+import { registerTableTools, TABLE_INSTRUCTIONS } from "./tools.ts";
+import { viewRoutes } from "./view.ts";
+
+/** The table toolset with these settings (tests pass their own clock). */
+export function tableToolset(settings: TableSettings): Toolset {
+  return {
+    name: "table",
+    instructions: TABLE_INSTRUCTIONS,
+    register: (server, deps) => registerTableTools(server, deps, settings),
+    routes: (deps) => viewRoutes({ kv: deps.kv, settings }),
+  };
+}
+
+/** The table toolset's entry in the toolset list; `/view` is its route. */
+export const tableToolsetDefinition: ToolsetDefinition = {
+  name: "table",
+  load: (env) => tableToolset(loadTableSettings(env)),
+};

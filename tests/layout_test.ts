@@ -1,0 +1,142 @@
+/**
+ * The layout rules, checked on the source tree: dependencies point one way
+ * (`main → http → mcp → <toolset> → kit`), `http/` and `mcp/server.ts` learn about features only
+ * through `toolsets.ts`, and no toolset reaches into another.
+ */
+
+import assert from "node:assert/strict";
+import { dirname, join, normalize, relative } from "node:path";
+import { ROOT } from "./support/harness.ts";
+
+/** One source file: its path from the repository root and its text. */
+interface SourceFile {
+  path: string;
+  text: string;
+}
+
+/** The toolset folders: every folder of `src/` holding a `toolset.ts`. */
+function toolsetsOf(files: SourceFile[]): string[] {
+  return files.flatMap((f) => {
+    const match = f.path.match(/^src\/([^/]+)\/toolset\.ts$/);
+    return match && match[1] !== "mcp" ? [match[1]] : [];
+  });
+}
+
+/** The repository paths `file` imports (relative specifiers only), normalized. */
+function importsOf(file: SourceFile): string[] {
+  const specifiers = [
+    ...file.text.matchAll(/(?:import|export)\s[^;]*?from\s+"([^"]+)"/g),
+    ...file.text.matchAll(/import\s*\(\s*"([^"]+)"\s*\)/g),
+    ...file.text.matchAll(/^import\s+"([^"]+)"/gm),
+  ].map((m) => m[1]);
+  return specifiers.filter((s) => s.startsWith(".")).map((s) =>
+    normalize(join(dirname(file.path), s))
+  );
+}
+
+/** The text without comments, so a rule about names is about code and strings. */
+function codeOf(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+}
+
+/** Every broken layout rule in `files`, one line each. */
+function violations(files: SourceFile[]): string[] {
+  const toolsets = toolsetsOf(files);
+  const folderOf = (path: string) => path.match(/^src\/([^/]+)\//)?.[1];
+  const out: string[] = [];
+  for (const file of files) {
+    if (file.path.endsWith("_test.ts")) continue;
+    const folder = folderOf(file.path);
+    const imports = importsOf(file);
+    const importedFolders = imports.map(folderOf);
+    const neutral = file.path.startsWith("src/http/") || file.path === "src/mcp/server.ts";
+    if (neutral) {
+      const code = codeOf(file.text).replaceAll("handoff-mcp", "");
+      for (const name of toolsets) {
+        if (new RegExp(`\\b${name}\\b`, "i").test(code)) {
+          out.push(`${file.path} names the toolset "${name}"`);
+        }
+      }
+      for (const name of toolsets) {
+        if (importedFolders.includes(name)) out.push(`${file.path} imports src/${name}/`);
+      }
+    }
+    if (folder !== undefined && toolsets.includes(folder)) {
+      for (const path of imports) {
+        const other = folderOf(path);
+        if (other !== undefined && other !== folder && toolsets.includes(other)) {
+          out.push(`${file.path} (toolset ${folder}) imports ${path}`);
+        }
+        if (other === "http" || path === "src/toolsets.ts" || path === "src/config.ts") {
+          out.push(`${file.path} (toolset ${folder}) imports ${path}`);
+        }
+      }
+    }
+    if (folder === "kit") {
+      for (const path of imports) {
+        const other = folderOf(path);
+        if (other !== "kit") out.push(`${file.path} (kit) imports ${path}`);
+      }
+    }
+    if (folder === "mcp") {
+      for (const path of imports) {
+        const other = folderOf(path);
+        if (other === "http" || (other !== undefined && toolsets.includes(other))) {
+          out.push(`${file.path} (mcp) imports ${path}`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+async function sourceFiles(): Promise<SourceFile[]> {
+  const files: SourceFile[] = [];
+  const walk = async (dir: string) => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory) await walk(path);
+      else if (entry.name.endsWith(".ts")) {
+        files.push({ path: relative(ROOT, path), text: await Deno.readTextFile(path) });
+      }
+    }
+  };
+  await walk(join(ROOT, "src"));
+  return files;
+}
+
+Deno.test("the source tree keeps the layout rules", async () => {
+  const files = await sourceFiles();
+  const toolsets = toolsetsOf(files);
+  for (const name of ["focus", "handoff", "thinking"]) {
+    assert.ok(toolsets.includes(name), `src/${name}/toolset.ts is found`);
+  }
+  assert.deepEqual(violations(files), []);
+});
+
+Deno.test("the layout check reports each kind of broken rule", () => {
+  const file = (path: string, text: string) => ({ path, text });
+  const files = [
+    file("src/alpha/toolset.ts", ""),
+    file("src/beta/toolset.ts", ""),
+    file("src/alpha/store.ts", 'import { x } from "../beta/store.ts";\nimport "../kit/kv.ts";'),
+    file("src/alpha/tools.ts", 'import type { Config } from "../config.ts";'),
+    file("src/beta/api.ts", 'export { y } from "../http/router.ts";'),
+    file("src/http/handler.ts", '// alpha in a comment is fine\nconst beta = "x";'),
+    file("src/http/serve.ts", 'import { a } from "../alpha/toolset.ts";'),
+    file("src/mcp/server.ts", 'const name = "handoff-mcp";'),
+    file("src/mcp/apps.ts", 'import { h } from "../http/handler.ts";'),
+    file("src/kit/text.ts", 'import { M } from "../mcp/sdk.ts";'),
+    file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
+  ];
+  assert.deepEqual(violations(files), [
+    "src/alpha/store.ts (toolset alpha) imports src/beta/store.ts",
+    "src/alpha/tools.ts (toolset alpha) imports src/config.ts",
+    "src/beta/api.ts (toolset beta) imports src/http/router.ts",
+    'src/http/handler.ts names the toolset "beta"',
+    'src/http/serve.ts names the toolset "alpha"',
+    "src/http/serve.ts imports src/alpha/",
+    "src/mcp/apps.ts (mcp) imports src/http/handler.ts",
+    "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
+  ]);
+});
