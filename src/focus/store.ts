@@ -14,6 +14,7 @@ import {
   readKeys,
   ulid,
 } from "../kit/kv.ts";
+import type { FocusStateCache } from "./store_cache.ts";
 import { indexFollowUp, readOpenFollowUps, unindexFollowUp } from "./store_followups.ts";
 import { checkId, checkLine } from "../kit/text.ts";
 
@@ -172,6 +173,7 @@ export async function addTaskWithState(
   projectId: string,
   body: string,
   kind: string,
+  cache?: FocusStateCache,
 ): Promise<{ task: Task; state: FocusState }> {
   const what = "Cannot add task";
   validateProjectId(projectId, limits);
@@ -216,7 +218,13 @@ export async function addTaskWithState(
       followUps.push(task);
     }
     op.set(projectKey(projectId), project);
-    return { op, value: { task, state: { projectId, project, focus: focus.value, followUps } } };
+    const state: FocusState = { projectId, project, focus: focus.value, followUps };
+    return {
+      op,
+      value: { task, state },
+      // The commit's versionstamp is the project record's new one.
+      committed: (versionstamp) => cache?.put(versionstamp, state),
+    };
   }, { kv, key: projectKey(projectId) });
 }
 
@@ -263,14 +271,20 @@ export async function getState(
   kv: Deno.Kv,
   limits: FocusLimits,
   projectId: string,
+  cache?: FocusStateCache,
 ): Promise<FocusState> {
   validateProjectId(projectId, limits);
   const [project, focus] = await readKeys<[Project, Focus]>(kv, [
     projectKey(projectId),
     focusKey(projectId),
   ]);
+  const version = project.versionstamp;
+  const cached = version === null ? undefined : cache?.get(projectId, version);
+  if (cached !== undefined) return cached;
   const followUps = await readOpenFollowUps(kv, projectId, project.value);
-  return { projectId, project: project.value, focus: focus.value, followUps };
+  const state = { projectId, project: project.value, focus: focus.value, followUps };
+  if (version !== null) cache?.put(version, state);
+  return state;
 }
 
 /** One page of projects in id order. */
