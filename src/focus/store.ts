@@ -12,6 +12,7 @@ import {
   type Page,
   readKey,
   readKeys,
+  StaleRead,
   ulid,
 } from "../kit/kv.ts";
 import type { FocusStateCache } from "./store_cache.ts";
@@ -165,7 +166,9 @@ export async function addTask(
 /**
  * Adds a task and returns the project's state just after it, as `getState` would read it: what
  * the write read is guarded by its check of the project record (every write to the focus or
- * the follow-up index also writes that record), so no second read is needed.
+ * the follow-up index also writes that record), so no second read is needed. With `cache`, the
+ * first try starts from the cached state without reading at all; if that was stale, its check
+ * fails and the retry reads.
  */
 export async function addTaskWithState(
   kv: Deno.Kv,
@@ -184,12 +187,21 @@ export async function addTaskWithState(
   const taskKind = kind as TaskKind;
   const demoted = taskKind !== "main";
   const id = ulid();
+  let cached = cache?.latest(projectId);
   return await commitWithRetry(async () => {
-    const [current, focus] = await readKeys<[Project, Focus]>(kv, [
-      projectKey(projectId),
-      focusKey(projectId),
-    ]);
-    const followUps = await readOpenFollowUps(kv, projectId, current.value);
+    const known = cached;
+    cached = undefined;
+    const { current, focus, followUps } = known
+      ? {
+        current: {
+          key: projectKey(projectId),
+          value: known.state.project,
+          versionstamp: known.versionstamp,
+        } as Deno.KvEntryMaybe<Project>,
+        focus: known.state.focus,
+        followUps: [...known.state.followUps],
+      }
+      : await readForWrite(kv, projectId);
     const now = nowIso();
     const project = touched(current.value, projectId, now);
     const task: Task = {
@@ -208,6 +220,8 @@ export async function addTaskWithState(
       .set(taskProjectKey(id), projectId);
     if (demoted) {
       if (project.openFollowUps >= limits.openFollowUpsMax) {
+        // A cached count may be out of date: only a fresh read may refuse the task.
+        if (known) throw new StaleRead("cached project is at its follow-up limit");
         throw new AppError(
           "full",
           `${what}: project "${projectId}" already has ${project.openFollowUps} open follow-ups (cleanup/record); at most ${limits.openFollowUpsMax} are allowed. Complete some with complete_task first`,
@@ -218,7 +232,7 @@ export async function addTaskWithState(
       followUps.push(task);
     }
     op.set(projectKey(projectId), project);
-    const state: FocusState = { projectId, project, focus: focus.value, followUps };
+    const state: FocusState = { projectId, project, focus, followUps };
     return {
       op,
       value: { task, state },
@@ -226,6 +240,16 @@ export async function addTaskWithState(
       committed: (versionstamp) => cache?.put(versionstamp, state),
     };
   }, { kv, key: projectKey(projectId) });
+}
+
+/** The project, its focus and its open follow-ups, read for a write that checks the project. */
+async function readForWrite(kv: Deno.Kv, projectId: string) {
+  const [current, focus] = await readKeys<[Project, Focus]>(kv, [
+    projectKey(projectId),
+    focusKey(projectId),
+  ]);
+  const followUps = await readOpenFollowUps(kv, projectId, current.value);
+  return { current, focus: focus.value, followUps };
 }
 
 /** What `completeTask` did. */

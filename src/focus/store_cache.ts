@@ -26,6 +26,12 @@ export class FocusStateCache {
     return entry.state;
   }
 
+  /** The last state cached for `projectId` and its version, which may since have changed. */
+  latest(projectId: string): { versionstamp: string; state: FocusState } | undefined {
+    const entry = this.#entries.get(projectId);
+    return entry && this.get(projectId, entry.versionstamp) && entry;
+  }
+
   /** Keeps `state` as the version `versionstamp` of its project. */
   put(versionstamp: string, state: FocusState): void {
     this.#drop(state.projectId);

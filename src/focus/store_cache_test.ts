@@ -69,3 +69,40 @@ Deno.test("FocusStateCache drops the least recently used states past its budget"
   assert.equal(cache.get("huge", "v9"), undefined);
   assert.equal(cache.get("p3", "v3"), states[3]);
 });
+
+Deno.test("addTaskWithState() with a warm cache writes without reading, and a stale cache only costs a retry", () =>
+  withKv(async (kv) => {
+    const cache = new FocusStateCache();
+    await addTaskWithState(kv, limits, "p1", "first", "main", cache);
+    let reads = 0;
+    const getMany = kv.getMany.bind(kv);
+    kv.getMany = ((keys: Deno.KvKey[]) => {
+      reads++;
+      return getMany(keys);
+    }) as typeof kv.getMany;
+    const second = await addTaskWithState(kv, limits, "p1", "second", "main", cache);
+    assert.equal(reads, 0, "the cached version was enough to check against");
+    assert.deepEqual(second.state, await getState(kv, limits, "p1"));
+    // Another writer moves the project on behind the cache: the result still shows its write.
+    await setFocus(kv, limits, "p1", "Changed elsewhere");
+    reads = 0;
+    const third = await addTaskWithState(kv, limits, "p1", "third", "record", cache);
+    assert.ok(reads > 0, "the stale check failed and the retry read afresh");
+    assert.equal(third.state.focus?.statement, "Changed elsewhere");
+    assert.deepEqual(third.state, await getState(kv, limits, "p1"));
+  }));
+
+Deno.test("a cached project at its follow-up limit is read afresh before a task is refused", () =>
+  withKv(async (kv) => {
+    const small = { ...limits, openFollowUpsMax: 2 };
+    const cache = new FocusStateCache();
+    await addTaskWithState(kv, small, "p1", "one", "cleanup", cache);
+    const { task } = await addTaskWithState(kv, small, "p1", "two", "cleanup", cache);
+    await completeTask(kv, task.id); // elsewhere: the cache still says 2 of 2
+    const third = await addTaskWithState(kv, small, "p1", "three", "cleanup", cache);
+    assert.deepEqual(third.state.followUps.map((t) => t.body), ["one", "three"]);
+    await assert.rejects(
+      addTaskWithState(kv, small, "p1", "four", "cleanup", cache),
+      /already has 2 open follow-ups/,
+    );
+  }));
