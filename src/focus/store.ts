@@ -187,10 +187,12 @@ export async function addTaskWithState(
   const taskKind = kind as TaskKind;
   const demoted = taskKind !== "main";
   const id = ulid();
-  let cached = cache?.latest(projectId);
+  let firstTry = true;
   return await commitWithRetry(async () => {
-    const known = cached;
-    cached = undefined;
+    // Read in the write's turn (after earlier writes of this process have put their states),
+    // and on the first try only.
+    const known = firstTry ? cache?.latest(projectId) : undefined;
+    firstTry = false;
     const { current, focus, followUps } = known
       ? {
         current: {

@@ -106,3 +106,27 @@ Deno.test("a cached project at its follow-up limit is read afresh before a task 
       /already has 2 open follow-ups/,
     );
   }));
+
+Deno.test("concurrent addTaskWithState() calls on one project each start from the state the previous one cached", () =>
+  withKv(async (kv) => {
+    const cache = new FocusStateCache();
+    await addTaskWithState(kv, limits, "p1", "warm", "main", cache);
+    let commits = 0;
+    const atomic = kv.atomic.bind(kv);
+    kv.atomic = () => {
+      const op = atomic();
+      const commit = op.commit.bind(op);
+      op.commit = () => {
+        commits++;
+        return commit();
+      };
+      return op;
+    };
+    await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, i) => addTaskWithState(kv, limits, "p1", `t${i}`, "main", cache),
+      ),
+    );
+    assert.equal(commits, 20, "no write started from a state an earlier one had replaced");
+  }));
