@@ -45,6 +45,12 @@ if (Deno.args.includes("--stdio")) {
     })`,
   );
   console.log(`Connect an MCP client to: ${shown}`);
+  if (config.oauth.enabled) {
+    const origin = config.oauth.publicUrl ?? server.origin;
+    console.log(
+      `OAuth sign-in is on: hosted clients (Claude.ai, ChatGPT) connect to ${origin}/mcp`,
+    );
+  }
   const closed = closedReason(config);
   if (closed !== undefined) console.error(`handoff-mcp: refusing every request: ${closed}`);
   const signalled = config.onDeploy ? () => false : stopOnSignals(server);

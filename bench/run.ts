@@ -6,11 +6,12 @@
 
 import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
+import { oauthGroup } from "./oauth.ts";
 import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
 
-const GROUPS: BenchGroup[] = [httpGroup, thinkingGroup, tableGroup, handoffGroup];
+const GROUPS: BenchGroup[] = [httpGroup, thinkingGroup, tableGroup, handoffGroup, oauthGroup];
 
 const names = GROUPS.map((g) => g.name);
 const asked = Deno.args.filter((a) => !a.startsWith("--"));

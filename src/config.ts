@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { clientNameProblem } from "./kit/caller.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
+import { loadOAuthSettings, type OAuthSettings } from "./oauth/settings.ts";
 
 export type { EnvSource } from "./kit/env.ts";
 
@@ -42,6 +43,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Largest HTTP request body accepted, in bytes. */
   maxRequestBytes: number;
+  /** OAuth sign-in for hosted clients (`OAUTH=on`), read in `oauth/settings.ts`. */
+  oauth: OAuthSettings;
 }
 
 /** One entry of `AUTH_TOKENS`: a token and the name of whoever holds it. */
@@ -102,6 +105,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     sseIdleMs: intVar(env, "SSE_IDLE_MS", DEFAULT_SSE_IDLE_MS, 100, 7 * 86_400_000),
     shutdownGraceMs: intVar(env, "SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS, 0, 600_000),
     maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    oauth: loadOAuthSettings(env),
   };
 }
 

@@ -78,6 +78,17 @@ function violations(files: SourceFile[]): string[] {
         if (other !== "kit") out.push(`${file.path} (kit) imports ${path}`);
       }
     }
+    if (folder === "oauth") {
+      // http → oauth → kit: the OAuth server uses only the kit and the SDK's OAuth schemas
+      // (its CLI also reads the server's config to find KV).
+      const allowed = ["src/mcp/sdk_auth.ts", "src/config.ts"];
+      for (const path of imports) {
+        const other = folderOf(path);
+        if (other !== "kit" && other !== "oauth" && !allowed.includes(path)) {
+          out.push(`${file.path} (oauth) imports ${path}`);
+        }
+      }
+    }
     if (folder === "mcp") {
       for (const path of imports) {
         const other = folderOf(path);
@@ -128,6 +139,7 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/mcp/apps.ts", 'import { h } from "../http/handler.ts";'),
     file("src/kit/text.ts", 'import { M } from "../mcp/sdk.ts";'),
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
+    file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
   ];
   assert.deepEqual(violations(files), [
     "src/alpha/store.ts (toolset alpha) imports src/beta/store.ts",
@@ -138,5 +150,6 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/http/serve.ts imports src/alpha/",
     "src/mcp/apps.ts (mcp) imports src/http/handler.ts",
     "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
+    "src/oauth/server.ts (oauth) imports src/http/auth.ts",
   ]);
 });

@@ -4,9 +4,11 @@ import { closedReason, type Config } from "../config.ts";
 import { AppError } from "../kit/kv.ts";
 import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
+import { createOAuthServer } from "../oauth/server.ts";
 import { parseToolsetNames } from "../toolsets.ts";
 import { isLoopback, rebindingRefusal } from "./auth.ts";
 import { authenticate, authInfoOf, keyringOf, resolveCaller } from "./identity.ts";
+import { withOAuth } from "./oauth_gate.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { StatelessStreamable } from "./streamable.ts";
@@ -21,11 +23,13 @@ export interface HandlerDeps extends McpDeps {
   token: string | undefined;
   /** Routes of features beyond MCP (JSON APIs, views), after the token unless `public`. */
   routes?: Route[];
+  /** The OAuth server's clock (tests move it to expire codes); `Date.now` by default. */
+  now?: () => number;
 }
 
 /** A request handler plus a way to end its long-lived SSE sessions. */
 export interface Handler {
-  (req: Request): Promise<Response>;
+  (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -41,6 +45,14 @@ export function createHandler(deps: HandlerDeps): Handler {
   // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
   const guardRebinding = !config.onDeploy && isLoopback(config.host);
   const app = createMcpApp(deps, deps.toolsets);
+  const oauth = config.oauth.enabled && deps.token !== undefined
+    ? createOAuthServer({
+      kv: deps.kv,
+      settings: config.oauth,
+      authToken: deps.token,
+      now: deps.now,
+    })
+    : undefined;
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
@@ -79,7 +91,7 @@ export function createHandler(deps: HandlerDeps): Handler {
   const routes = all.filter((r) => !r.public);
   const publicRoutes = all.filter((r) => r.public);
 
-  const handler = async (req: Request): Promise<Response> => {
+  const handler = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (closed !== undefined) return plain(503, `handoff-mcp is closed: ${closed}`);
     const url = new URL(req.url);
     if (url.pathname === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
@@ -91,7 +103,16 @@ export function createHandler(deps: HandlerDeps): Handler {
     }
     const open = matchRoute(publicRoutes, url.pathname.slice(1));
     if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller });
-    const auth = authenticate(req, url, keyring);
+    if (oauth) {
+      const answered = await oauth.handle(req, info);
+      if (answered) return answered;
+    }
+    let auth = authenticate(req, url, keyring);
+    if (oauth) {
+      const gated = await withOAuth(auth, req, url, oauth, MCP_PATHS);
+      if (gated instanceof Response) return gated;
+      auth = gated;
+    }
     if (!auth) return NOT_FOUND();
     const match = matchRoute(routes, auth.path);
     if (!match) return NOT_FOUND();

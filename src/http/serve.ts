@@ -55,18 +55,29 @@ export function exposureProblem(config: Config): string | undefined {
 
 /**
  * Serves HTTP on the configured host and port (0 picks a free port). Locally, a missing
- * `AUTH_TOKEN` is replaced by one generated once and kept in KV.
+ * `AUTH_TOKEN` is replaced by one generated once and kept in KV. `options.now` is the OAuth
+ * server's clock, for tests.
  */
 export async function startHttpServer(
   config: Config,
   kv: Deno.Kv,
   toolsets: readonly Toolset[],
+  options: { now?: () => number } = {},
 ): Promise<RunningServer> {
   const exposed = exposureProblem(config);
   if (exposed !== undefined) throw new Error(exposed);
   const token = config.authToken ?? (config.onDeploy ? undefined : await ensureAuthToken(kv));
-  const handler = createHandler({ kv, config, toolsets, token, caller: defaultCaller(config) });
-  const serve = (req: Request) => req.headers.has("host") ? handler(req) : NO_HOST();
+  const handler = createHandler({
+    kv,
+    config,
+    toolsets,
+    token,
+    caller: defaultCaller(config),
+    now: options.now,
+  });
+  // The connection info carries the client's address (OAuth counts failed sign-ins by it).
+  const serve = (req: Request, info: Deno.ServeHandlerInfo) =>
+    req.headers.has("host") ? handler(req, info) : NO_HOST();
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
   // Deno Deploy chooses the address itself.

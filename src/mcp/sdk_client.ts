@@ -15,3 +15,7 @@ export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+export type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";

@@ -25,7 +25,7 @@ export interface TestServer extends RunningServer {
 
 /** Starts the real HTTP server on a free loopback port with a fresh token. */
 export async function startServer(
-  options: { env?: Record<string, string>; kv?: Deno.Kv } = {},
+  options: { env?: Record<string, string>; kv?: Deno.Kv; now?: () => number } = {},
 ): Promise<TestServer> {
   const env = new Map(Object.entries({
     PORT: "0",
@@ -35,7 +35,7 @@ export async function startServer(
   }));
   const config = loadConfig(env);
   const kv = options.kv ?? await openKv(config.kvPath);
-  const running = await startHttpServer(config, kv, loadToolsets(env));
+  const running = await startHttpServer(config, kv, loadToolsets(env), { now: options.now });
   return {
     ...running,
     kv,

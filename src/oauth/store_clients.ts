@@ -1,0 +1,67 @@
+/** Registered OAuth clients: create, read, list with their grants, and revoke with everything they hold. */
+
+import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
+import { revokeGrant } from "./store_grants.ts";
+import { clientGrantsPrefix, clientKey, type ClientRecord } from "./store_keys.ts";
+
+/** Longest client id looked up (issued ids are 33 characters). */
+export const CLIENT_ID_MAX_CHARS = 128;
+
+/** Stores a new client; until the owner approves it, it expires after `unapprovedTtlMs`. */
+export async function createClient(
+  kv: Deno.Kv,
+  client: ClientRecord,
+  unapprovedTtlMs: number,
+): Promise<void> {
+  await commitWithRetry(() =>
+    Promise.resolve({
+      op: kv.atomic().check({ key: clientKey(client.id), versionstamp: null })
+        .set(clientKey(client.id), client, { expireIn: unapprovedTtlMs }),
+      value: undefined,
+    })
+  );
+}
+
+/** The client with `clientId`, or `undefined`. */
+export async function getClient(kv: Deno.Kv, clientId: string): Promise<ClientRecord | undefined> {
+  // Ids are short; a huge one would only overflow KV's key size limit.
+  if (clientId.length > CLIENT_ID_MAX_CHARS) return undefined;
+  const entry = await readKey<ClientRecord>(kv, clientKey(clientId));
+  return entry.value ?? undefined;
+}
+
+/** A client as the owner's list shows it. */
+export interface ClientSummary {
+  client: ClientRecord;
+  /** Grants (approvals with live tokens) it holds. */
+  grants: number;
+}
+
+/** Every registered client, oldest first, with how many grants each holds. */
+export async function listClients(kv: Deno.Kv): Promise<ClientSummary[]> {
+  const out: ClientSummary[] = [];
+  for await (const entry of listEntries<ClientRecord>(kv, { prefix: ["oauth_client"] })) {
+    let grants = 0;
+    for await (const _ of listEntries(kv, { prefix: clientGrantsPrefix(entry.value.id) })) grants++;
+    out.push({ client: entry.value, grants });
+  }
+  return out.sort((a, b) => a.client.createdAt.localeCompare(b.client.createdAt));
+}
+
+/**
+ * Removes a client and revokes every grant it holds; returns whether it existed. The client goes
+ * first: a code exchange racing with this checks the client in its atomic and fails, so no grant
+ * can appear after the index below is read.
+ */
+export async function deleteClient(kv: Deno.Kv, clientId: string): Promise<boolean> {
+  const existed = await commitWithRetry(async () => {
+    const entry = await readKey<ClientRecord>(kv, clientKey(clientId));
+    if (entry.value === null) return { value: false };
+    return { op: kv.atomic().check(entry).delete(entry.key), value: true };
+  });
+  for await (const entry of listEntries<string>(kv, { prefix: clientGrantsPrefix(clientId) })) {
+    await revokeGrant(kv, entry.value);
+    await retryLocked(() => kv.delete(entry.key));
+  }
+  return existed;
+}

@@ -1,0 +1,170 @@
+/**
+ * The consent step and authorization codes: a pending consent keyed by its CSRF token, turned by
+ * the owner's approval into a short-lived code, which is redeemed once for a grant.
+ */
+
+import { commitWithRetry, readKey, retryLocked } from "../kit/kv.ts";
+import { randomSecret, sha256 } from "./crypto.ts";
+import { OAuthError } from "./errors.ts";
+import {
+  clientKey,
+  type ClientRecord,
+  codeKey,
+  type CodeRecord,
+  consentKey,
+  type ConsentRecord,
+  remaining,
+} from "./store_keys.ts";
+import {
+  type IssuedTokens,
+  type Lifetimes,
+  newGrant,
+  newTokenPair,
+  putGrant,
+  revokeGrant,
+} from "./store_grants.ts";
+
+/** Stores an authorization request for the consent form; returns its CSRF token. */
+export async function createConsent(
+  kv: Deno.Kv,
+  consent: Omit<ConsentRecord, "expiresAt">,
+  ttlMs: number,
+  now: number,
+): Promise<string> {
+  const csrf = randomSecret();
+  const record: ConsentRecord = { ...consent, expiresAt: now + ttlMs };
+  await retryLocked(async () =>
+    kv.set(consentKey(await sha256(csrf)), record, { expireIn: ttlMs })
+  );
+  return csrf;
+}
+
+/** The pending consent of `csrf`, or `undefined` when unknown or expired. */
+export async function getConsent(
+  kv: Deno.Kv,
+  csrf: string,
+  now: number,
+): Promise<ConsentRecord | undefined> {
+  const entry = await readKey<ConsentRecord>(kv, consentKey(await sha256(csrf)));
+  if (entry.value === null || entry.value.expiresAt <= now) return undefined;
+  return entry.value;
+}
+
+/**
+ * Turns the owner's approval into a code, in one atomic: the consent is consumed (a form
+ * submits once), the client is marked approved (so its registration no longer expires), and
+ * the code is stored under its hash. Returns `undefined` when the consent or client is gone.
+ */
+export async function approveConsent(
+  kv: Deno.Kv,
+  csrf: string,
+  codeTtlMs: number,
+  now: number,
+): Promise<{ code: string; consent: ConsentRecord } | undefined> {
+  const csrfHash = await sha256(csrf);
+  const code = randomSecret();
+  const codeHash = await sha256(code);
+  return await commitWithRetry(async () => {
+    const consent = await readKey<ConsentRecord>(kv, consentKey(csrfHash));
+    if (consent.value === null || consent.value.expiresAt <= now) return { value: undefined };
+    const client = await readKey<ClientRecord>(kv, clientKey(consent.value!.clientId));
+    if (client.value === null) return { value: undefined };
+    const { clientId, redirectUri, redirectUriOmitted, challenge, resource, scope } = consent.value;
+    const record: CodeRecord = {
+      clientId,
+      redirectUri,
+      ...(redirectUriOmitted ? { redirectUriOmitted } : {}),
+      challenge,
+      resource,
+      ...(scope === undefined ? {} : { scope }),
+      expiresAt: now + codeTtlMs,
+    };
+    const op = kv.atomic().check(consent, client)
+      .delete(consent.key)
+      .set(clientKey(clientId), {
+        ...client.value,
+        approvedAt: client.value.approvedAt ?? new Date(now).toISOString(),
+      })
+      .set(codeKey(codeHash), record, { expireIn: codeTtlMs });
+    return { op, value: { code, consent: consent.value } };
+  });
+}
+
+/** What the token request presents with a code. */
+export interface CodeRedemption {
+  code: string;
+  clientId: string;
+  /** The token request's `redirect_uri`, if it sent one. */
+  redirectUri: string | undefined;
+  /** Checks PKCE and anything else about the stored code; throws an `OAuthError`. */
+  verify(record: CodeRecord): Promise<void>;
+}
+
+/**
+ * Redeems a code for a new grant, in one atomic that also marks the code spent. The spent mark
+ * is kept past the code's life, so a second redemption is recognised and revokes the grant the
+ * first one produced (the code leaked; RFC 6749 §4.1.2).
+ */
+export async function redeemCode(
+  kv: Deno.Kv,
+  redemption: CodeRedemption,
+  life: Lifetimes,
+  now: number,
+): Promise<IssuedTokens> {
+  const hash = await sha256(redemption.code);
+  const outcome = await commitWithRetry<IssuedTokens | { reused: string }>(async () => {
+    const entry = await readKey<CodeRecord>(kv, codeKey(hash));
+    const record = entry.value;
+    if (record === null || record.clientId !== redemption.clientId) {
+      throw new OAuthError("invalid_grant", "The authorization code is unknown or expired");
+    }
+    if (record.usedBy !== undefined) return { value: { reused: record.usedBy } };
+    if (record.expiresAt <= now) {
+      throw new OAuthError("invalid_grant", "The authorization code has expired; sign in again");
+    }
+    const presented = redemption.redirectUri;
+    // OAuth 2.1 §4.1.3: redirect_uri must be sent again, identical, if the request had it.
+    if (
+      presented === undefined ? !record.redirectUriOmitted : presented !== record.redirectUri
+    ) {
+      throw new OAuthError(
+        "invalid_grant",
+        "redirect_uri does not match the one the code was issued for",
+      );
+    }
+    await redemption.verify(record);
+    const client = await readKey<ClientRecord>(kv, clientKey(record.clientId));
+    if (client.value === null) {
+      throw new OAuthError("invalid_client", "The client was revoked", 401);
+    }
+    const pair = await newTokenPair();
+    const grant = newGrant(client.value, pair, record.resource, record.scope, life, now);
+    const op = kv.atomic().check(entry, client)
+      .set(codeKey(hash), { ...record, usedBy: grant.id }, {
+        expireIn: remaining(record.expiresAt, now) + life.codeTtlMs,
+      })
+      .set(clientKey(client.value.id), {
+        ...client.value,
+        lastUsedAt: new Date(now).toISOString(),
+      });
+    putGrant(op, grant, client.value, life, now);
+    return {
+      op,
+      value: {
+        grantId: grant.id,
+        accessToken: pair.accessToken,
+        refreshToken: pair.refreshToken,
+        expiresIn: Math.floor(life.accessTtlMs / 1000),
+        scope: grant.scope,
+      },
+    };
+  });
+  if ("reused" in outcome) {
+    await revokeGrant(kv, outcome.reused);
+    throw new OAuthError(
+      "invalid_grant",
+      "The authorization code was already used; the tokens issued for it are revoked",
+    );
+  }
+  return outcome;
+}
