@@ -1,8 +1,9 @@
 /**
  * Builds MCP servers from the toolset list. Everything that is the same for every client (tool
  * definitions, zod schemas, their JSON Schemas, the Ajv validator, the instructions) is built once
- * per process in an `McpApp`; a connection (one stateless request, one SSE session, one stdio
- * process) gets a light `McpServer` that reuses them and owns only its session state.
+ * per process in an `McpApp`; a connection (an SSE session, a stdio process) gets a light
+ * `McpServer` that reuses them and owns only its session state, and stateless Streamable HTTP
+ * shares one sessionless server per toolset choice (`http/streamable.ts`).
  */
 
 import {
