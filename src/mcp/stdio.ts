@@ -45,6 +45,9 @@ export async function serveStdio(
       `handoff-mcp: stopping; ${transport.pending} request(s) still unanswered after ` +
         `SHUTDOWN_GRACE_MS (${graceMs} ms): closing without them`,
     );
+    // Closing waits for the writes queued, which never end if the client stopped reading.
+    server.close().catch(() => {});
+    return;
   }
   await server.close();
 }

@@ -52,14 +52,15 @@ function outcomes(lines: string[], limit: number): string[] {
 }
 
 Deno.test("serveStdio() answers a line over MAX_REQUEST_BYTES with an error and goes on with the next", async () => {
-  // The SDK writes the id last; other clients write it first; a notification has none.
+  // The SDK writes the id last; other clients write it first; a notification has none (an id
+  // inside its params is not its own).
   const idLast = (id: number) =>
     JSON.stringify({ method: "ping", params: { pad: "x".repeat(5000) }, jsonrpc: "2.0", id });
   const idFirst = pinged("big", "y".repeat(5000));
   const noId = JSON.stringify({
     jsonrpc: "2.0",
-    method: "ping",
-    params: { pad: "z".repeat(5000) },
+    method: "notifications/message",
+    params: { pad: "z".repeat(5000), id: 7 },
   });
   const input = `${INIT}\n${idLast(9)}\n${ping(1)}\nnot json\n${idFirst}\n${noId}\n${ping(2)}\n` +
     idLast(10);
@@ -106,5 +107,23 @@ Deno.test("serveStdio() stops reading when told to, and still answers what it re
     await served;
     const ids = output.trimEnd().split("\n").map((l) => JSON.parse(l).id).sort();
     assert.deepEqual(ids, [0, 1]);
+  });
+});
+
+Deno.test("serveStdio() is not held past SHUTDOWN_GRACE_MS by a client that stops reading its output", async () => {
+  await withKv(async (kv) => {
+    const config = loadConfig(new Map([["SHUTDOWN_GRACE_MS", "50"]]));
+    // The client never reads: the first write never completes.
+    const stuck = new WritableStream<Uint8Array>({ write: () => new Promise(() => {}) });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([
+      serveStdio({ kv, config, caller: defaultCaller(config) }, [], {
+        input: new Blob([`${INIT}\n${ping(1)}\n`]).stream(),
+        output: stuck,
+      }).then(() => "returned"),
+      new Promise((resolve) => timer = setTimeout(() => resolve("still waiting"), 5000)),
+    ]);
+    clearTimeout(timer);
+    assert.equal(outcome, "returned");
   });
 });
