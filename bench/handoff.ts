@@ -6,7 +6,7 @@
 import { DEFAULT_HANDOFF_LIMITS } from "../src/handoff/settings.ts";
 import { saveHandoff } from "../src/handoff/store_save.ts";
 import { call, connect, startServer, tempKvPath } from "../tests/support/harness.ts";
-import { measure, ratio } from "./lib.ts";
+import { type BenchGroup, measure, ratio } from "./lib.ts";
 
 /** A conversation of about `bytes` UTF-8 bytes, mixed ASCII and multi-byte text. */
 function conversation(bytes: number, seed: number): string {
@@ -103,3 +103,10 @@ export async function benchHandoff(): Promise<Record<string, unknown>> {
     await kvFile.cleanup();
   }
 }
+
+/** The `handoff` benchmark group: latencies and ratios, no goals of its own yet. */
+export const handoffGroup: BenchGroup = {
+  name: "handoff",
+  what: "handoff_save/load 10 KiB and 1 MiB, search over 1,000 handoffs (one client, in-process)",
+  run: async () => ({ goals: [], ...(await benchHandoff()) }),
+};

@@ -69,3 +69,81 @@ export async function measureInterleaved(
   }
   return Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, summarize(s)]));
 }
+
+/** The `q` quantile (0–1) of `samples`, nearest rank. */
+export function percentile(samples: readonly number[], q: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/** The median of `values`. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return sorted.length % 2 === 1 ? sorted[Math.floor(mid)] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** One goal of a benchmark group: what was measured against what is allowed. */
+export interface Goal {
+  /** What is measured, e.g. `ping server CPU per call (ms)`. */
+  name: string;
+  /** The median over the repeats. */
+  measured: number;
+  /** The bound the measurement must meet. */
+  limit: number;
+  /** `max`: measured must be at most `limit`; `min`: at least. */
+  bound: "max" | "min";
+  /** True when the bound holds. */
+  met: boolean;
+}
+
+/** A goal from its measurement and bound. */
+export function goal(name: string, measured: number, bound: "max" | "min", limit: number): Goal {
+  const value = Math.round(measured * 1000) / 1000;
+  return {
+    name,
+    measured: value,
+    limit,
+    bound,
+    met: bound === "max" ? value <= limit : value >= limit,
+  };
+}
+
+/** The goals as an aligned text table. */
+export function goalTable(goals: readonly Goal[]): string {
+  const rows = [
+    ["goal", "measured", "target", "met"],
+    ...goals.map((g) => [
+      g.name,
+      String(g.measured),
+      `${g.bound === "max" ? "≤" : "≥"} ${g.limit}`,
+      g.met ? "yes" : "NO",
+    ]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd())
+    .join("\n");
+}
+
+/** What a benchmark group returns: its goals, plus any detail worth keeping in the JSON. */
+export interface GroupReport {
+  goals: Goal[];
+  [detail: string]: unknown;
+}
+
+/** A benchmark group `deno task bench <name>` can run (see bench/README.md). */
+export interface BenchGroup {
+  name: string;
+  /** One line: what the group measures. */
+  what: string;
+  run(): Promise<GroupReport>;
+}
+
+/** Each of `metrics` as the median over `repeats` (objects of the same numeric fields). */
+export function medianOf<T extends Record<string, number>>(repeats: readonly T[]): T {
+  const keys = Object.keys(repeats[0]) as (keyof T)[];
+  return Object.fromEntries(
+    keys.map((k) => [k, round(median(repeats.map((r) => r[k] as number)))]),
+  ) as T;
+}

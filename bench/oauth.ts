@@ -7,7 +7,7 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "../src/mcp/sdk_client.ts";
 import { startServer, tempKvPath } from "../tests/support/harness.ts";
 import { approve, MemoryProvider } from "../tests/support/oauth.ts";
-import { measure, measureInterleaved, ratio } from "./lib.ts";
+import { type BenchGroup, measure, measureInterleaved, ratio } from "./lib.ts";
 
 const OWNER_SECRET = "bench-owner-secret-0123456789abcdef";
 
@@ -66,3 +66,10 @@ export async function benchOAuth(): Promise<Record<string, unknown>> {
     await kvFile.cleanup();
   }
 }
+
+/** The `oauth` benchmark group: latencies and the OAuth-vs-path-token ratio, no goals yet. */
+export const oauthGroup: BenchGroup = {
+  name: "oauth",
+  what: "ping with an OAuth bearer vs the path token, and token refresh (one client, in-process)",
+  run: async () => ({ goals: [], ...(await benchOAuth()) }),
+};

@@ -1,38 +1,57 @@
 /**
- * `deno task bench [toolset…]`: runs the benchmarks of each toolset (all by default) and prints
- * one JSON object with medians and ratios. Also written to bench/results/latest.json.
+ * `deno task bench [group…]`: runs the benchmark groups (all by default), prints each goal as a
+ * table (measured, target, met) and writes everything as JSON to bench/results/latest.json.
+ * A group is a `BenchGroup` (bench/lib.ts) listed in GROUPS; see bench/README.md.
  */
 
-import { benchFocus } from "./focus.ts";
-import { benchHandoff } from "./handoff.ts";
-import { benchOAuth } from "./oauth.ts";
-import { benchTable } from "./table.ts";
-import { benchThinking } from "./thinking.ts";
+import { handoffGroup } from "./handoff.ts";
+import { httpGroup } from "./http.ts";
+import { oauthGroup } from "./oauth.ts";
+import { tableGroup } from "./table.ts";
+import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
+import { thinkingGroup } from "./thinking.ts";
 
-const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
-  focus: benchFocus,
-  handoff: benchHandoff,
-  thinking: benchThinking,
-  oauth: benchOAuth,
-  table: benchTable,
-};
+const GROUPS: BenchGroup[] = [httpGroup, thinkingGroup, tableGroup, handoffGroup, oauthGroup];
 
-const chosen = Deno.args.length > 0 ? Deno.args : Object.keys(SUITES);
-const unknown = chosen.filter((name) => !(name in SUITES));
+const names = GROUPS.map((g) => g.name);
+const asked = Deno.args.filter((a) => !a.startsWith("--"));
+const chosen = asked.length > 0 ? asked : names;
+const unknown = chosen.filter((name) => !names.includes(name));
 if (unknown.length > 0) {
-  console.error(`Unknown bench suite ${unknown.join(", ")}; choose from ${Object.keys(SUITES)}`);
+  console.error(`Unknown bench group ${unknown.join(", ")}; choose from ${names.join(", ")}`);
   Deno.exit(2);
 }
+
+/** The machine's load averages, so a reader can judge the figures. */
+async function loadAverage(): Promise<number[]> {
+  const text = await Deno.readTextFile("/proc/loadavg").catch(() => "");
+  return text.split(" ").slice(0, 3).map(Number);
+}
+
+const started = performance.now();
 const results: Record<string, unknown> = {
   at: new Date().toISOString(),
   deno: Deno.version.deno,
   cpus: navigator.hardwareConcurrency,
+  load_average_before: await loadAverage(),
 };
-for (const name of chosen) {
-  console.error(`bench: running ${name}…`);
-  results[name] = await SUITES[name]();
+const goals: Goal[] = [];
+for (const group of GROUPS.filter((g) => chosen.includes(g.name))) {
+  console.error(`bench: running ${group.name}: ${group.what}`);
+  const report: GroupReport = await group.run();
+  results[group.name] = report;
+  goals.push(...report.goals.map((g) => ({ ...g, name: `${group.name}: ${g.name}` })));
 }
+results.load_average_after = await loadAverage();
+results.seconds = Math.round((performance.now() - started) / 1000);
+results.goals_met = goals.every((g) => g.met);
 const text = JSON.stringify(results, null, 2);
 await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
 await Deno.writeTextFile(new URL("./results/latest.json", import.meta.url), text + "\n");
-console.log(text);
+if (Deno.args.includes("--json")) console.log(text);
+console.log(goalTable(goals));
+console.log(
+  `\nload average before ${(results.load_average_before as number[]).join(" ")}, after ${
+    (results.load_average_after as number[]).join(" ")
+  }; ${results.seconds} s; details in bench/results/latest.json`,
+);

@@ -17,7 +17,7 @@ import { createDiscussion, postMessage } from "../src/table/store_discussions.ts
 import { acceptHandoff, createHandoff } from "../src/table/store_handoffs.ts";
 import { createTask, updateTask } from "../src/table/store_tasks.ts";
 import { ROOT, tempKvPath } from "../tests/support/harness.ts";
-import { measureInterleaved, ratio, round } from "./lib.ts";
+import { type BenchGroup, goal, measureInterleaved, ratio, round } from "./lib.ts";
 
 const CLIENTS = 16;
 const POSTS_PER_CLIENT = 40;
@@ -222,3 +222,36 @@ export async function benchTable(): Promise<Record<string, unknown>> {
     await kvFile.cleanup();
   }
 }
+
+/** The `table` benchmark group: `benchTable`'s figures with its goals as a table. */
+export const tableGroup: BenchGroup = {
+  name: "table",
+  what: "post_message: 16 clients on one discussion vs 16; get_workspace_context empty vs loaded",
+  run: async () => {
+    const report = await benchTable();
+    const one = report.post_message_one_discussion as { server_cpu_ms_per_call: number };
+    return {
+      ...report,
+      goals: [
+        goal(
+          "post_message throughput, 1 / 16 discussions",
+          report.one_vs_many_throughput as number,
+          "min",
+          0.5,
+        ),
+        goal(
+          "post_message on 1 discussion: server CPU per call (ms)",
+          one.server_cpu_ms_per_call,
+          "max",
+          0.8,
+        ),
+        goal(
+          "get_workspace_context latency, loaded / empty",
+          report.context_loaded_vs_empty as number,
+          "max",
+          2,
+        ),
+      ],
+    };
+  },
+};

@@ -1,7 +1,9 @@
 /**
- * `sequentialthinking` latency over stdio: ours (durable, on a KV file) against the standard
- * npm server (in memory) in the same run. Calls alternate between the servers so both see the
- * same machine load; the ratio is ours / standard of the medians.
+ * The `thinking` group: `sequentialthinking` round trips over stdio, ours against the standard
+ * npm server (in memory, on Node as `npx` users run it, else on Deno), in the same run. Ours runs
+ * twice: on `:memory:` KV (our path outside storage) and on a KV file (durable: one commit with
+ * an fsync per thought), and the cost of one single-key commit on a KV file is timed alongside.
+ * Calls alternate between the subjects one by one so every subject sees the same machine load.
  */
 
 import type { Client } from "../src/mcp/sdk_client.ts";
@@ -10,31 +12,22 @@ import {
   connectStandardThinking,
   nodeAvailable,
   STANDARD_THINKING_PACKAGE,
-  type StandardRuntime,
 } from "../tests/support/standard_thinking.ts";
-import { round, summarize, type Summary } from "./lib.ts";
+import { type BenchGroup, goal, type GroupReport, median, round } from "./lib.ts";
 
 type McpClient = InstanceType<typeof Client>;
 
 const WARMUP = 50;
-const CALLS = 600;
+const REPEATS = 3;
+const CALLS = 300;
 const TEXT =
   "Consider the trade-off between caching the hot reads and adding the missing index: the cache hides latency but needs invalidation on every write, while the index fixes the cause. Measure p99 before and after each change, and keep the simpler fix if both meet the target. ";
 
-async function timedCall(client: McpClient, args: Record<string, unknown>): Promise<number> {
-  const start = performance.now();
-  const result = await client.callTool({ name: "sequentialthinking", arguments: args });
-  const elapsed = performance.now() - start;
-  if (result.isError) throw new Error(`sequentialthinking failed: ${JSON.stringify(result)}`);
-  return elapsed;
-}
-
-/** One server under test: how to call it, and the sequence it writes to (ours only). */
+/** One server under test and the sequence it writes to (ours only). */
 interface Subject {
   name: string;
   client: McpClient;
   sequenceId?: string;
-  samples: number[];
 }
 
 function args(n: number, subject: Subject): Record<string, unknown> {
@@ -42,74 +35,93 @@ function args(n: number, subject: Subject): Record<string, unknown> {
     thought: `${n}. ${TEXT}`,
     nextThoughtNeeded: true,
     thoughtNumber: n,
-    totalThoughts: WARMUP + CALLS,
+    totalThoughts: WARMUP + REPEATS * CALLS + 1,
   };
   if (subject.sequenceId) base.sequenceId = subject.sequenceId;
   return base;
 }
 
-/** Runs the standard server on Node (as `npx` users do) when it is there, and on Deno. */
-async function runtimes(): Promise<StandardRuntime[]> {
-  return (await nodeAvailable()) ? ["node", "deno"] : ["deno"];
+async function timedCall(subject: Subject, n: number): Promise<number> {
+  const start = performance.now();
+  const result = await subject.client.callTool({
+    name: "sequentialthinking",
+    arguments: args(n, subject),
+  });
+  const elapsed = performance.now() - start;
+  if (result.isError) throw new Error(`${subject.name} failed: ${JSON.stringify(result)}`);
+  if (n === 1 && subject.name.startsWith("ours")) {
+    subject.sequenceId = String((result.structuredContent as { sequenceId: string }).sequenceId);
+  }
+  return elapsed;
 }
 
-/** Median `sequentialthinking` latency, ours over stdio vs the standard server over stdio. */
-export async function benchThinking(): Promise<Record<string, unknown>> {
+/** Runs the group. */
+async function run(): Promise<GroupReport> {
   const kvFile = await tempKvPath();
+  const commitFile = await tempKvPath();
+  const commitKv = await Deno.openKv(commitFile.path);
+  const runtime = (await nodeAvailable()) ? "node" : "deno";
   const subjects: Subject[] = [];
   try {
-    const ours: Subject = { name: "ours", client: await connectStdio(kvFile.path), samples: [] };
-    // The same server on in-memory KV (not durable), to show what the fsync per thought costs.
-    const memory: Subject = {
-      name: "ours_memory_kv",
-      client: await connectStdio(":memory:"),
-      samples: [],
+    subjects.push(
+      { name: "ours_file", client: await connectStdio(kvFile.path) },
+      { name: "ours_memory", client: await connectStdio(":memory:") },
+      { name: "standard", client: await connectStandardThinking(runtime) },
+    );
+    const commit = async (n: number) => {
+      const start = performance.now();
+      await commitKv.set(["commit"], n);
+      return performance.now() - start;
     };
-    subjects.push(ours, memory);
-    for (const runtime of await runtimes()) {
-      subjects.push({
-        name: `standard_${runtime}`,
-        client: await connectStandardThinking(runtime),
-        samples: [],
-      });
+    let n = 1;
+    for (; n <= WARMUP; n++) {
+      for (const s of subjects) await timedCall(s, n);
+      await commit(n);
     }
-    for (const s of [ours, memory]) {
-      const first = await s.client.callTool({ name: "sequentialthinking", arguments: args(1, s) });
-      s.sequenceId = String((first.structuredContent as { sequenceId: string }).sequenceId);
-    }
-    for (const s of subjects.slice(2)) await timedCall(s.client, args(1, s));
-
-    for (let n = 2; n <= WARMUP + CALLS; n++) {
-      for (const subject of subjects) {
-        const ms = await timedCall(subject.client, args(n, subject));
-        if (n > WARMUP) subject.samples.push(ms);
+    const repeats: Record<string, number>[] = [];
+    for (let r = 0; r < REPEATS; r++) {
+      const samples: Record<string, number[]> = { commit: [] };
+      for (const s of subjects) samples[s.name] = [];
+      for (let i = 0; i < CALLS; i++, n++) {
+        for (const s of subjects) samples[s.name].push(await timedCall(s, n));
+        samples.commit.push(await commit(n));
       }
-    }
-    const summaries: Record<string, Summary> = {};
-    for (const s of subjects) summaries[s.name] = summarize(s.samples);
-    const ratios: Record<string, number> = {};
-    for (const s of subjects.slice(2)) {
-      ratios[`ours_vs_${s.name}`] = round(summaries.ours.median_ms / summaries[s.name].median_ms);
-      ratios[`ours_memory_kv_vs_${s.name}`] = round(
-        summaries.ours_memory_kv.median_ms / summaries[s.name].median_ms,
+      repeats.push(
+        Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)])),
       );
     }
-    const primary = summaries.standard_node ? "standard_node" : "standard_deno";
+    const medians = Object.fromEntries(
+      Object.keys(repeats[0]).map((k) => [k, round(median(repeats.map((r) => r[k])))]),
+    );
+    const memoryRatio = median(repeats.map((r) => r.ours_memory / r.standard));
+    const fileRatio = median(repeats.map((r) => r.ours_file / (r.standard + r.commit)));
     return {
       what:
-        "median sequentialthinking round trip over stdio; ours writes each thought to a KV file (one fsync per thought), the standard server keeps it in process memory; ours_memory_kv is ours on in-memory KV (not durable), for attribution",
-      standard: STANDARD_THINKING_PACKAGE,
-      calls_per_server: CALLS,
-      thought_characters: TEXT.length + 5,
-      ...summaries,
-      ratio: Math.round((summaries.ours.median_ms / summaries[primary].median_ms) * 100) / 100,
-      ratio_against: primary,
-      ratios,
-      durable_write_cost_ms: round(summaries.ours.median_ms - summaries.ours_memory_kv.median_ms),
-      goal: "ratio <= 1.5",
+        "median sequentialthinking round trip over stdio, per repeat; the standard server keeps thoughts in process memory and logs each one; commit is one kv.set on a KV file in the bench process",
+      standard: `${STANDARD_THINKING_PACKAGE} on ${runtime}`,
+      calls_per_repeat: CALLS,
+      median_ms: medians,
+      goals: [
+        goal("sequentialthinking stdio, :memory: KV / standard", memoryRatio, "max", 1.0),
+        goal(
+          "sequentialthinking stdio, KV file / (standard + one commit)",
+          fileRatio,
+          "max",
+          1.0,
+        ),
+      ],
     };
   } finally {
     for (const s of subjects) await s.client.close();
+    commitKv.close();
     await kvFile.cleanup();
+    await commitFile.cleanup();
   }
 }
+
+/** The `thinking` benchmark group. */
+export const thinkingGroup: BenchGroup = {
+  name: "thinking",
+  what: "sequentialthinking over stdio against the standard server, on :memory: and a KV file",
+  run,
+};

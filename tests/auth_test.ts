@@ -156,7 +156,7 @@ Deno.test("Streamable HTTP is stateless: GET and DELETE on /mcp get 405", async 
       await res.body?.cancel();
     }
     const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: INIT });
-    assert.equal(res.headers.get("content-type"), "text/event-stream", "answers stream as SSE");
+    assert.equal(res.headers.get("content-type"), "application/json", "answers plain JSON");
     assert.equal(res.headers.get("mcp-session-id"), null);
     assert.match(await res.text(), /"serverInfo":\{"name":"handoff-mcp"/);
   } finally {

@@ -4,18 +4,19 @@ import type { FocusLimits } from "./settings.ts";
 import {
   AppError,
   commitWithRetry,
-  getAll,
   invalid,
   isUlid,
-  listAll,
   listEntries,
   listPage,
   nowIso,
   type Page,
   readKey,
   readKeys,
+  StaleRead,
   ulid,
 } from "../kit/kv.ts";
+import type { FocusStateCache } from "./store_cache.ts";
+import { indexFollowUp, readOpenFollowUps, unindexFollowUp } from "./store_followups.ts";
 import { checkId, checkLine } from "../kit/text.ts";
 
 /** A project: its north star once set, and how many follow-ups are open. */
@@ -25,6 +26,8 @@ export interface Project {
   northStar?: string;
   /** Open cleanup/record tasks, kept in the same atomics as the tasks so the limit holds. */
   openFollowUps: number;
+  /** True once the open follow-up index is in blocks (see `store_followups.ts`). */
+  followUpsPacked?: true;
   createdAt: string;
   updatedAt: string;
 }
@@ -78,15 +81,6 @@ export function taskKey(projectId: string, taskId: string): Deno.KvKey {
 export function taskProjectKey(taskId: string): Deno.KvKey {
   return ["task_project", taskId];
 }
-/** Prefix of a project's open demoted tasks, so `get_state` never reads finished ones. */
-export function openFollowUpPrefix(projectId: string): Deno.KvKey {
-  return ["task_open_followup", projectId];
-}
-/** Index entry of one open demoted task; its value is the task id (a pointer, not a copy). */
-export function openFollowUpKey(projectId: string, taskId: string): Deno.KvKey {
-  return [...openFollowUpPrefix(projectId), taskId];
-}
-
 /** Checks a project id: 1–max characters, not blank, no control characters or lone surrogates. */
 export function validateProjectId(projectId: string, limits: FocusLimits): string {
   return checkId(projectId, limits.projectIdMax, { name: "project_id" });
@@ -128,7 +122,7 @@ export async function setNorthStar(
     const project = { ...touched(current.value, projectId, now), northStar };
     const op = kv.atomic().check(current).set(projectKey(projectId), project);
     return { op, value: project };
-  });
+  }, { kv, key: projectKey(projectId) });
 }
 
 /** Upserts the project's one focus; a missing or empty `why` clears the earlier one. */
@@ -155,7 +149,7 @@ export async function setFocus(
       .set(projectKey(projectId), touched(current.value, projectId, now))
       .set(focusKey(projectId), value);
     return { op, value };
-  });
+  }, { kv, key: projectKey(projectId) });
 }
 
 /** Adds a task. Cleanup and record tasks are demoted; open ones count against the limit. */
@@ -166,6 +160,24 @@ export async function addTask(
   body: string,
   kind: string,
 ): Promise<Task> {
+  return (await addTaskWithState(kv, limits, projectId, body, kind)).task;
+}
+
+/**
+ * Adds a task and returns the project's state just after it, as `getState` would read it: what
+ * the write read is guarded by its check of the project record (every write to the focus or
+ * the follow-up index also writes that record), so no second read is needed. With `cache`, the
+ * first try starts from the cached state without reading at all; if that was stale, its check
+ * fails and the retry reads.
+ */
+export async function addTaskWithState(
+  kv: Deno.Kv,
+  limits: FocusLimits,
+  projectId: string,
+  body: string,
+  kind: string,
+  cache?: FocusStateCache,
+): Promise<{ task: Task; state: FocusState }> {
   const what = "Cannot add task";
   validateProjectId(projectId, limits);
   if (!(TASK_KINDS as readonly string[]).includes(kind)) {
@@ -175,8 +187,23 @@ export async function addTask(
   const taskKind = kind as TaskKind;
   const demoted = taskKind !== "main";
   const id = ulid();
+  let firstTry = true;
   return await commitWithRetry(async () => {
-    const current = await readKey<Project>(kv, projectKey(projectId));
+    // Read in the write's turn (after earlier writes of this process have put their states),
+    // and on the first try only.
+    const known = firstTry ? cache?.latest(projectId) : undefined;
+    firstTry = false;
+    const { current, focus, followUps } = known
+      ? {
+        current: {
+          key: projectKey(projectId),
+          value: known.state.project,
+          versionstamp: known.versionstamp,
+        } as Deno.KvEntryMaybe<Project>,
+        focus: known.state.focus,
+        followUps: [...known.state.followUps],
+      }
+      : await readForWrite(kv, projectId);
     const now = nowIso();
     const project = touched(current.value, projectId, now);
     const task: Task = {
@@ -195,17 +222,36 @@ export async function addTask(
       .set(taskProjectKey(id), projectId);
     if (demoted) {
       if (project.openFollowUps >= limits.openFollowUpsMax) {
+        // A cached count may be out of date: only a fresh read may refuse the task.
+        if (known) throw new StaleRead("cached project is at its follow-up limit");
         throw new AppError(
           "full",
           `${what}: project "${projectId}" already has ${project.openFollowUps} open follow-ups (cleanup/record); at most ${limits.openFollowUpsMax} are allowed. Complete some with complete_task first`,
         );
       }
+      await indexFollowUp(kv, op, project, { id, kind: taskKind, body: text, createdAt: now });
       project.openFollowUps++;
-      op.set(openFollowUpKey(projectId, id), id);
+      followUps.push(task);
     }
     op.set(projectKey(projectId), project);
-    return { op, value: task };
-  });
+    const state: FocusState = { projectId, project, focus, followUps };
+    return {
+      op,
+      value: { task, state },
+      // The commit's versionstamp is the project record's new one.
+      committed: (versionstamp) => cache?.put(versionstamp, state),
+    };
+  }, { kv, key: projectKey(projectId) });
+}
+
+/** The project, its focus and its open follow-ups, read for a write that checks the project. */
+async function readForWrite(kv: Deno.Kv, projectId: string) {
+  const [current, focus] = await readKeys<[Project, Focus]>(kv, [
+    projectKey(projectId),
+    focusKey(projectId),
+  ]);
+  const followUps = await readOpenFollowUps(kv, projectId, current.value);
+  return { current, focus: focus.value, followUps };
 }
 
 /** What `completeTask` did. */
@@ -218,10 +264,11 @@ export interface CompleteResult {
 export async function completeTask(kv: Deno.Kv, taskId: string): Promise<CompleteResult> {
   const unknown = `Cannot complete task: no task has id "${taskId}" (ids come from add_task)`;
   if (!isUlid(taskId)) throw new AppError("not_found", unknown);
+  // The pointer never changes once written, so it is read once, outside the write's turn.
+  const pointer = await readKey<string>(kv, taskProjectKey(taskId));
+  if (pointer.value === null) throw new AppError("not_found", unknown);
+  const projectId = pointer.value;
   return await commitWithRetry<CompleteResult>(async () => {
-    const pointer = await readKey<string>(kv, taskProjectKey(taskId));
-    if (pointer.value === null) throw new AppError("not_found", unknown);
-    const projectId = pointer.value;
     const [taskEntry, projectEntry] = await readKeys<[Task, Project]>(kv, [
       taskKey(projectId, taskId),
       projectKey(projectId),
@@ -237,12 +284,12 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
     const project = { ...projectEntry.value, updatedAt: now };
     const op = kv.atomic().check(taskEntry, projectEntry).set(taskKey(projectId, taskId), task);
     if (task.demoted) {
+      await unindexFollowUp(kv, op, project, taskId);
       project.openFollowUps = Math.max(0, project.openFollowUps - 1);
-      op.delete(openFollowUpKey(projectId, taskId));
     }
     op.set(projectKey(projectId), project);
     return { op, value: { task, alreadyDone: false } };
-  });
+  }, { kv, key: projectKey(projectId) });
 }
 
 /** Reads what `get_state` shows: project, focus and open follow-ups in the order added. */
@@ -250,15 +297,20 @@ export async function getState(
   kv: Deno.Kv,
   limits: FocusLimits,
   projectId: string,
+  cache?: FocusStateCache,
 ): Promise<FocusState> {
   validateProjectId(projectId, limits);
-  const [head, ids] = await Promise.all([
-    readKeys<[Project, Focus]>(kv, [projectKey(projectId), focusKey(projectId)]),
-    listAll<string>(kv, { prefix: openFollowUpPrefix(projectId) }),
+  const [project, focus] = await readKeys<[Project, Focus]>(kv, [
+    projectKey(projectId),
+    focusKey(projectId),
   ]);
-  const tasks = await getAll<Task>(kv, ids.map((e) => taskKey(projectId, e.value)));
-  const followUps = tasks.flatMap((e) => e.value && e.value.status === "open" ? [e.value] : []);
-  return { projectId, project: head[0].value, focus: head[1].value, followUps };
+  const version = project.versionstamp;
+  const cached = version === null ? undefined : cache?.get(projectId, version);
+  if (cached !== undefined) return cached;
+  const followUps = await readOpenFollowUps(kv, projectId, project.value);
+  const state = { projectId, project: project.value, focus: focus.value, followUps };
+  if (version !== null) cache?.put(version, state);
+  return state;
 }
 
 /** One page of projects in id order. */

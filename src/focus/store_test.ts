@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
 import {
   addTask,
+  addTaskWithState,
   completeTask,
   focusKey,
   getState,
   listProjects,
-  openFollowUpKey,
   type Project,
   projectIdsStartingWith,
   projectKey,
@@ -17,6 +17,7 @@ import {
   taskProjectKey,
 } from "./store.ts";
 import { AppError } from "../kit/kv.ts";
+import { followUpBlockKey, followUpBlockPrefix, legacyFollowUpKey } from "./store_followups.ts";
 import { withKv } from "../../tests/support/kv.ts";
 
 const limits = DEFAULT_FOCUS_LIMITS;
@@ -90,8 +91,11 @@ Deno.test("addTask() derives demoted from kind and writes task, pointer and inde
     const main = await addTask(kv, limits, "p1", "build", "main");
     assert.deepEqual([cleanup.demoted, record.demoted, main.demoted], [true, true, false]);
     assert.equal((await kv.get(taskProjectKey(main.id))).value, "p1");
-    assert.equal((await kv.get(openFollowUpKey("p1", cleanup.id))).value, cleanup.id);
-    assert.equal((await kv.get(openFollowUpKey("p1", main.id))).value, null);
+    // The index keeps what get_state shows, for cleanup and record tasks only.
+    assert.equal(
+      (await kv.get(followUpBlockKey("p1", 0))).value,
+      `${cleanup.id}\tcleanup\t${cleanup.createdAt}\ttidy\n${record.id}\trecord\t${record.createdAt}\tnote`,
+    );
     assert.equal((await kv.get<Project>(projectKey("p1"))).value?.openFollowUps, 2);
     const state = await getState(kv, limits, "p1");
     assert.deepEqual(state.followUps.map((t) => t.body), ["tidy", "note"]);
@@ -129,7 +133,7 @@ Deno.test("completeTask() marks done once, drops it from the index, and reports 
     const stored = (await kv.get<Task>(taskKey("p1", task.id))).value!;
     assert.equal(stored.status, "done");
     assert.ok(stored.doneAt);
-    assert.equal((await kv.get(openFollowUpKey("p1", task.id))).value, null);
+    assert.equal((await kv.get(followUpBlockKey("p1", 0))).value, null);
     assert.equal((await kv.get<Project>(projectKey("p1"))).value?.openFollowUps, 0);
     const second = await completeTask(kv, task.id);
     assert.equal(second.alreadyDone, true);
@@ -154,6 +158,97 @@ Deno.test("getState() reads only open follow-ups, whatever the number of finishe
     await addTask(kv, limits, "p1", "still open", "record");
     const state = await getState(kv, limits, "p1");
     assert.deepEqual(state.followUps.map((t) => t.body), ["still open"]);
+  }));
+
+Deno.test("a project indexed the older way (one bare id per follow-up) keeps working, then switches", () =>
+  withKv(async (kv) => {
+    const old = await addTask(kv, limits, "p1", "old cleanup", "cleanup");
+    // Rewrite the index as older versions wrote it: one entry per task, no blocks, no flag.
+    const { followUpsPacked: _, ...project } = (await kv.get<Project>(projectKey("p1"))).value!;
+    await kv.set(projectKey("p1"), project);
+    await kv.delete(followUpBlockKey("p1", 0));
+    await kv.set(legacyFollowUpKey("p1", old.id), old.id);
+
+    const later = await addTask(kv, limits, "p1", "added later", "record");
+    assert.equal((await kv.get(legacyFollowUpKey("p1", later.id))).value, later.id);
+    const state = await getState(kv, limits, "p1");
+    assert.deepEqual(
+      state.followUps.map((t) => [t.id, t.kind, t.body, t.status, t.demoted]),
+      [
+        [old.id, "cleanup", "old cleanup", "open", true],
+        [later.id, "record", "added later", "open", true],
+      ],
+    );
+    await completeTask(kv, old.id);
+    assert.equal((await kv.get(legacyFollowUpKey("p1", old.id))).value, null);
+    assert.deepEqual((await getState(kv, limits, "p1")).followUps.map((t) => t.body), [
+      "added later",
+    ]);
+
+    // Once no follow-up is open (the counter says so), the next one goes into a block.
+    await completeTask(kv, later.id);
+    const fresh = await addTask(kv, limits, "p1", "fresh", "cleanup");
+    assert.equal((await kv.get<Project>(projectKey("p1"))).value?.followUpsPacked, true);
+    assert.equal((await kv.get(legacyFollowUpKey("p1", fresh.id))).value, null);
+    assert.deepEqual((await getState(kv, limits, "p1")).followUps.map((t) => t.body), ["fresh"]);
+  }));
+
+Deno.test("open follow-ups spill into more blocks, stay in order, and empty blocks go", () =>
+  withKv(async (kv) => {
+    const big = { ...limits, openFollowUpsMax: 500 };
+    const tasks: Task[] = [];
+    for (let i = 0; i < 30; i++) {
+      tasks.push(await addTask(kv, big, "p1", `${i}\t${"長".repeat(3990)}`, "cleanup"));
+    }
+    const blocks = await Array.fromAsync(kv.list({ prefix: followUpBlockPrefix("p1") }));
+    assert.ok(blocks.length >= 4, `${blocks.length} blocks`);
+    for (const t of tasks.slice(0, 10)) await completeTask(kv, t.id);
+    await completeTask(kv, tasks[20].id);
+    const state = await getState(kv, big, "p1");
+    assert.deepEqual(
+      state.followUps.map((t) => t.id),
+      tasks.slice(10).filter((_, i) => i !== 10).map((t) => t.id),
+    );
+    assert.equal(state.project?.openFollowUps, 19);
+    const after = await Array.fromAsync(kv.list({ prefix: followUpBlockPrefix("p1") }));
+    assert.ok(after.length < blocks.length, "a block emptied by completions is deleted");
+  }));
+
+Deno.test("addTaskWithState() returns exactly the state getState() reads after the write", () =>
+  withKv(async (kv) => {
+    const first = await addTaskWithState(kv, limits, "p1", "first", "main");
+    assert.deepEqual(first.state, await getState(kv, limits, "p1"));
+    await setNorthStar(kv, limits, "p1", "Ship it");
+    await setFocus(kv, limits, "p1", "Write the docs", "users ask");
+    for (const kind of ["cleanup", "main", "record"]) {
+      const { task, state } = await addTaskWithState(kv, limits, "p1", `a ${kind}`, kind);
+      assert.deepEqual(state, await getState(kv, limits, "p1"), task.kind);
+    }
+    assert.deepEqual(
+      (await getState(kv, limits, "p1")).followUps.map((t) => t.body),
+      ["a cleanup", "a record"],
+    );
+  }));
+
+Deno.test("concurrent writes to one project from one process take turns instead of retrying", () =>
+  withKv(async (kv) => {
+    // Counting commit attempts: with the per-key queue none of 40 writers loses a check.
+    let commits = 0;
+    const atomic = kv.atomic.bind(kv);
+    kv.atomic = () => {
+      const op = atomic();
+      const commit = op.commit.bind(op);
+      op.commit = () => {
+        commits++;
+        return commit();
+      };
+      return op;
+    };
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => addTask(kv, limits, "p1", `t${i}`, "cleanup")),
+    );
+    assert.equal(commits, 40);
+    assert.equal((await getState(kv, limits, "p1")).project?.openFollowUps, 40);
   }));
 
 Deno.test("concurrent addTask() calls lose nothing and keep the counter exact", () =>

@@ -4,10 +4,12 @@ import { z } from "zod";
 import { nullableString, strictArgs } from "../mcp/schema.ts";
 import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
+import { FocusStateCache } from "./store_cache.ts";
 import { wrapUntrusted } from "../kit/untrusted.ts";
 import {
-  addTask,
+  addTaskWithState,
   completeTask,
+  type FocusState,
   getState,
   listProjects,
   projectIdsStartingWith,
@@ -53,6 +55,8 @@ interface FocusToolContext {
   limits: FocusLimits;
   /** The `get_state` text of a project. */
   state(projectId: string): Promise<string>;
+  /** Project states as this process last saw them (tools are registered once per process). */
+  cache: FocusStateCache;
   /** The `project_id` argument. */
   projectId: z.ZodString;
   /** A one-line text argument described as `what`. */
@@ -62,10 +66,19 @@ interface FocusToolContext {
 /** Registers the focus tools, the `resume` prompt and the project state resource. */
 export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
   const { kv, limits } = deps;
+  const cache = new FocusStateCache();
+  // A cached state is shared, so its text is rendered once too.
+  const texts = new WeakMap<FocusState, string>();
+  const render = (state: FocusState) => {
+    let text = texts.get(state);
+    if (text === undefined) texts.set(state, text = renderState(state));
+    return text;
+  };
   const ctx: FocusToolContext = {
     kv,
     limits,
-    state: async (projectId) => renderState(await getState(kv, limits, projectId)),
+    cache,
+    state: async (projectId) => render(await getState(kv, limits, projectId, cache)),
     projectId: z.string().describe(
       `The project's id: 1–${limits.projectIdMax} characters, no control characters. Reuse the same id in every chat and client (list_projects shows the existing ones).`,
     ),
@@ -134,7 +147,7 @@ function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
 
 /** `add_task`: work toward the focus, or a demoted follow-up. */
 function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
-  const { kv, limits, state } = ctx;
+  const { kv, limits, cache } = ctx;
   server.registerTool("add_task", {
     title: "Add task",
     description:
@@ -154,10 +167,10 @@ function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
     },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async ({ project_id, body, kind }) => {
-    const task = await addTask(kv, limits, project_id, body, kind);
+    const { task, state } = await addTaskWithState(kv, limits, project_id, body, kind, cache);
     const note = task.demoted ? "demoted: wait until the north star is reached" : "not listed";
     return structuredResult(
-      `OK: added ${task.kind} task ${task.id} (${note}).\n\n${await state(project_id)}`,
+      `OK: added ${task.kind} task ${task.id} (${note}).\n\n${renderState(state)}`,
       { task_id: task.id, project_id, kind: task.kind, demoted: task.demoted },
     );
   });

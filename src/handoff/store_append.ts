@@ -108,7 +108,7 @@ export async function appendHandoff(
       op.set(handoffKey(key), handoff).set(handoffTimeKey(order), key);
       const collect = deleteWith(kv, op, garbage);
       return { op, value: { result: { handoff, appendedBytes: add.byteLength }, collect } };
-    });
+    }, { kv, key: handoffKey(key) });
     await collectAfter(collect);
     await reportLanded(progress, progressSteps.steps, "appended");
     return result;

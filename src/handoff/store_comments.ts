@@ -47,7 +47,7 @@ export async function addComment(
       .set(handoffCommentKey(key, id), comment)
       .set(handoffKey(key), { ...h, commentIds: [...h.commentIds, id] });
     return { op, value: { comment, count: h.commentIds.length + 1 } };
-  });
+  }, { kv, key: handoffKey(key) });
 }
 
 /** Deletes one comment by its id. */
@@ -79,5 +79,5 @@ export async function deleteComment(
       .delete(handoffCommentKey(key, commentId))
       .set(handoffKey(key), { ...h, commentIds });
     return { op, value: { comment, count: commentIds.length } };
-  });
+  }, { kv, key: handoffKey(key) });
 }

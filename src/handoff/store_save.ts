@@ -245,5 +245,6 @@ async function commitSave(
       evicted,
     };
     return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
-  });
+    // A named key takes turns with other writes to it; a generated one is new to everyone.
+  }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
 }

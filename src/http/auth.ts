@@ -1,17 +1,43 @@
 /** Token checks in constant time, and the loopback Origin/Host guard against DNS rebinding. */
 
-/** Compares a presented token with the secret without leaking where they differ or their lengths. */
-export async function tokenMatches(presented: string | null, secret: string): Promise<boolean> {
-  if (presented === null) return false;
-  const encoder = new TextEncoder();
-  const [a, b] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(presented)),
-    crypto.subtle.digest("SHA-256", encoder.encode(secret)),
-  ]);
-  const x = new Uint8Array(a);
-  const y = new Uint8Array(b);
+import { createHash } from "node:crypto";
+
+/**
+ * Configured secrets, hashed once (at start), each with what it proves. A presented token is
+ * hashed once per request, synchronously, and compared with every secret's hash in constant
+ * time: timing tells neither where a guess differs, nor its length, nor which secret was near.
+ */
+export class SecretSet<T> {
+  readonly #entries: { digest: Uint8Array; value: T }[];
+
+  constructor(secrets: Iterable<readonly [secret: string, value: T]>) {
+    this.#entries = [...secrets].map(([secret, value]) => ({ digest: sha256(secret), value }));
+  }
+
+  /** What the first secret equal to `presented` proves, or `undefined`. */
+  match(presented: string | null): T | undefined {
+    if (presented === null) return undefined;
+    const digest = sha256(presented);
+    let found: T | undefined;
+    for (const entry of this.#entries) {
+      if (sameDigest(digest, entry.digest) && found === undefined) found = entry.value;
+    }
+    return found;
+  }
+}
+
+/** Compares a presented token with one secret in constant time (see `SecretSet` for many). */
+export function tokenMatches(presented: string | null, secret: string): boolean {
+  return presented !== null && sameDigest(sha256(presented), sha256(secret));
+}
+
+function sha256(text: string): Uint8Array {
+  return createHash("sha256").update(text).digest();
+}
+
+function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
   let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
   return diff === 0;
 }
 

@@ -2,17 +2,16 @@
 
 import { closedReason, type Config } from "../config.ts";
 import { AppError } from "../kit/kv.ts";
-import { json, onBodyDone, plain, type Route, type RouteContext } from "../kit/web.ts";
-import { createMcpServer, type McpDeps, type Toolset } from "../mcp/server.ts";
-import { type AuthInfo, WebStandardStreamableHTTPServerTransport } from "../mcp/sdk.ts";
+import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
+import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { createOAuthServer } from "../oauth/server.ts";
 import { parseToolsetNames } from "../toolsets.ts";
 import { isLoopback, rebindingRefusal } from "./auth.ts";
-import { authenticate, authInfoOf, type Credentials, resolveCaller } from "./identity.ts";
-import { readRpcBody } from "./body.ts";
+import { authenticate, authInfoOf, keyringOf, resolveCaller } from "./identity.ts";
 import { withOAuth } from "./oauth_gate.ts";
 import { matchRoute } from "./router.ts";
 import { SseSessions } from "./sse.ts";
+import { StatelessStreamable } from "./streamable.ts";
 import { errorResponse } from "./status.ts";
 
 /** What the handler needs: KV, configuration and the resolved token. */
@@ -45,6 +44,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     (deps.token === undefined ? "No AUTH_TOKEN is configured" : undefined);
   // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
   const guardRebinding = !config.onDeploy && isLoopback(config.host);
+  const app = createMcpApp(deps, deps.toolsets);
   const oauth = config.oauth.enabled && deps.token !== undefined
     ? createOAuthServer({
       kv: deps.kv,
@@ -58,20 +58,18 @@ export function createHandler(deps: HandlerDeps): Handler {
     maxRequestBytes: config.maxRequestBytes,
     maxSessions: config.sseMaxSessions,
     idleMs: config.sseIdleMs,
-    connect: (transport, toolsets) => createMcpServer(deps, toolsets).connect(transport),
+    connect: (transport, toolsets) => app.server(toolsets).connect(transport),
   });
+  const streamable = new StatelessStreamable(app, config.maxRequestBytes);
 
-  const credentials: Credentials = { master: deps.token ?? "", named: config.namedTokens };
+  // Hashed once here; a request costs one hash of what it presents.
+  const keyring = keyringOf({ master: deps.token ?? "", named: config.namedTokens });
   const all: Route[] = [
     {
       path: "mcp",
       methods: {
-        POST: async (req, { url, caller }) => {
-          const body = await readRpcBody(req, config.maxRequestBytes);
-          if (body instanceof Response) return body;
-          const toolsets = toolsetsOf(url, deps.toolsets);
-          return streamable(deps, req, toolsets, authInfoOf(caller), body.parsed);
-        },
+        POST: (req, { url, caller }) =>
+          streamable.post(req, toolsetsOf(url, deps.toolsets), authInfoOf(caller)),
       },
     },
     {
@@ -109,7 +107,7 @@ export function createHandler(deps: HandlerDeps): Handler {
       const answered = await oauth.handle(req, info);
       if (answered) return answered;
     }
-    let auth = await authenticate(req, url, credentials);
+    let auth = authenticate(req, url, keyring);
     if (oauth) {
       const gated = await withOAuth(auth, req, url, oauth, MCP_PATHS);
       if (gated instanceof Response) return gated;
@@ -148,7 +146,12 @@ export function createHandler(deps: HandlerDeps): Handler {
       return errorResponse(error);
     }
   };
-  return Object.assign(handler, { close: () => sse.closeAll() });
+  return Object.assign(handler, {
+    close: async () => {
+      await sse.closeAll();
+      await streamable.close();
+    },
+  });
 }
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
@@ -170,27 +173,4 @@ function toolsetsOf(url: URL, enabled: readonly Toolset[]): readonly Toolset[] {
     );
   }
   return enabled.filter((t) => names.includes(t.name));
-}
-
-/** Stateless Streamable HTTP: a fresh server and transport for every request; state is in KV. */
-async function streamable(
-  deps: McpDeps,
-  req: Request,
-  toolsets: readonly Toolset[],
-  authInfo: AuthInfo,
-  parsedBody?: unknown,
-): Promise<Response> {
-  const server = createMcpServer(deps, toolsets);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    maxRequestBodySize: deps.config.maxRequestBytes,
-  });
-  await server.connect(transport);
-  try {
-    const res = await transport.handleRequest(req, { authInfo, parsedBody });
-    return onBodyDone(res, () => void server.close());
-  } catch (error) {
-    await server.close();
-    throw error;
-  }
 }

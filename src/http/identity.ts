@@ -8,7 +8,7 @@ import type { NamedToken } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { AppError } from "../kit/kv.ts";
 import type { AuthInfo } from "../mcp/sdk.ts";
-import { bearerToken, tokenMatches } from "./auth.ts";
+import { bearerToken, SecretSet } from "./auth.ts";
 
 /** What authentication proved about a request. */
 export type Authenticated =
@@ -27,6 +27,17 @@ export interface Credentials {
   named: readonly NamedToken[];
 }
 
+/** The credentials with their secrets hashed once, ready to check requests against. */
+export type Keyring = SecretSet<Authenticated>;
+
+/** Hashes the credentials' secrets once; the master token outranks a named one. */
+export function keyringOf(credentials: Credentials): Keyring {
+  return new SecretSet<Authenticated>([
+    [credentials.master, { kind: "master" }],
+    ...credentials.named.map((t) => [t.token, { kind: "named", name: t.name }] as const),
+  ]);
+}
+
 /** An authenticated request: the path after the token, the prefix used, and who it proved. */
 export interface Authentication {
   path: string;
@@ -42,33 +53,19 @@ export const CLIENT_NAME_HEADER = "x-client-name";
  * token wins over a bearer one. Every candidate is compared, in constant time, so timing does
  * not tell which token nearly matched.
  */
-export async function authenticate(
+export function authenticate(
   req: Request,
   url: URL,
-  credentials: Credentials,
-): Promise<Authentication | undefined> {
+  keyring: Keyring,
+): Authentication | undefined {
   const path = url.pathname.slice(1);
   const slash = path.indexOf("/");
   if (slash > 0) {
-    const auth = await which(path.slice(0, slash), credentials);
+    const auth = keyring.match(path.slice(0, slash));
     if (auth) return { path: path.slice(slash + 1), base: `/${path.slice(0, slash + 1)}`, auth };
   }
-  const auth = await which(bearerToken(req), credentials);
+  const auth = keyring.match(bearerToken(req));
   return auth ? { path, base: "/", auth } : undefined;
-}
-
-async function which(
-  presented: string | null,
-  credentials: Credentials,
-): Promise<Authenticated | undefined> {
-  if (presented === null) return undefined;
-  const [master, ...named] = await Promise.all([
-    tokenMatches(presented, credentials.master),
-    ...credentials.named.map((t) => tokenMatches(presented, t.token)),
-  ]);
-  if (master) return { kind: "master" };
-  const index = named.indexOf(true);
-  return index === -1 ? undefined : { kind: "named", name: credentials.named[index].name };
 }
 
 /**

@@ -9,17 +9,17 @@ import {
   authenticate,
   authInfoOf,
   clientNameHeader,
-  type Credentials,
+  keyringOf,
   resolveCaller,
 } from "./identity.ts";
 
 const MASTER = "m".repeat(32);
 const CODEX = "c".repeat(32);
 const MANUS = "n".repeat(32);
-const credentials: Credentials = {
+const keyring = keyringOf({
   master: MASTER,
   named: [{ name: "codex", token: CODEX }, { name: "Manus", token: MANUS }],
-};
+});
 const ORIGIN = "http://127.0.0.1:8787";
 
 function request(path: string, headers: Record<string, string> = {}): Request {
@@ -34,7 +34,7 @@ function wire(text: string): string {
 Deno.test("authenticate() tells the master token from a named one, in the path and as bearer", async () => {
   const at = (path: string, headers: Record<string, string> = {}) => {
     const req = request(path, headers);
-    return authenticate(req, new URL(req.url), credentials);
+    return authenticate(req, new URL(req.url), keyring);
   };
   assert.deepEqual(await at(`${MASTER}/mcp`), {
     path: "mcp",
@@ -140,8 +140,9 @@ async function withHandler(
 const ENV = { AUTH_TOKENS: `codex=${CODEX},Manus=${MANUS}`, DEFAULT_CLIENT_NAME: "team" };
 const WHOAMI = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "whoami" } };
 
-/** The JSON-RPC message of an SSE body (Streamable HTTP answers one request with one event). */
+/** The JSON-RPC message of a plain JSON answer, or of an SSE body's one event. */
 async function rpcResult(res: Response): Promise<Record<string, unknown>> {
+  if (res.headers.get("content-type") === "application/json") return await res.json();
   const text = await res.text();
   const data = text.split("\n").find((line) => line.startsWith("data: "));
   assert.ok(data, text);

@@ -80,12 +80,30 @@ export class StaleRead extends Error {
   }
 }
 
+/** The key a write is about, so writes to it from this process take turns (see `inKeyQueue`). */
+export interface WriteQueue {
+  kv: Deno.Kv;
+  key: Deno.KvKey;
+}
+
 /**
  * Runs `attempt` until its atomic commits. `attempt` must read what it checks afresh each time;
  * a failed check, a `StaleRead` from the attempt, or a `database is locked` throw (another
  * process holds the local file; nothing was applied) is retried with jittered exponential backoff.
+ * With `queue`, the whole loop waits for earlier writes to that key from this process, so
+ * concurrent callers here never race each other; only other processes can make it retry.
+ * An attempt must never start another write queued on the same key (it would wait for itself).
  */
-export async function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
+export function commitWithRetry<T>(
+  attempt: () => Promise<Attempt<T>>,
+  queue?: WriteQueue,
+): Promise<T> {
+  return queue === undefined
+    ? commitLoop(attempt)
+    : inKeyQueue(queue.kv, queue.key, () => commitLoop(attempt));
+}
+
+async function commitLoop<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
   const started = Date.now();
   for (let round = 0;; round++) {
     const tried = await retryLocked(attempt).catch((error) => {
@@ -111,6 +129,40 @@ export async function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Pr
     }
     await backoff(round);
   }
+}
+
+/**
+ * The tail of each key's queue, per KV handle. The queues belong to the handle (a WeakMap lets
+ * them go with it), so no store function needs another parameter to share them.
+ */
+const keyQueues = new WeakMap<Deno.Kv, Map<string, Promise<void>>>();
+
+/**
+ * Runs `work` once every earlier `work` queued on `key` of `kv` in this process has settled, so
+ * writers of one hot key take turns instead of reading the same version and failing each other's
+ * checks. Different keys never wait for each other.
+ */
+export function inKeyQueue<T>(kv: Deno.Kv, key: Deno.KvKey, work: () => Promise<T>): Promise<T> {
+  let queues = keyQueues.get(kv);
+  if (queues === undefined) keyQueues.set(kv, queues = new Map());
+  const id = queueId(key);
+  const before = queues.get(id);
+  const run = before === undefined ? work() : before.then(() => work());
+  const tail = run.then(ignore, ignore);
+  queues.set(id, tail);
+  void tail.then(() => {
+    if (queues.get(id) === tail) queues.delete(id);
+  });
+  return run;
+}
+
+function ignore(): void {}
+
+/** A text naming `key` (two keys that collide here only wait for each other, nothing worse). */
+function queueId(key: Deno.KvKey): string {
+  return key.map((part) =>
+    part instanceof Uint8Array ? `b${part.join(",")}` : `${typeof part}:${String(part)}`
+  ).join("\u0000");
 }
 
 /** Reads or commits, retrying while a local KV file is locked by another process. */

@@ -12,11 +12,24 @@ export { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mc
 export { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
+export { normalizeObjectSchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-json-schema-compat"
+export { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv-provider"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-export { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+export {
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+export type {
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type {
   CallToolResult,
@@ -25,6 +38,7 @@ export type {
   MessageExtraInfo,
   ReadResourceResult,
   ServerCapabilities,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/auth/types"
 export type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";

@@ -131,15 +131,14 @@ export function noteParticipant(
 }
 
 /**
- * The one place a write to one discussion (its message counter) is committed. Today it retries
- * conflicts with `commitWithRetry`. When kit/kv.ts has the per-key write queue, this becomes
- * `commitWithRetry(attempt, { kv, key: keys.discussion(discussionId) })`, so posters in one
- * process take turns instead of colliding (other processes are still retried).
+ * The one place a write to one discussion (its message counter) is committed: posters in one
+ * process take turns on the discussion's key (kit/kv.ts's write queue) instead of colliding;
+ * conflicts with other processes are still retried.
  */
 export function commitOnDiscussion<T>(
-  _kv: Deno.Kv,
-  _discussionId: string,
+  kv: Deno.Kv,
+  discussionId: string,
   attempt: () => Promise<Attempt<T>>,
 ): Promise<T> {
-  return commitWithRetry(attempt);
+  return commitWithRetry(attempt, { kv, key: keys.discussion(discussionId) });
 }

@@ -1,4 +1,4 @@
-/** The per-session cache of the sequence a session wrote last, so its next thought skips reads. */
+/** A cache of sequences as this process last committed them, so their next thought skips reads. */
 
 import type { BranchRecord, SequenceRecord } from "./store_keys.ts";
 
@@ -11,20 +11,32 @@ export interface CachedSequence {
 }
 
 /**
- * Remembers the sequence a session wrote last, as of its own commit, so the session's next
- * thought needs no read: the commit checks the cached versionstamp, and when another writer got
- * there first the check fails and the retry reads afresh.
+ * Remembers the sequences written last (at most `capacity`, least recently written dropped), as
+ * of their own commits, so the next thought of one needs no read: the commit checks the cached
+ * versionstamp, and when another writer got there first the check fails and the retry reads
+ * afresh. Correctness never rests on it, so one cache can serve every client of a process.
  */
 export class SequenceCache {
-  #state: CachedSequence | undefined;
-  /** Hands out (and forgets) the cached state of `sequenceId`, if that is the one cached. */
-  take(sequenceId: string): CachedSequence | undefined {
-    const state = this.#state;
-    this.#state = undefined;
-    return state?.seq.id === sequenceId ? state : undefined;
+  readonly #states = new Map<string, CachedSequence>();
+  readonly #capacity: number;
+
+  constructor(capacity = 1) {
+    this.#capacity = capacity;
   }
+
+  /** Hands out (and forgets) the cached state of `sequenceId`, if there is one. */
+  take(sequenceId: string): CachedSequence | undefined {
+    const state = this.#states.get(sequenceId);
+    if (state !== undefined) this.#states.delete(sequenceId);
+    return state;
+  }
+
   /** Keeps the state a commit just produced. */
   put(state: CachedSequence): void {
-    this.#state = state;
+    this.#states.delete(state.seq.id);
+    this.#states.set(state.seq.id, state);
+    if (this.#states.size > this.#capacity) {
+      this.#states.delete(this.#states.keys().next().value!);
+    }
   }
 }

@@ -67,3 +67,27 @@ Deno.test("20 concurrent writers with their own session caches number without ga
     assert.deepEqual(history.map((t) => t.index), Array.from({ length: 81 }, (_, i) => i + 1));
   });
 });
+
+Deno.test("one cache shared by many writers and sequences keeps the last written, numbers without gaps", async () => {
+  await withKv(async (kv) => {
+    const cache = new SequenceCache(2);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await addThought(kv, LIMITS, step(1), { cache })).sequenceId);
+    }
+    assert.equal(cache.take(ids[0]), undefined, "the least recently written is dropped");
+    assert.equal(cache.take(ids[2])?.seq.id, ids[2]);
+    // 20 writers on one sequence through one cache: its check keeps every index unique.
+    const sequenceId = ids[1];
+    const indexes = await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, i) =>
+          addThought(kv, LIMITS, step(i + 2, { sequenceId }), { cache }).then((r) => r.index),
+      ),
+    );
+    assert.deepEqual(indexes.sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 2));
+    const history = await readAll(kv, sequenceId);
+    assert.deepEqual(history.map((t) => t.index), Array.from({ length: 21 }, (_, i) => i + 1));
+  });
+});

@@ -147,7 +147,8 @@ export async function addThought(
         options.cache?.put({ versionstamp, seq, branches: loaded.branches }),
       value: resultOf(seq, thought, placement, refs, flags),
     };
-  });
+    // Thoughts of one sequence take turns; a new sequence's id is new to everyone.
+  }, creating ? undefined : { kv, key: sequenceKey(input.sequenceId!) });
 }
 
 /**

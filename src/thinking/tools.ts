@@ -17,6 +17,7 @@ import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { structuredResult } from "../mcp/results.ts";
+import { sessionOf } from "../mcp/session.ts";
 
 /** What the thinking tools need. */
 export interface ThinkingDeps {
@@ -89,10 +90,9 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
 /** `sequentialthinking`: one thought, stored; a session remembers the sequence it last wrote. */
 function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolContext): void {
   const { kv, limits, count, branchName } = ctx;
-  /** The sequence this session last wrote, for clients that never send sequenceId. */
-  const session: { sequenceId?: string } = {};
-  /** The state of that sequence as this session last wrote it, so its next thought skips reads. */
-  const cache = new SequenceCache();
+  // Shared by every client of the process (tools are registered once): a stateless HTTP client
+  // that names its sequence skips the reads too. Each commit checks what the cache claims.
+  const cache = new SequenceCache(SEQUENCE_CACHE_SIZE);
   server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
     description: DESCRIPTION,
@@ -143,7 +143,8 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
     },
     annotations: writes({ destructive: false, idempotent: false }),
     _meta: ctx.ui,
-  }, async (args) => {
+  }, async (args, extra) => {
+    const session = sessionOf(extra).slot("thinking", newThinkingSession);
     const input: ThoughtInput = { ...args };
     const implied = input.sequenceId === undefined && !startsOver(input)
       ? session.sequenceId
@@ -262,6 +263,19 @@ function registerDeleteTool(server: McpServer, ctx: ThinkingToolContext): void {
     const result = await deleteSequence(kv, limits, sequenceId, confirm);
     return structuredResult(renderDelete(result), { ...result });
   });
+}
+
+/** How many sequences the process keeps cached as last written. */
+const SEQUENCE_CACHE_SIZE = 1024;
+
+/** What one MCP session remembers between its thoughts. */
+interface ThinkingSession {
+  /** The sequence this session last wrote, for clients that never send sequenceId. */
+  sequenceId?: string;
+}
+
+function newThinkingSession(): ThinkingSession {
+  return {};
 }
 
 /**

@@ -46,6 +46,9 @@ export async function withMcpClient(
     const client = new Client({ name: "mcp-test", version: "1.0.0" });
     await server.connect(serverSide);
     await client.connect(clientSide);
+    // Listing makes the SDK client check every structured result against the tool's output
+    // schema (the server serves tools without re-checking its own output on each call).
+    await client.listTools();
     open.push(client, server);
     return client;
   };

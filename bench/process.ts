@@ -1,0 +1,77 @@
+/**
+ * The server under test as its own process, as a user runs it (`deno task start`), and what the
+ * benchmark reads from outside it: CPU time and resident memory from `/proc`.
+ */
+
+import { ROOT } from "../tests/support/harness.ts";
+import { randomToken } from "../src/kit/kv.ts";
+
+/** A running `main.ts` child process serving HTTP. */
+export interface ServerProcess {
+  pid: number;
+  origin: string;
+  token: string;
+  /** The Streamable HTTP endpoint with the token in the path. */
+  mcpUrl: string;
+  /** CPU time (user + system) the process has used so far, in milliseconds. */
+  cpuMs(): Promise<number>;
+  /** Resident memory now, in MiB. */
+  rssMiB(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU milliseconds (utime + stime, every thread) `pid` has used, from `/proc/<pid>/stat`. */
+export async function processCpuMs(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  // The command name may hold spaces; the fields after its closing parenthesis do not.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** Resident set size of `pid` in MiB, from `/proc/<pid>/status`. */
+export async function processRssMiB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const kib = Number(status.match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1] ?? NaN);
+  return Math.round((kib / 1024) * 10) / 10;
+}
+
+/** Starts `main.ts` on a free loopback port with the given environment (e.g. `KV_PATH`). */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const token = randomToken(32);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "main.ts"],
+    cwd: ROOT,
+    env: { PORT: "0", HOST: "127.0.0.1", AUTH_TOKEN: token, NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  while (!/listening on (http:\/\/\S+)/.test(output)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited before listening:\n${output}`);
+    output += value;
+  }
+  // Keep draining stdout so the child never blocks on a full pipe.
+  const drained = (async () => {
+    while (!(await reader.read()).done);
+  })().catch(() => {});
+  const origin = output.match(/listening on (http:\/\/\S+)/)![1];
+  return {
+    pid: child.pid,
+    origin,
+    token,
+    mcpUrl: `${origin}/${token}/mcp`,
+    cpuMs: () => processCpuMs(child.pid),
+    rssMiB: () => processRssMiB(child.pid),
+    async close() {
+      child.kill("SIGTERM");
+      await child.status;
+      await drained;
+    },
+  };
+}

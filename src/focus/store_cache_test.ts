@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
+import { FocusStateCache } from "./store_cache.ts";
+import {
+  addTask,
+  addTaskWithState,
+  completeTask,
+  getState,
+  setFocus,
+  setNorthStar,
+} from "./store.ts";
+import { withKv } from "../../tests/support/kv.ts";
+
+const limits = DEFAULT_FOCUS_LIMITS;
+
+Deno.test("getState() with a cache serves a state only while the project record is unchanged", () =>
+  withKv(async (kv) => {
+    const cache = new FocusStateCache();
+    await setNorthStar(kv, limits, "p1", "Ship it");
+    const first = await getState(kv, limits, "p1", cache);
+    assert.equal(await getState(kv, limits, "p1", cache), first, "the same version is cached");
+    // Writes that bypass this cache (another process, another server) are seen at once.
+    const writes = [
+      () => setFocus(kv, limits, "p1", "Docs"),
+      () => addTask(kv, limits, "p1", "tidy", "cleanup"),
+      () => setNorthStar(kv, limits, "p1", "Ship it well"),
+    ];
+    let previous = first;
+    for (const write of writes) {
+      await write();
+      const fresh = await getState(kv, limits, "p1", cache);
+      assert.notEqual(fresh, previous);
+      assert.deepEqual(fresh, await getState(kv, limits, "p1"));
+      previous = fresh;
+    }
+    const [task] = previous.followUps;
+    await completeTask(kv, task.id);
+    assert.deepEqual((await getState(kv, limits, "p1", cache)).followUps, []);
+    // A state a write produced is the next read's answer, without reading the follow-ups.
+    const { state } = await addTaskWithState(kv, limits, "p1", "note", "record", cache);
+    assert.equal(await getState(kv, limits, "p1", cache), state);
+    // A project that does not exist has no version to check, so it is never cached.
+    const none = await getState(kv, limits, "unknown", cache);
+    assert.notEqual(await getState(kv, limits, "unknown", cache), none);
+  }));
+
+Deno.test("FocusStateCache drops the least recently used states past its budget", () => {
+  const cache = new FocusStateCache();
+  const state = (projectId: string, bodyLength: number) => ({
+    projectId,
+    project: null,
+    focus: null,
+    followUps: Array.from({ length: 500 }, (_, i) => ({
+      id: `${i}`,
+      projectId,
+      body: "x".repeat(bodyLength),
+      kind: "cleanup" as const,
+      demoted: true,
+      status: "open" as const,
+      createdAt: "",
+    })),
+  });
+  const states = Array.from({ length: 4 }, (_, i) => state(`p${i}`, 2000)); // ~1 M units each
+  states.forEach((s, i) => cache.put(`v${i}`, s));
+  assert.equal(cache.get("p0", "v0"), undefined, "the oldest went to make room");
+  assert.equal(cache.get("p3", "v3"), states[3]);
+  assert.equal(cache.get("p3", "v2"), undefined, "another version is a miss");
+  cache.put("v9", state("huge", 9000)); // over the whole budget alone: not kept
+  assert.equal(cache.get("huge", "v9"), undefined);
+  assert.equal(cache.get("p3", "v3"), states[3]);
+});
+
+Deno.test("addTaskWithState() with a warm cache writes without reading, and a stale cache only costs a retry", () =>
+  withKv(async (kv) => {
+    const cache = new FocusStateCache();
+    await addTaskWithState(kv, limits, "p1", "first", "main", cache);
+    let reads = 0;
+    const getMany = kv.getMany.bind(kv);
+    kv.getMany = ((keys: Deno.KvKey[]) => {
+      reads++;
+      return getMany(keys);
+    }) as typeof kv.getMany;
+    const second = await addTaskWithState(kv, limits, "p1", "second", "main", cache);
+    assert.equal(reads, 0, "the cached version was enough to check against");
+    assert.deepEqual(second.state, await getState(kv, limits, "p1"));
+    // Another writer moves the project on behind the cache: the result still shows its write.
+    await setFocus(kv, limits, "p1", "Changed elsewhere");
+    reads = 0;
+    const third = await addTaskWithState(kv, limits, "p1", "third", "record", cache);
+    assert.ok(reads > 0, "the stale check failed and the retry read afresh");
+    assert.equal(third.state.focus?.statement, "Changed elsewhere");
+    assert.deepEqual(third.state, await getState(kv, limits, "p1"));
+  }));
+
+Deno.test("a cached project at its follow-up limit is read afresh before a task is refused", () =>
+  withKv(async (kv) => {
+    const small = { ...limits, openFollowUpsMax: 2 };
+    const cache = new FocusStateCache();
+    await addTaskWithState(kv, small, "p1", "one", "cleanup", cache);
+    const { task } = await addTaskWithState(kv, small, "p1", "two", "cleanup", cache);
+    await completeTask(kv, task.id); // elsewhere: the cache still says 2 of 2
+    const third = await addTaskWithState(kv, small, "p1", "three", "cleanup", cache);
+    assert.deepEqual(third.state.followUps.map((t) => t.body), ["one", "three"]);
+    await assert.rejects(
+      addTaskWithState(kv, small, "p1", "four", "cleanup", cache),
+      /already has 2 open follow-ups/,
+    );
+  }));
+
+Deno.test("concurrent addTaskWithState() calls on one project each start from the state the previous one cached", () =>
+  withKv(async (kv) => {
+    const cache = new FocusStateCache();
+    await addTaskWithState(kv, limits, "p1", "warm", "main", cache);
+    let commits = 0;
+    const atomic = kv.atomic.bind(kv);
+    kv.atomic = () => {
+      const op = atomic();
+      const commit = op.commit.bind(op);
+      op.commit = () => {
+        commits++;
+        return commit();
+      };
+      return op;
+    };
+    await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, i) => addTaskWithState(kv, limits, "p1", `t${i}`, "main", cache),
+      ),
+    );
+    assert.equal(commits, 20, "no write started from a state an earlier one had replaced");
+  }));

@@ -1,0 +1,127 @@
+/**
+ * Stateless Streamable HTTP as raw POSTs: one shared server answers every client, so ids, batches
+ * and answer formats must come back exactly as each client sent them.
+ */
+
+import assert from "node:assert/strict";
+import { startServer, type TestServer } from "./support/harness.ts";
+
+const HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+};
+
+function post(server: TestServer, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${server.origin}/${server.token}/mcp`, {
+    method: "POST",
+    headers: { ...HEADERS, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+async function withServer(fn: (server: TestServer) => Promise<void>): Promise<void> {
+  const server = await startServer();
+  try {
+    await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+Deno.test("concurrent POSTs with the same request id each get their own answer", () =>
+  withServer(async (server) => {
+    const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+      const res = await post(server, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "get_state", arguments: { project_id: `project-${i}` } },
+      });
+      assert.equal(res.status, 200);
+      return await res.json();
+    }));
+    answers.forEach((answer, i) => {
+      assert.equal(answer.id, 1);
+      assert.match(answer.result.content[0].text, /NORTH STAR/);
+      assert.equal(answer.result.isError, undefined);
+      assert.ok(
+        !answers.some((other, j) => j !== i && other === answer),
+        "every POST has its own answer",
+      );
+    });
+    // Distinct arguments give distinct answers, so a mix-up would show.
+    const ids = await Promise.all(Array.from({ length: 10 }, async (_, i) => {
+      const res = await post(server, {
+        jsonrpc: "2.0",
+        id: "same",
+        method: "tools/call",
+        params: {
+          name: "add_task",
+          arguments: { project_id: `p${i}`, body: `task ${i}`, kind: "main" },
+        },
+      });
+      const answer = await res.json();
+      assert.equal(answer.id, "same");
+      return answer.result.structuredContent.project_id;
+    }));
+    assert.deepEqual(ids, Array.from({ length: 10 }, (_, i) => `p${i}`));
+  }));
+
+Deno.test("plain JSON by default, an event stream when a request asks for progress", () =>
+  withServer(async (server) => {
+    const plain = await post(server, { jsonrpc: "2.0", id: 1, method: "ping" });
+    assert.equal(plain.headers.get("content-type"), "application/json");
+    assert.deepEqual(await plain.json(), { result: {}, jsonrpc: "2.0", id: 1 });
+
+    const batch = await post(server, [
+      { jsonrpc: "2.0", id: "b", method: "ping" },
+      { jsonrpc: "2.0", id: "a", method: "ping" },
+    ]);
+    assert.deepEqual((await batch.json()).map((r: { id: string }) => r.id), ["b", "a"]);
+
+    const progress = await post(server, [
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+      { jsonrpc: "2.0", id: 3, method: "ping", params: { _meta: { progressToken: "p" } } },
+    ]);
+    assert.equal(progress.headers.get("content-type"), "text/event-stream");
+    const events = (await progress.text()).split("\n\n").filter((e) => e !== "");
+    assert.deepEqual(
+      events.map((e) => JSON.parse(e.replace(/^event: message\ndata: /, "")).id).sort(),
+      [2, 3],
+    );
+  }));
+
+Deno.test("malformed POSTs get the SDK transport's JSON-RPC errors and statuses", () =>
+  withServer(async (server) => {
+    const cases: [unknown, Record<string, string>, number, number][] = [
+      ["{", {}, 400, -32700],
+      [[], {}, 400, -32600],
+      [{ jsonrpc: "2.0", id: 1 }, {}, 400, -32700],
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { "mcp-protocol-version": "1999-01-01" },
+        400,
+        -32000,
+      ],
+      [{ jsonrpc: "2.0", id: 1, method: "ping" }, { accept: "text/event-stream" }, 406, -32000],
+      [{ jsonrpc: "2.0", id: 1, method: "ping" }, { "content-type": "text/plain" }, 415, -32000],
+      [
+        Array.from({ length: 101 }, (_, id) => ({ jsonrpc: "2.0", id, method: "ping" })),
+        {},
+        400,
+        -32600,
+      ],
+    ];
+    for (const [body, headers, status, code] of cases) {
+      const res = await post(server, body, headers);
+      assert.equal(res.status, status, JSON.stringify(body).slice(0, 80));
+      assert.equal((await res.json()).error.code, code);
+    }
+    const notification = await post(server, {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    });
+    assert.equal(notification.status, 202);
+    await notification.body?.cancel();
+  }));
