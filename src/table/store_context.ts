@@ -89,7 +89,6 @@ async function participantsOf(ctx: TableCtx, ws: string): Promise<Participant[]>
 
 const COUNTS: CountName[] = [
   "discussions",
-  "messages",
   "decisions_proposed",
   "plans_current",
   "rules",

@@ -8,6 +8,7 @@ import {
   listEntries,
   readKey,
   readKeys,
+  StaleRead,
   ulid,
 } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
@@ -22,7 +23,10 @@ import {
   countValue,
   noteParticipant,
   nowIso,
+  rememberDiscussion,
+  rememberSighting,
   type TableCtx,
+  type TableMemo,
   type WorkspaceChoice,
 } from "./store_common.ts";
 import {
@@ -109,11 +113,14 @@ export async function createDiscussion(
       };
       op.set(keys.message(id, 1), message);
       op.sum(keys.spoke(ws, caller.name, "messages"), 1n);
-      bump(op, ws, "messages", 1);
     }
     return Promise.resolve({
       op,
       value: { ...choice, discussion, message: message && messageOut(message) },
+      committed: (versionstamp: string) => {
+        rememberDiscussion(ctx, discussion, versionstamp);
+        rememberSighting(ctx.memo, ws, author);
+      },
     });
   });
 }
@@ -138,10 +145,17 @@ export async function postMessage(
   if (reply !== undefined && (!Number.isInteger(reply) || reply < 1)) {
     throw new AppError("invalid", `in_reply_to must be the seq of a message (a whole number ≥ 1)`);
   }
+  // The first try trusts what this process last committed to the discussion (posters here take
+  // turns on it, so it is usually current); a write from elsewhere fails the versionstamp check
+  // and every later try reads afresh.
+  let tries = 0;
   return await commitOnDiscussion(ctx.kv, id, async () => {
-    const entry = await readKey<Discussion>(ctx.kv, keys.discussion(id));
+    const cached = tries++ === 0 ? ctx.memo.discussions.get(id) : undefined;
+    const entry = cached ?? await readKey<Discussion>(ctx.kv, keys.discussion(id));
+    const fromCache = cached !== undefined;
     const current = requireDiscussion(entry, id);
     if (reply !== undefined && reply > current.latest_seq) {
+      if (fromCache) throw new StaleRead(`discussion ${id} may have more messages than cached`);
       throw new AppError(
         "invalid",
         `in_reply_to ${reply} names no message: discussion ${id} has seqs 1..${current.latest_seq}`,
@@ -152,15 +166,23 @@ export async function postMessage(
       kind: input.kind ?? "note",
       body,
       in_reply_to: reply,
-    });
-    return { op, value: { message: messageOut(message), discussion } };
+    }, ctx.memo);
+    return {
+      op,
+      value: { message: messageOut(message), discussion },
+      committed: (versionstamp) => {
+        rememberDiscussion(ctx, discussion, versionstamp);
+        rememberSighting(ctx.memo, discussion.workspace, message.author);
+      },
+    };
   });
 }
 
 /**
  * Adds the next message of `current` to `op` (which must check the discussion's versionstamp):
- * the message, the discussion's new counter and activity, and the counts. Also used by
- * `resolve_decision` to post its note in the same atomic as the verdict.
+ * the message, the discussion's new counter and activity, and the author's message count (and
+ * sighting, unless `memo` says this process already wrote it). Also used by `resolve_decision`
+ * to post its note in the same atomic as the verdict.
  */
 export function appendMessage(
   ctx: TableCtx,
@@ -168,11 +190,12 @@ export function appendMessage(
   current: Discussion,
   caller: Caller,
   input: { kind: MessageKind; body: string; in_reply_to?: number },
+  memo?: TableMemo,
 ): { message: StoredMessage; discussion: Discussion } {
   const at = nowIso(ctx);
   const seq = current.latest_seq + 1;
   const ws = current.workspace;
-  const author = noteParticipant(op, ws, caller, "messages");
+  const author = noteParticipant(op, ws, caller, "messages", memo);
   const message: StoredMessage = {
     discussion_id: current.id,
     seq,
@@ -188,7 +211,6 @@ export function appendMessage(
     .set(keys.discussion(current.id), discussion)
     .delete(keys.activity(ws, current.last_message_at, current.id))
     .set(keys.activity(ws, at, current.id), summaryOf(discussion));
-  bump(op, ws, "messages", 1);
   return { message, discussion };
 }
 
