@@ -8,6 +8,7 @@ import type { Caller } from "../kit/caller.ts";
 import { AppError, type Attempt, commitWithRetry, isUlid } from "../kit/kv.ts";
 import { checkId, checkLine, checkText } from "../kit/text.ts";
 import { type TableSettings, workspaceProblem } from "./settings.ts";
+import type { PendingPost } from "./store_discussions.ts";
 import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
 
 /** What every store function needs: KV, the settings (limits, clock) and what this process knows. */
@@ -26,6 +27,8 @@ export interface TableCtx {
 export interface TableMemo {
   discussions: Map<string, Deno.KvEntry<Discussion>>;
   sightings: Set<string>;
+  /** Posts waiting for their discussion's turn, by discussion id, oldest first. */
+  posts: Map<string, PendingPost[]>;
 }
 
 /** Most discussions and sightings a memo keeps; the oldest go first. */
@@ -33,7 +36,7 @@ export const MEMO_MAX = 1024;
 
 /** The store context of one process (or test): `kv`, `settings` and an empty memo. */
 export function tableCtx(kv: Deno.Kv, settings: TableSettings): TableCtx {
-  return { kv, settings, memo: { discussions: new Map(), sightings: new Set() } };
+  return { kv, settings, memo: { discussions: new Map(), sightings: new Set(), posts: new Map() } };
 }
 
 /** Remembers a discussion as committed at `versionstamp`. */

@@ -6,6 +6,7 @@ import { countValue, tableCtx } from "./store_common.ts";
 import {
   createDiscussion,
   getDiscussion,
+  POST_BATCH,
   postMessage,
   quietDiscussions,
 } from "./store_discussions.ts";
@@ -268,5 +269,71 @@ Deno.test("postMessage() writes a sighting once per process, again under a new s
     assert.equal(after.length, 1);
     assert.deepEqual(after[0].value, { name: "Codex", via: "token" });
     assert.equal(countValue(await kv.get(keys.spoke("main", "codex", "messages"))), 2);
+  });
+});
+
+Deno.test("postMessage(): posts waiting on one discussion share commits, each checked on its own", async () => {
+  await withTable({}, async ({ ctx, kv }) => {
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "Batch", body: "1" });
+    const id = discussion.id;
+    const n = POST_BATCH.posts + 8;
+    const posts = Array.from({ length: n }, (_, i) =>
+      postMessage(ctx, i % 2 ? CODEX : CLAUDE, {
+        discussion_id: id,
+        body: `p${i}`,
+        // Post 5 answers a message a post ahead of it in the same turn takes; post 9 names none.
+        ...(i === 5 ? { in_reply_to: 4 } : i === 9 ? { in_reply_to: 999 } : {}),
+      }));
+    const settled = await Promise.allSettled(posts);
+    const bad = settled[9];
+    assert.equal(bad.status, "rejected");
+    assert.match((bad as PromiseRejectedResult).reason.message, /in_reply_to 999 names no message/);
+    const seqs = settled.flatMap((s) => s.status === "fulfilled" ? [s.value.message.seq] : []);
+    assert.deepEqual(seqs.sort((a, b) => a - b), Array.from({ length: n - 1 }, (_, i) => i + 2));
+    for (const s of settled) {
+      if (s.status === "fulfilled") {
+        assert.equal(s.value.discussion.latest_seq, s.value.message.seq);
+      }
+    }
+    const stored = await Array.fromAsync(kv.list({ prefix: keys.messagesOf(id) }));
+    assert.deepEqual(stored.map((e) => e.key[2]), Array.from({ length: n }, (_, i) => i + 1));
+    assert.equal(
+      (stored.find((e) => e.key[2] === 7)?.value as { body: Uint8Array }).body.length,
+      2,
+    );
+    // Fewer commits than posts, none carrying more than POST_BATCH.posts messages.
+    const commits = new Map<string, number>();
+    for (const e of stored.slice(1)) {
+      commits.set(e.versionstamp, (commits.get(e.versionstamp) ?? 0) + 1);
+    }
+    assert.ok(commits.size >= 2 && commits.size < n - 1, `${commits.size} commits`);
+    assert.ok(Math.max(...commits.values()) <= POST_BATCH.posts);
+    const page = await getDiscussion(ctx, { discussion_id: id, limit: 200 });
+    assert.equal(page.latest_seq, n);
+    assert.equal(page.messages.find((m) => m.body === "p5")?.in_reply_to, 4);
+    const activity = await Array.fromAsync(kv.list({ prefix: keys.activityIn("main") }));
+    assert.deepEqual(activity.map((e) => e.value), [summaryOf(page.discussion)]);
+    const spoken = countValue(await kv.get(keys.spoke("main", "codex", "messages"))) +
+      countValue(await kv.get(keys.spoke("main", "claude", "messages")));
+    assert.equal(spoken, n);
+  });
+});
+
+Deno.test("postMessage(): bodies at the limit, posted at once, still fit their atomics", async () => {
+  await withTable({}, async ({ ctx }) => {
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "Big" });
+    // 26 bodies of 32 KiB are 832 KiB: more than one atomic may carry.
+    const letters = "abcdefghijklmnopqrstuvwxyz".split("");
+    const results = await Promise.all(
+      letters.map((c) =>
+        postMessage(ctx, CODEX, { discussion_id: discussion.id, body: c.repeat(32 * 1024) })
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.message.seq).sort((a, b) => a - b),
+      letters.map((_, i) => i + 1),
+    );
+    const page = await getDiscussion(ctx, { discussion_id: discussion.id });
+    assert.deepEqual(page.messages.map((m) => m.body[0]), letters);
   });
 });
