@@ -5,7 +5,15 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, type Attempt, commitWithRetry, isUlid } from "../kit/kv.ts";
+import {
+  AppError,
+  type Attempt,
+  commitWithRetry,
+  getAll,
+  isUlid,
+  listEntries,
+  ulid,
+} from "../kit/kv.ts";
 import { checkId, checkLine, checkText } from "../kit/text.ts";
 import { type TableSettings, workspaceProblem } from "./settings.ts";
 import type { PendingPost } from "./store_discussions.ts";
@@ -186,4 +194,53 @@ export function commitOnDiscussion<T>(
   attempt: () => Promise<Attempt<T>>,
 ): Promise<T> {
   return commitWithRetry(attempt, { kv, key: keys.discussion(discussionId) });
+}
+
+/** The ids an index under `prefix` holds, newest first, at most `limit` (all without one). */
+export async function indexedIds(
+  ctx: TableCtx,
+  prefix: Deno.KvKey,
+  limit?: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const e of listEntries<string>(ctx.kv, { prefix }, { reverse: true, limit })) {
+    ids.push(e.value);
+  }
+  return ids;
+}
+
+/** The records under `keyOf(id)` for `ids`, in order; an id whose record is gone is skipped. */
+export async function readRecords<T>(
+  ctx: TableCtx,
+  ids: string[],
+  keyOf: (id: string) => Deno.KvKey,
+): Promise<T[]> {
+  return (await getAll<T>(ctx.kv, ids.map((id) => keyOf(id))))
+    .flatMap((e) => e.value === null ? [] : [e.value]);
+}
+
+/** The records an index under `prefix` points at, newest first, at most `limit`. */
+export async function readIndexed<T>(
+  ctx: TableCtx,
+  prefix: Deno.KvKey,
+  keyOf: (id: string) => Deno.KvKey,
+  limit?: number,
+): Promise<T[]> {
+  return await readRecords<T>(ctx, await indexedIds(ctx, prefix, limit), keyOf);
+}
+
+/**
+ * Starts the atomic that creates a record under a new id (`keyOf(id)` must still be absent),
+ * with the caller noted as acting in `ws`.
+ */
+export function newRecord(
+  ctx: TableCtx,
+  ws: string,
+  caller: Caller,
+  keyOf: (id: string) => Deno.KvKey,
+  op: Deno.AtomicOperation = ctx.kv.atomic(),
+): { id: string; op: Deno.AtomicOperation; author: Author } {
+  const id = ulid(ctx.settings.now());
+  op.check({ key: keyOf(id), versionstamp: null });
+  return { id, op, author: noteParticipant(op, ws, caller, "actions") };
 }

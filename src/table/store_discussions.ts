@@ -9,7 +9,6 @@ import {
   readKey,
   readKeys,
   StaleRead,
-  ulid,
 } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
 import {
@@ -21,10 +20,12 @@ import {
   chooseWorkspace,
   commitOnDiscussion,
   countValue,
+  newRecord,
   noteParticipant,
   nowIso,
   rememberDiscussion,
   rememberSighting,
+  sameWorkspace,
   type TableCtx,
   type TableMemo,
   type WorkspaceChoice,
@@ -85,9 +86,7 @@ export async function createDiscussion(
   const body = input.body === undefined ? undefined : checkMessageBody(ctx, input.body);
   return await commitWithRetry(() => {
     const at = nowIso(ctx);
-    const id = ulid(ctx.settings.now());
-    const op = ctx.kv.atomic().check({ key: keys.discussion(id), versionstamp: null });
-    const author = noteParticipant(op, ws, caller, "actions");
+    const { id, op, author } = newRecord(ctx, ws, caller, keys.discussion);
     const discussion: Discussion = {
       id,
       workspace: ws,
@@ -298,6 +297,17 @@ export function requireDiscussion(entry: Deno.KvEntryMaybe<Discussion>, id: stri
     throw new AppError("not_found", `No discussion has id ${id}: get_workspace_context lists them`);
   }
   return entry.value;
+}
+
+/** Checks that discussion `id`, when one is named, exists in workspace `ws`. */
+export async function checkDiscussionIn(
+  ctx: TableCtx,
+  id: string | undefined,
+  ws: string,
+): Promise<void> {
+  if (id === undefined) return;
+  const discussion = await readDiscussion(ctx, id);
+  sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
 }
 
 /** Reads one discussion, or throws not found. */
