@@ -12,7 +12,7 @@
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
 import { randomToken } from "../src/kit/kv.ts";
 import { loadTableSettings } from "../src/table/settings.ts";
-import type { TableCtx } from "../src/table/store_common.ts";
+import { type TableCtx, tableCtx } from "../src/table/store_common.ts";
 import { createDiscussion, postMessage } from "../src/table/store_discussions.ts";
 import { acceptHandoff, createHandoff } from "../src/table/store_handoffs.ts";
 import { createTask, updateTask } from "../src/table/store_tasks.ts";
@@ -136,7 +136,7 @@ export async function benchTable(): Promise<Record<string, unknown>> {
   const token = randomToken(32);
   const seedStarted = performance.now();
   const kv = await Deno.openKv(kvFile.path);
-  await seed({ kv, settings: loadTableSettings(new Map()) });
+  await seed(tableCtx(kv, loadTableSettings(new Map())));
   kv.close();
   const seedSeconds = round((performance.now() - seedStarted) / 1000);
   const child = new Deno.Command(Deno.execPath(), {

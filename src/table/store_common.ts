@@ -5,15 +5,54 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, type Attempt, commitWithRetry, isUlid } from "../kit/kv.ts";
+import {
+  AppError,
+  type Attempt,
+  commitWithRetry,
+  getAll,
+  isUlid,
+  listEntries,
+  ulid,
+} from "../kit/kv.ts";
 import { checkId, checkLine, checkText } from "../kit/text.ts";
 import { type TableSettings, workspaceProblem } from "./settings.ts";
-import { type Author, authorOf, type CountName, keys } from "./store_schema.ts";
+import type { PendingPost } from "./store_discussions.ts";
+import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
 
-/** What every store function needs: KV, the settings (limits, clock) and the caller. */
+/** What every store function needs: KV, the settings (limits, clock) and what this process knows. */
 export interface TableCtx {
   kv: Deno.Kv;
   settings: TableSettings;
+  memo: TableMemo;
+}
+
+/**
+ * What this process has seen KV hold, so a post need not read it again. Only a hint: a cached
+ * discussion is committed with a check on its versionstamp (a write from elsewhere fails the
+ * check and the post re-reads), and a sighting is only skipped once this process committed it
+ * (sightings are never deleted).
+ */
+export interface TableMemo {
+  discussions: Map<string, Deno.KvEntry<Discussion>>;
+  sightings: Set<string>;
+  /** Posts waiting for their discussion's turn, by discussion id, oldest first. */
+  posts: Map<string, PendingPost[]>;
+}
+
+/** Most discussions and sightings a memo keeps; the oldest go first. */
+export const MEMO_MAX = 1024;
+
+/** The store context of one process (or test): `kv`, `settings` and an empty memo. */
+export function tableCtx(kv: Deno.Kv, settings: TableSettings): TableCtx {
+  return { kv, settings, memo: { discussions: new Map(), sightings: new Set(), posts: new Map() } };
+}
+
+/** Remembers a discussion as committed at `versionstamp`. */
+export function rememberDiscussion(ctx: TableCtx, d: Discussion, versionstamp: string): void {
+  const cache = ctx.memo.discussions;
+  cache.delete(d.id);
+  cache.set(d.id, { key: keys.discussion(d.id), value: d, versionstamp });
+  if (cache.size > MEMO_MAX) cache.delete(cache.keys().next().value!);
 }
 
 /** A workspace and whether the caller named it or the default applied. */
@@ -123,11 +162,25 @@ export function noteParticipant(
   ws: string,
   caller: Caller,
   what: "messages" | "actions",
+  memo?: TableMemo,
 ): Author {
   const author = authorOf(caller);
   op.sum(keys.spoke(ws, caller.name, what), 1n);
-  op.set(keys.seen(ws, author), author);
+  if (memo === undefined || !memo.sightings.has(sightingId(ws, author))) {
+    op.set(keys.seen(ws, author), author);
+  }
   return author;
+}
+
+/** Remembers that the sighting of `author` in `ws` is in KV (its commit landed). */
+export function rememberSighting(memo: TableMemo, ws: string, author: Author): void {
+  if (memo.sightings.size >= MEMO_MAX) memo.sightings.clear();
+  memo.sightings.add(sightingId(ws, author));
+}
+
+/** A sighting's memo entry: the name as written, so a new spelling of it is written again. */
+function sightingId(ws: string, a: Author): string {
+  return `${ws}\u0000${a.name}\u0000${a.via}\u0000${a.client_id ?? ""}`;
 }
 
 /**
@@ -141,4 +194,53 @@ export function commitOnDiscussion<T>(
   attempt: () => Promise<Attempt<T>>,
 ): Promise<T> {
   return commitWithRetry(attempt, { kv, key: keys.discussion(discussionId) });
+}
+
+/** The ids an index under `prefix` holds, newest first, at most `limit` (all without one). */
+export async function indexedIds(
+  ctx: TableCtx,
+  prefix: Deno.KvKey,
+  limit?: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const e of listEntries<string>(ctx.kv, { prefix }, { reverse: true, limit })) {
+    ids.push(e.value);
+  }
+  return ids;
+}
+
+/** The records under `keyOf(id)` for `ids`, in order; an id whose record is gone is skipped. */
+export async function readRecords<T>(
+  ctx: TableCtx,
+  ids: string[],
+  keyOf: (id: string) => Deno.KvKey,
+): Promise<T[]> {
+  return (await getAll<T>(ctx.kv, ids.map((id) => keyOf(id))))
+    .flatMap((e) => e.value === null ? [] : [e.value]);
+}
+
+/** The records an index under `prefix` points at, newest first, at most `limit`. */
+export async function readIndexed<T>(
+  ctx: TableCtx,
+  prefix: Deno.KvKey,
+  keyOf: (id: string) => Deno.KvKey,
+  limit?: number,
+): Promise<T[]> {
+  return await readRecords<T>(ctx, await indexedIds(ctx, prefix, limit), keyOf);
+}
+
+/**
+ * Starts the atomic that creates a record under a new id (`keyOf(id)` must still be absent),
+ * with the caller noted as acting in `ws`.
+ */
+export function newRecord(
+  ctx: TableCtx,
+  ws: string,
+  caller: Caller,
+  keyOf: (id: string) => Deno.KvKey,
+  op: Deno.AtomicOperation = ctx.kv.atomic(),
+): { id: string; op: Deno.AtomicOperation; author: Author } {
+  const id = ulid(ctx.settings.now());
+  op.check({ key: keyOf(id), versionstamp: null });
+  return { id, op, author: noteParticipant(op, ws, caller, "actions") };
 }

@@ -4,12 +4,13 @@
  */
 
 import type { Caller, CallerVia } from "../kit/caller.ts";
-import { AppError, getAll, listAll, listEntries } from "../kit/kv.ts";
+import { AppError, getAll, listAll } from "../kit/kv.ts";
 import { TABLE_CONTRACT } from "./settings.ts";
 import {
   checkLimit,
   chooseWorkspace,
   countValue,
+  indexedIds,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
@@ -89,7 +90,6 @@ async function participantsOf(ctx: TableCtx, ws: string): Promise<Participant[]>
 
 const COUNTS: CountName[] = [
   "discussions",
-  "messages",
   "decisions_proposed",
   "plans_current",
   "rules",
@@ -242,14 +242,7 @@ async function pendingHandoffs(
   ws: string,
   max: number,
 ): Promise<{ items: Handoff[] }> {
-  const ids: string[] = [];
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.pendingIn(ws) }, {
-      reverse: true,
-      limit: max,
-    })
-  ) ids.push(e.value);
-  return { items: await readHandoffs(ctx, ids) };
+  return { items: await readHandoffs(ctx, await indexedIds(ctx, keys.pendingIn(ws), max)) };
 }
 
 function emptyWaiting(): Waiting {

@@ -5,7 +5,7 @@
 
 import type { Caller } from "../kit/caller.ts";
 import { secretMatches } from "../kit/secret.ts";
-import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
 import {
   bump,
@@ -14,13 +14,15 @@ import {
   checkTitle,
   checkUlid,
   chooseWorkspace,
+  newRecord,
   noteParticipant,
   nowIso,
+  readIndexed,
   sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
-import { appendMessage, readDiscussion, requireDiscussion } from "./store_discussions.ts";
+import { appendMessage, checkDiscussionIn, requireDiscussion } from "./store_discussions.ts";
 import {
   type Author,
   type DecisionScope,
@@ -85,14 +87,9 @@ export async function recordDecision(
     ctx.settings.limits.messageMaxBytes,
     SETTING_OF.messageMaxBytes,
   );
-  if (input.discussion_id !== undefined) {
-    const discussion = await readDiscussion(ctx, input.discussion_id);
-    sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
-  }
+  await checkDiscussionIn(ctx, input.discussion_id, ws);
   return await commitWithRetry(() => {
-    const id = ulid(ctx.settings.now());
-    const op = ctx.kv.atomic().check({ key: keys.decision(id), versionstamp: null });
-    const author = noteParticipant(op, ws, caller, "actions");
+    const { id, op, author } = newRecord(ctx, ws, caller, keys.decision);
     const decision: StoredDecision = {
       id,
       workspace: ws,
@@ -295,15 +292,11 @@ export async function getDecisions(
 ): Promise<WorkspaceChoice & { decisions: Decision[]; has_more: boolean; total: number }> {
   const choice = chooseWorkspace(ctx, input.workspace);
   const limit = checkLimit(ctx, input.limit);
-  const ids: string[] = [];
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.wsDecisionsIn(choice.workspace) }, {
-      reverse: true,
-    })
-  ) ids.push(e.value);
-  const all = (await getAll<StoredDecision>(ctx.kv, ids.map(keys.decision)))
-    .flatMap((e) => e.value === null ? [] : [e.value])
-    .filter((d) => input.status === undefined || d.status === input.status);
+  const all = (await readIndexed<StoredDecision>(
+    ctx,
+    keys.wsDecisionsIn(choice.workspace),
+    keys.decision,
+  )).filter((d) => input.status === undefined || d.status === input.status);
   return {
     ...choice,
     decisions: all.slice(0, limit).map(decisionOut),
@@ -314,14 +307,8 @@ export async function getDecisions(
 
 /** The workspace's standing rules: approved, workspace-scoped decisions, newest first. */
 export async function standingRules(ctx: TableCtx, ws: string, limit: number): Promise<Decision[]> {
-  const ids: string[] = [];
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.rulesIn(ws) }, { reverse: true, limit })
-  ) {
-    ids.push(e.value);
-  }
-  return (await getAll<StoredDecision>(ctx.kv, ids.map(keys.decision)))
-    .flatMap((e) => e.value === null ? [] : [decisionOut(e.value)]);
+  return (await readIndexed<StoredDecision>(ctx, keys.rulesIn(ws), keys.decision, limit))
+    .map(decisionOut);
 }
 
 /** The newest decisions awaiting a verdict in a workspace. */
@@ -330,13 +317,6 @@ export async function awaitingDecisions(
   ws: string,
   limit: number,
 ): Promise<Decision[]> {
-  const ids: string[] = [];
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.openDecisionsIn(ws) }, {
-      reverse: true,
-      limit,
-    })
-  ) ids.push(e.value);
-  return (await getAll<StoredDecision>(ctx.kv, ids.map(keys.decision)))
-    .flatMap((e) => e.value === null ? [] : [decisionOut(e.value)]);
+  return (await readIndexed<StoredDecision>(ctx, keys.openDecisionsIn(ws), keys.decision, limit))
+    .map(decisionOut);
 }

@@ -8,7 +8,7 @@ import {
   listEntries,
   readKey,
   readKeys,
-  ulid,
+  StaleRead,
 } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
 import {
@@ -20,9 +20,14 @@ import {
   chooseWorkspace,
   commitOnDiscussion,
   countValue,
+  newRecord,
   noteParticipant,
   nowIso,
+  rememberDiscussion,
+  rememberSighting,
+  sameWorkspace,
   type TableCtx,
+  type TableMemo,
   type WorkspaceChoice,
 } from "./store_common.ts";
 import {
@@ -81,9 +86,7 @@ export async function createDiscussion(
   const body = input.body === undefined ? undefined : checkMessageBody(ctx, input.body);
   return await commitWithRetry(() => {
     const at = nowIso(ctx);
-    const id = ulid(ctx.settings.now());
-    const op = ctx.kv.atomic().check({ key: keys.discussion(id), versionstamp: null });
-    const author = noteParticipant(op, ws, caller, "actions");
+    const { id, op, author } = newRecord(ctx, ws, caller, keys.discussion);
     const discussion: Discussion = {
       id,
       workspace: ws,
@@ -109,11 +112,14 @@ export async function createDiscussion(
       };
       op.set(keys.message(id, 1), message);
       op.sum(keys.spoke(ws, caller.name, "messages"), 1n);
-      bump(op, ws, "messages", 1);
     }
     return Promise.resolve({
       op,
       value: { ...choice, discussion, message: message && messageOut(message) },
+      committed: (versionstamp: string) => {
+        rememberDiscussion(ctx, discussion, versionstamp);
+        rememberSighting(ctx.memo, ws, author);
+      },
     });
   });
 }
@@ -126,7 +132,25 @@ export interface NewMessage {
   in_reply_to?: number;
 }
 
-/** Appends a message; its seq is the discussion's next, checked-and-set in the same atomic. */
+/** Most posts one atomic carries, and most bytes of their bodies (an atomic holds 800 KiB). */
+export const POST_BATCH = { posts: 32, bytes: 256 * 1024 };
+
+/** A post waiting for its discussion's turn; `result` or `error` is set once it is decided. */
+export interface PendingPost {
+  caller: Caller;
+  kind: MessageKind;
+  body: string;
+  in_reply_to?: number;
+  result?: { message: Message; discussion: Discussion };
+  error?: unknown;
+}
+
+/**
+ * Appends a message; its seq is the discussion's next, checked-and-set in the same atomic.
+ * Posts to one discussion in this process take turns (its write queue); whoever's turn comes
+ * commits every post waiting behind it too, in arrival order, in one atomic (at most
+ * `POST_BATCH`), so a busy discussion costs one commit per turn rather than one per post.
+ */
 export async function postMessage(
   ctx: TableCtx,
   caller: Caller,
@@ -138,29 +162,85 @@ export async function postMessage(
   if (reply !== undefined && (!Number.isInteger(reply) || reply < 1)) {
     throw new AppError("invalid", `in_reply_to must be the seq of a message (a whole number ≥ 1)`);
   }
-  return await commitOnDiscussion(ctx.kv, id, async () => {
-    const entry = await readKey<Discussion>(ctx.kv, keys.discussion(id));
-    const current = requireDiscussion(entry, id);
-    if (reply !== undefined && reply > current.latest_seq) {
-      throw new AppError(
-        "invalid",
-        `in_reply_to ${reply} names no message: discussion ${id} has seqs 1..${current.latest_seq}`,
-      );
-    }
-    const op = ctx.kv.atomic().check(entry);
-    const { message, discussion } = appendMessage(ctx, op, current, caller, {
-      kind: input.kind ?? "note",
-      body,
-      in_reply_to: reply,
+  const post: PendingPost = { caller, kind: input.kind ?? "note", body, in_reply_to: reply };
+  const waiting = ctx.memo.posts.get(id) ?? [];
+  if (waiting.length === 0) ctx.memo.posts.set(id, waiting);
+  waiting.push(post);
+  let batch: PendingPost[] | undefined;
+  let tries = 0;
+  try {
+    await commitOnDiscussion<void>(ctx.kv, id, async () => {
+      if (batch === undefined) {
+        // An earlier turn may have committed (or refused) this post with its own.
+        if (post.result !== undefined || post.error !== undefined) return { value: undefined };
+        batch = takeBatch(ctx, id);
+      }
+      // The first try trusts what this process last committed to the discussion (posters here
+      // take turns on it, so it is usually current); a write from elsewhere fails the
+      // versionstamp check and every later try reads afresh.
+      const cached = tries++ === 0 ? ctx.memo.discussions.get(id) : undefined;
+      const entry = cached ?? await readKey<Discussion>(ctx.kv, keys.discussion(id));
+      const before = requireDiscussion(entry, id);
+      let current = before;
+      const op = ctx.kv.atomic().check(entry);
+      const landed: { post: PendingPost; message: StoredMessage; discussion: Discussion }[] = [];
+      for (const p of batch) {
+        p.error = undefined;
+        if (p.in_reply_to !== undefined && p.in_reply_to > current.latest_seq) {
+          if (cached !== undefined) throw new StaleRead(`discussion ${id} may be past the memo`);
+          p.error = new AppError(
+            "invalid",
+            `in_reply_to ${p.in_reply_to} names no message: discussion ${id} has seqs 1..${current.latest_seq}`,
+          );
+          continue;
+        }
+        const message = addMessage(ctx, op, current, p.caller, p, ctx.memo);
+        current = { ...current, latest_seq: message.seq, last_message_at: message.created_at };
+        landed.push({ post: p, message, discussion: current });
+      }
+      if (landed.length === 0) return { value: undefined };
+      setActivity(op, before, current);
+      return {
+        op,
+        value: undefined,
+        committed: (versionstamp) => {
+          for (const { post: p, message, discussion } of landed) {
+            p.result = { message: messageOut(message), discussion };
+            rememberSighting(ctx.memo, discussion.workspace, message.author);
+          }
+          rememberDiscussion(ctx, current, versionstamp);
+        },
+      };
     });
-    return { op, value: { message: messageOut(message), discussion } };
-  });
+  } catch (error) {
+    for (const p of batch ?? []) {
+      if (p.result === undefined) p.error = error;
+    }
+    throw error;
+  }
+  if (post.error !== undefined) throw post.error;
+  return post.result!;
+}
+
+/** Takes the posts waiting on discussion `id`, oldest first, as many as one atomic carries. */
+function takeBatch(ctx: TableCtx, id: string): PendingPost[] {
+  const waiting = ctx.memo.posts.get(id) ?? [];
+  let bytes = 0;
+  let n = 0;
+  while (n < waiting.length && n < POST_BATCH.posts) {
+    bytes += waiting[n].body.length * 3;
+    if (n > 0 && bytes > POST_BATCH.bytes) break;
+    n++;
+  }
+  const batch = waiting.splice(0, n);
+  if (waiting.length === 0) ctx.memo.posts.delete(id);
+  return batch;
 }
 
 /**
  * Adds the next message of `current` to `op` (which must check the discussion's versionstamp):
- * the message, the discussion's new counter and activity, and the counts. Also used by
- * `resolve_decision` to post its note in the same atomic as the verdict.
+ * the message, the discussion's new counter and activity, and the author's message count and
+ * sighting. Used by `resolve_decision` to post its note in the same atomic as the verdict.
  */
 export function appendMessage(
   ctx: TableCtx,
@@ -169,10 +249,26 @@ export function appendMessage(
   caller: Caller,
   input: { kind: MessageKind; body: string; in_reply_to?: number },
 ): { message: StoredMessage; discussion: Discussion } {
-  const at = nowIso(ctx);
+  const message = addMessage(ctx, op, current, caller, input);
+  const discussion = { ...current, latest_seq: message.seq, last_message_at: message.created_at };
+  setActivity(op, current, discussion);
+  return { message, discussion };
+}
+
+/**
+ * Adds message `latest_seq + 1` of `current` to `op` with its author's message count and
+ * sighting (unless `memo` says this process already wrote it); the discussion is not written.
+ */
+function addMessage(
+  ctx: TableCtx,
+  op: Deno.AtomicOperation,
+  current: Discussion,
+  caller: Caller,
+  input: { kind: MessageKind; body: string; in_reply_to?: number },
+  memo?: TableMemo,
+): StoredMessage {
   const seq = current.latest_seq + 1;
-  const ws = current.workspace;
-  const author = noteParticipant(op, ws, caller, "messages");
+  const author = noteParticipant(op, current.workspace, caller, "messages", memo);
   const message: StoredMessage = {
     discussion_id: current.id,
     seq,
@@ -180,16 +276,19 @@ export function appendMessage(
     body: pack(input.body),
     ...(input.in_reply_to === undefined ? {} : { in_reply_to: input.in_reply_to }),
     author,
-    created_at: at,
+    created_at: nowIso(ctx),
   };
-  const discussion: Discussion = { ...current, latest_seq: seq, last_message_at: at };
   op.check({ key: keys.message(current.id, seq), versionstamp: null })
-    .set(keys.message(current.id, seq), message)
-    .set(keys.discussion(current.id), discussion)
-    .delete(keys.activity(ws, current.last_message_at, current.id))
-    .set(keys.activity(ws, at, current.id), summaryOf(discussion));
-  bump(op, ws, "messages", 1);
-  return { message, discussion };
+    .set(keys.message(current.id, seq), message);
+  return message;
+}
+
+/** Writes `after` over `before` (the same discussion): its record and its activity entry. */
+function setActivity(op: Deno.AtomicOperation, before: Discussion, after: Discussion): void {
+  const ws = after.workspace;
+  op.set(keys.discussion(after.id), after)
+    .delete(keys.activity(ws, before.last_message_at, before.id))
+    .set(keys.activity(ws, after.last_message_at, after.id), summaryOf(after));
 }
 
 /** The discussion of `entry`, or a not-found error naming `id`. */
@@ -198,6 +297,17 @@ export function requireDiscussion(entry: Deno.KvEntryMaybe<Discussion>, id: stri
     throw new AppError("not_found", `No discussion has id ${id}: get_workspace_context lists them`);
   }
   return entry.value;
+}
+
+/** Checks that discussion `id`, when one is named, exists in workspace `ws`. */
+export async function checkDiscussionIn(
+  ctx: TableCtx,
+  id: string | undefined,
+  ws: string,
+): Promise<void> {
+  if (id === undefined) return;
+  const discussion = await readDiscussion(ctx, id);
+  sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
 }
 
 /** Reads one discussion, or throws not found. */

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { CLAUDE, CODEX, fails, withTable } from "../../tests/support/table_mcp.ts";
 import { tempKvPath } from "../../tests/support/harness.ts";
 import { loadTableSettings } from "./settings.ts";
-import { countValue } from "./store_common.ts";
+import { countValue, tableCtx } from "./store_common.ts";
 import {
   createDiscussion,
   getDiscussion,
+  POST_BATCH,
   postMessage,
   quietDiscussions,
 } from "./store_discussions.ts";
@@ -25,7 +26,7 @@ Deno.test("createDiscussion() with a body posts seq 1 in the same atomic, and co
     const stored = await kv.get(keys.message(r.discussion.id, 1));
     assert.ok(stored.value);
     assert.equal(await count(kv, "main", "discussions"), 1);
-    assert.equal(await count(kv, "main", "messages"), 1);
+    assert.equal(countValue(await kv.get(keys.spoke("main", "codex", "messages"))), 1);
     const bare = await createDiscussion(ctx, CODEX, { title: "Empty", workspace: "Acme/App" });
     assert.equal(bare.workspace, "acme/app");
     assert.equal(bare.workspace_source, "caller");
@@ -102,8 +103,8 @@ Deno.test("postMessage() on two KV handles of one file: 16 posters, seqs 1..16, 
   const b = await Deno.openKv(tmp.path);
   try {
     const settings = loadTableSettings(new Map());
-    const ctxA = { kv: a, settings };
-    const ctxB = { kv: b, settings };
+    const ctxA = tableCtx(a, settings);
+    const ctxB = tableCtx(b, settings);
     const { discussion } = await createDiscussion(ctxA, CODEX, { title: "Two handles" });
     const seqs = await Promise.all(
       Array.from(
@@ -116,7 +117,7 @@ Deno.test("postMessage() on two KV handles of one file: 16 posters, seqs 1..16, 
     assert.deepEqual(seqs.sort((x, y) => x - y), Array.from({ length: 16 }, (_, i) => i + 1));
     const page = await getDiscussion(ctxB, { discussion_id: discussion.id });
     assert.deepEqual(page.messages.map((m) => m.seq), seqs);
-    assert.equal(countValue(await a.get(keys.count("main", "messages"))), 16);
+    assert.equal(countValue(await a.get(keys.spoke("main", "codex", "messages"))), 16);
   } finally {
     a.close();
     b.close();
@@ -217,5 +218,122 @@ Deno.test("quietDiscussions() lists discussions with no message since the cutoff
       10,
     );
     assert.deepEqual(after.items.map((d) => d.id), [mid.discussion.id]);
+  });
+});
+
+Deno.test("postMessage() re-reads a discussion another process moved past this one's memo", async () => {
+  await withTable({}, async ({ ctx, kv, settings }) => {
+    const other = tableCtx(kv, settings);
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "Memo", body: "1" });
+    await postMessage(ctx, CODEX, { discussion_id: discussion.id, body: "2" });
+    assert.equal(ctx.memo.discussions.get(discussion.id)?.value.latest_seq, 2);
+    for (const body of ["3", "4"]) {
+      await postMessage(other, CLAUDE, { discussion_id: discussion.id, body });
+    }
+    // The memo still says 2: a reply to 4 must not be refused, nor seq 3 taken twice.
+    const reply = await postMessage(ctx, CODEX, {
+      discussion_id: discussion.id,
+      body: "5",
+      in_reply_to: 4,
+    });
+    assert.equal(reply.message.seq, 5);
+    const plain = await postMessage(other, CLAUDE, { discussion_id: discussion.id, body: "6" });
+    assert.equal(plain.message.seq, 6);
+    assert.equal(
+      (await postMessage(ctx, CODEX, { discussion_id: discussion.id, body: "7" }))
+        .message.seq,
+      7,
+    );
+    const page = await getDiscussion(ctx, { discussion_id: discussion.id });
+    assert.deepEqual(page.messages.map((m) => m.body), ["1", "2", "3", "4", "5", "6", "7"]);
+    await fails(
+      postMessage(ctx, CODEX, { discussion_id: discussion.id, body: "x", in_reply_to: 8 }),
+      "invalid",
+      /in_reply_to 8 names no message: .* has seqs 1\.\.7/,
+    );
+  });
+});
+
+Deno.test("postMessage() writes a sighting once per process, again under a new spelling", async () => {
+  await withTable({}, async ({ ctx, kv }) => {
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "Seen" });
+    const seen = () => Array.fromAsync(kv.list({ prefix: keys.seenIn("main") }));
+    const before = (await seen())[0].versionstamp;
+    await postMessage(ctx, CODEX, { discussion_id: discussion.id, body: "a" });
+    assert.equal((await seen())[0].versionstamp, before);
+    await postMessage(ctx, { ...CODEX, name: "Codex" }, {
+      discussion_id: discussion.id,
+      body: "b",
+    });
+    const after = await seen();
+    assert.equal(after.length, 1);
+    assert.deepEqual(after[0].value, { name: "Codex", via: "token" });
+    assert.equal(countValue(await kv.get(keys.spoke("main", "codex", "messages"))), 2);
+  });
+});
+
+Deno.test("postMessage(): posts waiting on one discussion share commits, each checked on its own", async () => {
+  await withTable({}, async ({ ctx, kv }) => {
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "Batch", body: "1" });
+    const id = discussion.id;
+    const n = POST_BATCH.posts + 8;
+    const posts = Array.from({ length: n }, (_, i) =>
+      postMessage(ctx, i % 2 ? CODEX : CLAUDE, {
+        discussion_id: id,
+        body: `p${i}`,
+        // Post 5 answers a message a post ahead of it in the same turn takes; post 9 names none.
+        ...(i === 5 ? { in_reply_to: 4 } : i === 9 ? { in_reply_to: 999 } : {}),
+      }));
+    const settled = await Promise.allSettled(posts);
+    const bad = settled[9];
+    assert.equal(bad.status, "rejected");
+    assert.match((bad as PromiseRejectedResult).reason.message, /in_reply_to 999 names no message/);
+    const seqs = settled.flatMap((s) => s.status === "fulfilled" ? [s.value.message.seq] : []);
+    assert.deepEqual(seqs.sort((a, b) => a - b), Array.from({ length: n - 1 }, (_, i) => i + 2));
+    for (const s of settled) {
+      if (s.status === "fulfilled") {
+        assert.equal(s.value.discussion.latest_seq, s.value.message.seq);
+      }
+    }
+    const stored = await Array.fromAsync(kv.list({ prefix: keys.messagesOf(id) }));
+    assert.deepEqual(stored.map((e) => e.key[2]), Array.from({ length: n }, (_, i) => i + 1));
+    assert.equal(
+      (stored.find((e) => e.key[2] === 7)?.value as { body: Uint8Array }).body.length,
+      2,
+    );
+    // Fewer commits than posts, none carrying more than POST_BATCH.posts messages.
+    const commits = new Map<string, number>();
+    for (const e of stored.slice(1)) {
+      commits.set(e.versionstamp, (commits.get(e.versionstamp) ?? 0) + 1);
+    }
+    assert.ok(commits.size >= 2 && commits.size < n - 1, `${commits.size} commits`);
+    assert.ok(Math.max(...commits.values()) <= POST_BATCH.posts);
+    const page = await getDiscussion(ctx, { discussion_id: id, limit: 200 });
+    assert.equal(page.latest_seq, n);
+    assert.equal(page.messages.find((m) => m.body === "p5")?.in_reply_to, 4);
+    const activity = await Array.fromAsync(kv.list({ prefix: keys.activityIn("main") }));
+    assert.deepEqual(activity.map((e) => e.value), [summaryOf(page.discussion)]);
+    const spoken = countValue(await kv.get(keys.spoke("main", "codex", "messages"))) +
+      countValue(await kv.get(keys.spoke("main", "claude", "messages")));
+    assert.equal(spoken, n);
+  });
+});
+
+Deno.test("postMessage(): bodies at the limit, posted at once, still fit their atomics", async () => {
+  await withTable({}, async ({ ctx }) => {
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "Big" });
+    // 26 bodies of 32 KiB are 832 KiB: more than one atomic may carry.
+    const letters = "abcdefghijklmnopqrstuvwxyz".split("");
+    const results = await Promise.all(
+      letters.map((c) =>
+        postMessage(ctx, CODEX, { discussion_id: discussion.id, body: c.repeat(32 * 1024) })
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.message.seq).sort((a, b) => a - b),
+      letters.map((_, i) => i + 1),
+    );
+    const page = await getDiscussion(ctx, { discussion_id: discussion.id });
+    assert.deepEqual(page.messages.map((m) => m.body[0]), letters);
   });
 });

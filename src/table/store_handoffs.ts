@@ -4,7 +4,7 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
 import {
   bump,
@@ -13,8 +13,11 @@ import {
   checkName,
   checkUlid,
   chooseWorkspace,
+  newRecord,
   noteParticipant,
   nowIso,
+  readIndexed,
+  readRecords,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
@@ -108,9 +111,13 @@ export async function createHandoff(
       );
     }
     const ws = before.workspace;
-    const id = ulid(ctx.settings.now());
-    const op = ctx.kv.atomic().check(entry).check({ key: keys.handoff(id), versionstamp: null });
-    const author = noteParticipant(op, ws, caller, "actions");
+    const { id, op, author } = newRecord(
+      ctx,
+      ws,
+      caller,
+      keys.handoff,
+      ctx.kv.atomic().check(entry),
+    );
     const at = nowIso(ctx);
     const handoff: StoredHandoff = {
       id,
@@ -227,14 +234,11 @@ export async function getHandoffs(
   const limit = checkLimit(ctx, input.limit);
   const to = input.to === undefined ? undefined : checkName(ctx, "to", input.to).toLowerCase();
   if (input.task_id !== undefined) checkUlid("task_id", input.task_id);
-  const ids: string[] = [];
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.wsHandoffsIn(choice.workspace) }, {
-      reverse: true,
-    })
-  ) ids.push(e.value);
-  const stored = (await getAll<StoredHandoff>(ctx.kv, ids.map(keys.handoff)))
-    .flatMap((e) => e.value === null ? [] : [e.value])
+  const stored = (await readIndexed<StoredHandoff>(
+    ctx,
+    keys.wsHandoffsIn(choice.workspace),
+    keys.handoff,
+  ))
     .filter((h) => to === undefined || h.to.toLowerCase() === to)
     .filter((h) => input.task_id === undefined || h.task_id === input.task_id);
   const all = await withTasks(ctx, stored);
@@ -249,9 +253,7 @@ export async function getHandoffs(
 
 /** Reads handoffs by id with their tasks, so their states can be computed. */
 export async function readHandoffs(ctx: TableCtx, ids: string[]): Promise<Handoff[]> {
-  const stored = (await getAll<StoredHandoff>(ctx.kv, ids.map(keys.handoff)))
-    .flatMap((e) => e.value === null ? [] : [e.value]);
-  return await withTasks(ctx, stored);
+  return await withTasks(ctx, await readRecords<StoredHandoff>(ctx, ids, keys.handoff));
 }
 
 async function withTasks(ctx: TableCtx, stored: StoredHandoff[]): Promise<Handoff[]> {

@@ -1,15 +1,7 @@
 /** Plans: never edited; a changed plan is a new one that supersedes the old, once. */
 
 import type { Caller } from "../kit/caller.ts";
-import {
-  AppError,
-  commitWithRetry,
-  getAll,
-  listEntries,
-  readKey,
-  readKeys,
-  ulid,
-} from "../kit/kv.ts";
+import { AppError, commitWithRetry, getAll, listEntries, readKey, readKeys } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
 import {
   bump,
@@ -18,13 +10,14 @@ import {
   checkTitle,
   checkUlid,
   chooseWorkspace,
-  noteParticipant,
+  newRecord,
   nowIso,
+  readIndexed,
   sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
-import { readDiscussion } from "./store_discussions.ts";
+import { checkDiscussionIn } from "./store_discussions.ts";
 import {
   type Author,
   keys,
@@ -88,10 +81,7 @@ export async function recordPlan(
     ctx.settings.limits.bodyMaxBytes,
     SETTING_OF.bodyMaxBytes,
   );
-  if (input.discussion_id !== undefined) {
-    const discussion = await readDiscussion(ctx, input.discussion_id);
-    sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
-  }
+  await checkDiscussionIn(ctx, input.discussion_id, ws);
   if (input.decision_id !== undefined) {
     const id = checkUlid("decision_id", input.decision_id);
     const decision = (await readKey<StoredDecision>(ctx.kv, keys.decision(id))).value;
@@ -102,8 +92,7 @@ export async function recordPlan(
     ? undefined
     : checkUlid("supersedes", input.supersedes);
   return await commitWithRetry(async () => {
-    const id = ulid(ctx.settings.now());
-    const op = ctx.kv.atomic().check({ key: keys.plan(id), versionstamp: null });
+    const { id, op, author } = newRecord(ctx, ws, caller, keys.plan);
     if (old !== undefined) {
       const [oldPlan, successor] = await readKeys<[StoredPlan, string]>(ctx.kv, [
         keys.plan(old),
@@ -121,7 +110,6 @@ export async function recordPlan(
       op.check(successor).set(keys.planSuccessor(old), id).delete(keys.currentPlan(ws, old));
       bump(op, ws, "plans_current", -1);
     }
-    const author = noteParticipant(op, ws, caller, "actions");
     const plan: StoredPlan = {
       id,
       workspace: ws,
@@ -155,12 +143,7 @@ export async function getPlans(
   const prefix = input.include_superseded
     ? keys.wsPlansIn(choice.workspace)
     : keys.currentPlansIn(choice.workspace);
-  const ids: string[] = [];
-  for await (const e of listEntries<string>(ctx.kv, { prefix }, { reverse: true })) {
-    ids.push(e.value);
-  }
-  const plans = (await getAll<StoredPlan>(ctx.kv, ids.map(keys.plan)))
-    .flatMap((e) => e.value === null ? [] : [e.value])
+  const plans = (await readIndexed<StoredPlan>(ctx, prefix, keys.plan))
     .filter((p) => input.discussion_id === undefined || p.discussion_id === input.discussion_id);
   const page = plans.slice(0, limit);
   const successors = await getAll<string>(ctx.kv, page.map((p) => keys.planSuccessor(p.id)));

@@ -158,7 +158,6 @@ export interface Sighting {
 /** Names of the per-workspace counters, each kept in the same atomic as what it counts. */
 export type CountName =
   | "discussions"
-  | "messages"
   | "decisions_proposed"
   | "decisions_approved"
   | "decisions_rejected"

@@ -4,7 +4,7 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
 import {
   bump,
@@ -14,13 +14,15 @@ import {
   checkTitle,
   checkUlid,
   chooseWorkspace,
+  newRecord,
   noteParticipant,
   nowIso,
-  sameWorkspace,
+  readIndexed,
+  readRecords,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
-import { readDiscussion } from "./store_discussions.ts";
+import { checkDiscussionIn } from "./store_discussions.ts";
 import {
   type Author,
   keys,
@@ -136,14 +138,9 @@ export async function createTask(
   const owner = input.assigned_to === undefined
     ? null
     : checkName(ctx, "assigned_to", input.assigned_to);
-  if (input.discussion_id !== undefined) {
-    const discussion = await readDiscussion(ctx, input.discussion_id);
-    sameWorkspace("discussion", discussion.id, discussion.workspace, ws);
-  }
+  await checkDiscussionIn(ctx, input.discussion_id, ws);
   return await commitWithRetry(() => {
-    const id = ulid(ctx.settings.now());
-    const op = ctx.kv.atomic().check({ key: keys.task(id), versionstamp: null });
-    const author = noteParticipant(op, ws, caller, "actions");
+    const { id, op, author } = newRecord(ctx, ws, caller, keys.task);
     const at = nowIso(ctx);
     const task: StoredTask = {
       id,
@@ -249,14 +246,7 @@ export async function getTasks(
   const who = input.assigned_to === undefined
     ? undefined
     : checkName(ctx, "assigned_to", input.assigned_to).toLowerCase();
-  const ids: string[] = [];
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.wsTasksIn(choice.workspace) }, {
-      reverse: true,
-    })
-  ) ids.push(e.value);
-  const all = (await getAll<StoredTask>(ctx.kv, ids.map(keys.task)))
-    .flatMap((e) => e.value === null ? [] : [e.value])
+  const all = (await readIndexed<StoredTask>(ctx, keys.wsTasksIn(choice.workspace), keys.task))
     .filter((t) => input.status === undefined || t.status === input.status)
     .filter((t) => who === undefined || t.assigned_to?.toLowerCase() === who);
   return {
@@ -269,8 +259,7 @@ export async function getTasks(
 
 /** Reads tasks by id, skipping any that are gone. */
 export async function readTasks(ctx: TableCtx, ids: string[]): Promise<StoredTask[]> {
-  return (await getAll<StoredTask>(ctx.kv, ids.map(keys.task)))
-    .flatMap((e) => e.value === null ? [] : [e.value]);
+  return await readRecords<StoredTask>(ctx, ids, keys.task);
 }
 
 function checkDetail(ctx: TableCtx, detail: string): string {

@@ -3,6 +3,7 @@
 import type { McpServer } from "../mcp/sdk.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import type { TableSettings } from "./settings.ts";
+import { tableCtx } from "./store_common.ts";
 import { registerContextTool } from "./tools_context.ts";
 import { registerDecisionTools } from "./tools_decisions.ts";
 import { registerDiscussionTools } from "./tools_discussions.ts";
@@ -18,7 +19,7 @@ export function registerTableTools(
   deps: McpDeps,
   settings: TableSettings,
 ): void {
-  const t = { deps, settings, ctx: { kv: deps.kv, settings } };
+  const t = { deps, settings, ctx: tableCtx(deps.kv, settings) };
   registerContextTool(server, t);
   registerDiscussionTools(server, t);
   registerDecisionTools(server, t);

@@ -108,6 +108,10 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
     const codex = await w.client(CODEX);
     const owner = await w.client(OWNER);
     const keys = (o: Record<string, unknown>) => Object.keys(o).sort();
+    // The shapes every list and every create result share.
+    const listed = (items: string) =>
+      [items, "has_more", "total", "workspace", "workspace_source"].sort();
+    const created = (item: string) => [item, "workspace", "workspace_source"];
     const d = await ok(codex, "create_discussion", { title: "t", body: "b" });
     assert.deepEqual(keys(d), ["discussion", "message", "workspace", "workspace_source"]);
     const id = (d.discussion as { id: string }).id;
@@ -128,7 +132,7 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
       "workspace_source",
     ]);
     const dec = await ok(codex, "record_decision", { title: "D", detail: "d", discussion_id: id });
-    assert.deepEqual(keys(dec), ["decision", "workspace", "workspace_source"]);
+    assert.deepEqual(keys(dec), created("decision"));
     const decision = dec.decision as Record<string, unknown>;
     assert.deepEqual(keys(decision), [
       "created_at",
@@ -146,13 +150,7 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
       "title",
       "workspace",
     ]);
-    assert.deepEqual(keys(await ok(codex, "get_decisions", {})), [
-      "decisions",
-      "has_more",
-      "total",
-      "workspace",
-      "workspace_source",
-    ]);
+    assert.deepEqual(keys(await ok(codex, "get_decisions", {})), listed("decisions"));
     assert.deepEqual(
       keys(
         await ok(owner, "resolve_decision", {
@@ -175,7 +173,7 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
       ["changed", "decision"],
     );
     const plan = await ok(codex, "record_plan", { title: "P", body: "b" });
-    assert.deepEqual(keys(plan), ["plan", "workspace", "workspace_source"]);
+    assert.deepEqual(keys(plan), created("plan"));
     assert.deepEqual(keys(plan.plan as Record<string, unknown>), [
       "body",
       "created_at",
@@ -188,15 +186,9 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
       "title",
       "workspace",
     ]);
-    assert.deepEqual(keys(await ok(codex, "get_plans", {})), [
-      "has_more",
-      "plans",
-      "total",
-      "workspace",
-      "workspace_source",
-    ]);
+    assert.deepEqual(keys(await ok(codex, "get_plans", {})), listed("plans"));
     const task = await ok(codex, "create_task", { title: "T" });
-    assert.deepEqual(keys(task), ["task", "workspace", "workspace_source"]);
+    assert.deepEqual(keys(task), created("task"));
     const t = task.task as Record<string, unknown>;
     assert.deepEqual(keys(t), [
       "assigned_to",
@@ -217,13 +209,7 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
       "changed",
       "task",
     ]);
-    assert.deepEqual(keys(await ok(codex, "get_tasks", {})), [
-      "has_more",
-      "tasks",
-      "total",
-      "workspace",
-      "workspace_source",
-    ]);
+    assert.deepEqual(keys(await ok(codex, "get_tasks", {})), listed("tasks"));
     const h = await ok(codex, "create_handoff", { task_id: t.id, to: "owner", context: "c" });
     assert.deepEqual(keys(h), ["handoff", "superseded", "task"]);
     const handoff = h.handoff as Record<string, unknown>;
@@ -241,13 +227,7 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
       "to",
       "workspace",
     ]);
-    assert.deepEqual(keys(await ok(codex, "get_handoffs", {})), [
-      "handoffs",
-      "has_more",
-      "total",
-      "workspace",
-      "workspace_source",
-    ]);
+    assert.deepEqual(keys(await ok(codex, "get_handoffs", {})), listed("handoffs"));
     assert.deepEqual(keys(await ok(owner, "accept_handoff", { handoff_id: handoff.id })), [
       "handoff",
       "task",

@@ -2,6 +2,7 @@
 
 import type { Toolset, ToolsetDefinition } from "../mcp/toolset.ts";
 import { loadTableSettings, type TableSettings } from "./settings.ts";
+import { tableCtx } from "./store_common.ts";
 import { registerTableTools, TABLE_INSTRUCTIONS } from "./tools.ts";
 import { viewRoutes } from "./view.ts";
 
@@ -11,7 +12,7 @@ export function tableToolset(settings: TableSettings): Toolset {
     name: "table",
     instructions: TABLE_INSTRUCTIONS,
     register: (server, deps) => registerTableTools(server, deps, settings),
-    routes: (deps) => viewRoutes({ kv: deps.kv, settings }),
+    routes: (deps) => viewRoutes(tableCtx(deps.kv, settings)),
   };
 }
 

@@ -7,7 +7,7 @@ import type { Caller } from "../../src/kit/caller.ts";
 import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { loadTableSettings, type TableSettings } from "../../src/table/settings.ts";
-import type { TableCtx } from "../../src/table/store_common.ts";
+import { type TableCtx, tableCtx } from "../../src/table/store_common.ts";
 import { tableToolset } from "../../src/table/toolset.ts";
 
 /** An SDK client. */
@@ -55,7 +55,7 @@ export async function withTable(
     kv: store,
     settings,
     clock,
-    ctx: { kv: store, settings },
+    ctx: tableCtx(store, settings),
     async client(caller) {
       const server = createMcpServer({ kv: store, config, caller }, [tableToolset(settings)]);
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
