@@ -43,7 +43,8 @@ export async function openKv(path: string | undefined): Promise<Deno.Kv> {
   if (path === undefined) return await Deno.openKv();
   const folder = kvFolder(path);
   if (folder !== undefined) await Deno.mkdir(folder, { recursive: true });
-  return await Deno.openKv(path);
+  // Two processes creating one new file at once can meet SQLite's lock while it sets up.
+  return await retryLocked(() => Deno.openKv(path));
 }
 
 /** True when `path` is a KV Connect URL rather than a file. */
