@@ -15,6 +15,7 @@ import {
   toJsonSchemaCompat,
   type Tool,
 } from "./sdk.ts";
+import { fastRequests } from "./dispatch.ts";
 import { attachSession, SessionState } from "./session.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -181,6 +182,11 @@ function connectionServer(
     );
   }
   quietListChanged(server);
+  const connect = server.connect.bind(server);
+  server.connect = (transport) => {
+    fastRequests(server, transport);
+    return connect(transport);
+  };
   return server;
 }
 
