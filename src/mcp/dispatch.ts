@@ -1,18 +1,61 @@
 /**
- * A cheaper first step for incoming requests. The SDK's `Protocol` sorts every message it
+ * Shorter paths through the SDK for the two steps every tool call takes.
+ *
+ * Sorting. The SDK's `Protocol` sorts every message it
  * receives by trying zod schemas in turn (result response, then error response, then request):
  * a request costs two failed parses and one full one, tens of microseconds, although every
  * transport this server uses has already checked the message against `JSONRPCMessageSchema`.
  * Here a request whose envelope is plainly well formed goes straight to the SDK's own request
  * handling; anything else (responses, notifications, odd shapes) takes the SDK's path unchanged.
- * The SDK is pinned (deno.json), and `dispatch_test.ts` fails if the internal this relies on moves.
+ *
+ * tools/call. The SDK parses a tools/call request twice against the same schema (once in
+ * `Protocol`, again in `Server`) and then re-parses the tool's result against
+ * `CallToolResultSchema`. Here it is parsed once, failing exactly as the SDK's first parse fails,
+ * and a result goes out as the tool made it (our tools' results are pinned by their tests).
+ * Task-augmented calls keep the SDK's whole path.
+ *
+ * The SDK is pinned (deno.json); `dispatch_test.ts` fails if the internals used here move, and
+ * checks that answers are the same as the SDK's own, byte for byte.
  */
 
-import type { JSONRPCMessage, McpServer, MessageExtraInfo, Transport } from "./sdk.ts";
+import {
+  CallToolRequestSchema,
+  type JSONRPCMessage,
+  type McpServer,
+  type MessageExtraInfo,
+  type Transport,
+} from "./sdk.ts";
 
-/** The one internal of the SDK's `Protocol` used here: its handling of a sorted request. */
+type RequestHandler = (request: unknown, extra: unknown) => unknown;
+
+/** The internals of the SDK's `Protocol` used here. */
 interface ProtocolInternals {
+  /** Handles a request once sorted. */
   _onrequest?: (request: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** Request handlers by method, each wrapped in its parse. */
+  _requestHandlers?: Map<string, RequestHandler>;
+  setRequestHandler(schema: unknown, handler: RequestHandler): void;
+}
+
+/**
+ * Makes `server` parse each tools/call request once and pass its result through unparsed.
+ * Call it before any tool is registered on `server`.
+ */
+export function leanToolCalls(server: McpServer): void {
+  const protocol = server.server as unknown as ProtocolInternals;
+  const register = protocol.setRequestHandler.bind(protocol);
+  protocol.setRequestHandler = (schema, handler) => {
+    register(schema, handler);
+    const handlers = protocol._requestHandlers;
+    const full = handlers?.get("tools/call");
+    if (schema !== CallToolRequestSchema || handlers === undefined || full === undefined) return;
+    handlers.set("tools/call", function leanToolCall(request, extra) {
+      const parsed = CallToolRequestSchema.safeParse(request);
+      if (!parsed.success) throw parsed.error;
+      if (parsed.data.params.task !== undefined) return full(request, extra);
+      return Promise.resolve(handler(parsed.data, extra));
+    });
+  };
 }
 
 /**

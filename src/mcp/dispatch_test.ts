@@ -4,7 +4,7 @@ import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
 import { defaultCaller } from "./caller.ts";
 import { isRequestEnvelope } from "./dispatch.ts";
-import { isJSONRPCRequest, type JSONRPCMessage } from "./sdk.ts";
+import { isJSONRPCRequest, type JSONRPCMessage, McpServer } from "./sdk.ts";
 import { InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer, type Toolset } from "./server.ts";
 
@@ -137,5 +137,58 @@ Deno.test("fastRequests() answers requests by the short path and leaves the rest
     };
     assert.deepEqual(await server.server.ping(), {});
     await server.close();
+  });
+});
+
+/** A raw JSON-RPC peer of `server`: sends one message and resolves with the answer to its id. */
+async function rawPeer(server: McpServer) {
+  const [serverEnd, clientEnd] = InMemoryTransport.createLinkedPair();
+  const waiters = new Map<unknown, (m: JSONRPCMessage) => void>();
+  clientEnd.onmessage = (message) => {
+    if ("id" in message) waiters.get(message.id)?.(message);
+  };
+  await server.connect(serverEnd);
+  await clientEnd.start();
+  return (message: Record<string, unknown>) =>
+    new Promise<JSONRPCMessage>((resolve) => {
+      waiters.set(message.id, resolve);
+      void clientEnd.send({ jsonrpc: "2.0", ...message } as JSONRPCMessage);
+    });
+}
+
+Deno.test("the short paths answer every tools/call exactly as the SDK's own server does", async () => {
+  await withKv(async (kv) => {
+    const config = loadConfig(new Map());
+    const ours = createMcpServer({ kv, config, caller: defaultCaller(config) }, [probe]);
+    const plain = new McpServer({ name: "plain", version: "1" });
+    probe.register(plain, { kv, config, caller: defaultCaller(config) });
+    const handlers = (ours.server as unknown as { _requestHandlers: Map<string, unknown> })
+      ._requestHandlers;
+    // If the SDK stops registering tools/call the way leanToolCalls() expects, fail here.
+    assert.equal((handlers.get("tools/call") as { name: string }).name, "leanToolCall");
+    const askOurs = await rawPeer(ours);
+    const askPlain = await rawPeer(plain);
+    const calls: Record<string, unknown>[] = [
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" } } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: 5 } } },
+      { method: "tools/call", params: { name: "echo" } },
+      { method: "tools/call", params: { name: "nope", arguments: {} } },
+      { method: "tools/call", params: { arguments: { x: "hi" } } },
+      { method: "tools/call", params: { name: 5 } },
+      { method: "tools/call" },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, _meta: { a: 1 } } },
+      { method: "ping" },
+    ];
+    let id = 0;
+    for (const call of calls) {
+      id++;
+      assert.deepEqual(
+        await askOurs({ id, ...call }),
+        await askPlain({ id, ...call }),
+        JSON.stringify(call),
+      );
+    }
+    await ours.close();
+    await plain.close();
   });
 });

@@ -20,6 +20,7 @@ export { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-sc
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
+  CallToolRequestSchema,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,

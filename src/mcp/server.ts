@@ -15,7 +15,7 @@ import {
   toJsonSchemaCompat,
   type Tool,
 } from "./sdk.ts";
-import { fastRequests } from "./dispatch.ts";
+import { fastRequests, leanToolCalls } from "./dispatch.ts";
 import { attachSession, SessionState } from "./session.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -154,6 +154,7 @@ function connectionServer(
     capabilities: { logging: {} },
     jsonSchemaValidator: validator,
   });
+  leanToolCalls(server);
   const session = new SessionState();
   let tools = false;
   for (const { method, args, served } of variant.registrations) {
