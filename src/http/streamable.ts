@@ -19,6 +19,7 @@ import {
   type TransportSendOptions,
 } from "../mcp/sdk.ts";
 import { readRpcBody } from "./body.ts";
+import { EncodedTexts } from "./encoded_texts.ts";
 
 /** Most messages one POST may carry (the SDK transport's limit). */
 const MAX_BATCH_SIZE = 100;
@@ -126,6 +127,7 @@ class RequestMux implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: Transport["onmessage"];
   readonly #pending = new Map<number, Exchange>();
+  readonly #texts = new EncodedTexts();
   #next = 0;
   /** POSTs still waiting for answers, and who waits for there to be none. */
   #open = 0;
@@ -167,7 +169,10 @@ class RequestMux implements Transport {
       const exchange = this.#pending.get(id);
       if (exchange === undefined) return Promise.resolve(); // its POST is gone
       this.#pending.delete(id);
-      const response = { ...message, id: exchange.ids.get(id)! } as JSONRPCMessage;
+      const response = this.#texts.prepare({
+        ...message,
+        id: exchange.ids.get(id)!,
+      }) as JSONRPCMessage;
       exchange.responses.set(id, response);
       exchange.write?.(response);
       if (exchange.responses.size === exchange.ids.size) {
