@@ -29,8 +29,15 @@ const kv = await orExit(
 
 if (Deno.args.includes("--stdio")) {
   const caller = await orExit("configuration error", () => stdioCaller(config, Deno.args));
-  await serveStdio({ kv, config, caller }, toolsets);
+  // A signal stops the reading of stdin, as its end would (the SDK's client closes stdin, then
+  // sends SIGTERM two seconds later): what was received is still answered.
+  const stop = new AbortController();
+  stopOnSignals(() => stop.abort());
+  await serveStdio({ kv, config, caller }, toolsets, undefined, stop.signal);
   kv.close();
+  // Every answer is written by now. Requests still running after the grace period, or a read of
+  // stdin still pending after a signal, must not keep the process alive.
+  Deno.exit(0);
 } else {
   const server = await orExit(
     `cannot listen on ${config.host}:${config.port}`,
@@ -53,7 +60,7 @@ if (Deno.args.includes("--stdio")) {
   }
   const closed = closedReason(config);
   if (closed !== undefined) console.error(`handoff-mcp: refusing every request: ${closed}`);
-  const signalled = config.onDeploy ? () => false : stopOnSignals(server);
+  const signalled = config.onDeploy ? () => false : stopOnSignals(() => server.shutdown());
   await server.finished;
   kv.close();
   // Connections still open after the grace period must not keep the process alive.

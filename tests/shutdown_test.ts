@@ -1,7 +1,8 @@
 /**
  * Stopping never drops work in flight: a one-shot stdio client that closes stdin right after
- * writing its requests, and an HTTP server stopped by SIGTERM with requests running, both answer
- * everything they received and keep every write they acknowledged.
+ * writing its requests, a stdio server stopped by SIGTERM or SIGINT, and an HTTP server stopped by
+ * SIGTERM with requests running all answer everything they received and keep every write they
+ * acknowledged.
  */
 
 import assert from "node:assert/strict";
@@ -53,17 +54,22 @@ async function storedKeys(path: string): Promise<string[]> {
   }
 }
 
+/** `main.ts --stdio` in a child process on the KV file at `kvPath`, its pipes all open. */
+function spawnStdio(kvPath: string) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-env", "--allow-read", "--allow-write", "main.ts", "--stdio"],
+    cwd: ROOT,
+    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
 Deno.test("a one-shot stdio client that closes stdin at once gets every answer, and every save is kept", async () => {
   const kv = await tempKvPath();
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-env", "--allow-read", "--allow-write", "main.ts", "--stdio"],
-      cwd: ROOT,
-      env: { KV_PATH: kv.path, NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = spawnStdio(kv.path);
     const messages: unknown[] = [
       initialize(0),
       { jsonrpc: "2.0", method: "notifications/initialized" },
@@ -86,6 +92,101 @@ Deno.test("a one-shot stdio client that closes stdin at once gets every answer, 
       assert.equal(answer.result?.isError, undefined, JSON.stringify(answer).slice(0, 300));
     }
     assert.deepEqual(await storedKeys(kv.path), keys);
+  } finally {
+    await kv.cleanup();
+  }
+});
+
+/**
+ * A stdio child that has received `SAVES` saves (ids 1…SAVES) with stdin still open, most of
+ * them still running: the ping after them (id SAVES + 1) is answered, so all were read.
+ */
+async function stdioBusyWithSaves(kvPath: string, prefix: string) {
+  const child = spawnStdio(kvPath);
+  const stderr = new Response(child.stderr).text();
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const answers: { id: number; result?: { isError?: boolean } }[] = [];
+  let buffered = "";
+  /** Collects answers until `enough` says so or stdout ends. */
+  const readUntil = async (enough: () => boolean) => {
+    while (!enough()) {
+      const { value, done } = await out.read();
+      if (done) return;
+      buffered += value;
+      const complete = buffered.split("\n");
+      buffered = complete.pop()!;
+      answers.push(...complete.map((line) => JSON.parse(line)));
+    }
+  };
+  const stdin = child.stdin.getWriter();
+  const send = (messages: unknown[]) =>
+    stdin.write(new TextEncoder().encode(messages.map((m) => JSON.stringify(m) + "\n").join("")));
+  await send([initialize(0), { jsonrpc: "2.0", method: "notifications/initialized" }]);
+  await readUntil(() => answers.length > 0);
+  const keys = Array.from({ length: SAVES }, (_, i) => `${prefix}-${String(i).padStart(2, "0")}`);
+  const ping = SAVES + 1;
+  // Lines are read in order, so once the ping is answered every save has been received.
+  await send([
+    ...keys.map((key, i) => save(i + 1, key, 200_000)),
+    { jsonrpc: "2.0", id: ping, method: "ping" },
+  ]);
+  await readUntil(() => answers.some((a) => a.id === ping));
+  const runningAtSignal = SAVES + 2 - answers.length;
+  return {
+    keys,
+    answers,
+    runningAtSignal,
+    /**
+     * Sends `signal`, then waits for the child to exit and reads the rest of its output. With
+     * `again`, sends `signal` again as soon as one more answer shows the first was handled.
+     */
+    async stop(signal: Deno.Signal, again = false) {
+      const seen = answers.length;
+      child.kill(signal);
+      if (again) {
+        await readUntil(() => answers.length > seen);
+        try {
+          child.kill(signal);
+        } catch {
+          // The first signal ended it already.
+        }
+      }
+      await readUntil(() => false);
+      const status = await child.status;
+      await stdin.close().catch(() => {}); // the child is gone: the pipe may be broken
+      return { code: status.code, stderr: await stderr };
+    },
+  };
+}
+
+// The SDK's own StdioClientTransport.close() ends stdin, then sends SIGTERM two seconds later.
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`${signal} to a stdio server answers every request it received and keeps every save`, async () => {
+    const kv = await tempKvPath();
+    try {
+      const busy = await stdioBusyWithSaves(kv.path, signal);
+      const { code, stderr } = await busy.stop(signal);
+      assert.equal(code, 0, stderr);
+      assert.ok(busy.runningAtSignal > 0, "some saves were still running when the signal came");
+      const ids = busy.answers.map((a) => a.id).sort((a, b) => a - b);
+      assert.deepEqual(ids, Array.from({ length: SAVES + 2 }, (_, i) => i), "every one answered");
+      for (const answer of busy.answers.filter((a) => a.id > 0 && a.id <= SAVES)) {
+        assert.ok(answer.result && !answer.result.isError, JSON.stringify(answer).slice(0, 300));
+      }
+      assert.deepEqual(await storedKeys(kv.path), busy.keys);
+    } finally {
+      await kv.cleanup();
+    }
+  });
+}
+
+Deno.test("a second signal stops a stdio server at once, without waiting for its requests", async () => {
+  const kv = await tempKvPath();
+  try {
+    const busy = await stdioBusyWithSaves(kv.path, "second");
+    assert.ok(busy.runningAtSignal > 0, "some saves were still running when the signals came");
+    const { code, stderr } = await busy.stop("SIGTERM", true);
+    assert.equal(code, 130, stderr);
   } finally {
     await kv.cleanup();
   }

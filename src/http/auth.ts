@@ -1,45 +1,11 @@
 /** Token checks in constant time, and the loopback Origin/Host guard against DNS rebinding. */
 
-import { createHash } from "node:crypto";
+import { secretMatches, SecretSet } from "../kit/secret.ts";
 
-/**
- * Configured secrets, hashed once (at start), each with what it proves. A presented token is
- * hashed once per request, synchronously, and compared with every secret's hash in constant
- * time: timing tells neither where a guess differs, nor its length, nor which secret was near.
- */
-export class SecretSet<T> {
-  readonly #entries: { digest: Uint8Array; value: T }[];
-
-  constructor(secrets: Iterable<readonly [secret: string, value: T]>) {
-    this.#entries = [...secrets].map(([secret, value]) => ({ digest: sha256(secret), value }));
-  }
-
-  /** What the first secret equal to `presented` proves, or `undefined`. */
-  match(presented: string | null): T | undefined {
-    if (presented === null) return undefined;
-    const digest = sha256(presented);
-    let found: T | undefined;
-    for (const entry of this.#entries) {
-      if (sameDigest(digest, entry.digest) && found === undefined) found = entry.value;
-    }
-    return found;
-  }
-}
+export { SecretSet };
 
 /** Compares a presented token with one secret in constant time (see `SecretSet` for many). */
-export function tokenMatches(presented: string | null, secret: string): boolean {
-  return presented !== null && sameDigest(sha256(presented), sha256(secret));
-}
-
-function sha256(text: string): Uint8Array {
-  return createHash("sha256").update(text).digest();
-}
-
-function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
-  return diff === 0;
-}
+export const tokenMatches: (presented: string | null, secret: string) => boolean = secretMatches;
 
 /** The token of an `Authorization: Bearer …` header, or `null`. */
 export function bearerToken(req: Request): string | null {

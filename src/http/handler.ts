@@ -45,14 +45,7 @@ export function createHandler(deps: HandlerDeps): Handler {
   // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
   const guardRebinding = !config.onDeploy && isLoopback(config.host);
   const app = createMcpApp(deps, deps.toolsets);
-  const oauth = config.oauth.enabled && deps.token !== undefined
-    ? createOAuthServer({
-      kv: deps.kv,
-      settings: config.oauth,
-      authToken: deps.token,
-      now: deps.now,
-    })
-    : undefined;
+  const oauth = oauthServerOf(deps);
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
@@ -65,26 +58,7 @@ export function createHandler(deps: HandlerDeps): Handler {
   // Hashed once here; a request costs one hash of what it presents.
   const keyring = keyringOf({ master: deps.token ?? "", named: config.namedTokens });
   const all: Route[] = [
-    {
-      path: "mcp",
-      methods: {
-        POST: (req, { url, caller }) =>
-          streamable.post(req, toolsetsOf(url, deps.toolsets), authInfoOf(caller)),
-      },
-    },
-    {
-      path: "sse",
-      methods: {
-        GET: (_req, { url, base }) => sse.open(`${base}messages`, toolsetsOf(url, deps.toolsets)),
-      },
-    },
-    {
-      path: "messages",
-      methods: {
-        POST: (req, { url, caller }) =>
-          sse.post(req, url.searchParams.get("sessionId"), authInfoOf(caller)),
-      },
-    },
+    ...mcpRoutes(deps.toolsets, streamable, sse),
     ...deps.toolsets.flatMap((t) => t.routes?.(deps) ?? []),
     ...(deps.routes ?? []),
   ];
@@ -125,33 +99,77 @@ export function createHandler(deps: HandlerDeps): Handler {
     return await dispatch(req, match, { url, base: auth.base, caller });
   };
 
-  const dispatch = async (
-    req: Request,
-    match: { route: Route; params: Record<string, string> },
-    ctx: Omit<RouteContext, "params">,
-  ): Promise<Response> => {
-    const handle = match.route.methods[req.method];
-    if (!handle) {
-      const allow = Object.keys(match.route.methods).join(", ");
-      const message = `Method ${req.method} not allowed here; use ${allow}`;
-      // MCP endpoints answer in JSON-RPC; the JSON APIs in their own { error } shape.
-      const body = MCP_PATHS.includes(match.route.path)
-        ? { jsonrpc: "2.0", id: null, error: { code: -32000, message } }
-        : { error: message };
-      return json(405, body, { allow });
-    }
-    try {
-      return await handle(req, { ...ctx, params: match.params });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  };
   return Object.assign(handler, {
     close: async () => {
       await sse.closeAll();
       await streamable.close();
     },
   });
+}
+
+/** The OAuth server, when `OAUTH=on` and a master token exists to fall back on. */
+function oauthServerOf(deps: HandlerDeps) {
+  const { config } = deps;
+  if (!config.oauth.enabled || deps.token === undefined) return undefined;
+  return createOAuthServer({
+    kv: deps.kv,
+    settings: config.oauth,
+    authToken: deps.token,
+    now: deps.now,
+  });
+}
+
+/** The MCP endpoints: stateless Streamable HTTP, and legacy SSE with its message endpoint. */
+function mcpRoutes(
+  enabled: readonly Toolset[],
+  streamable: StatelessStreamable,
+  sse: SseSessions,
+): Route[] {
+  return [
+    {
+      path: "mcp",
+      methods: {
+        POST: (req, { url, caller }) =>
+          streamable.post(req, toolsetsOf(url, enabled), authInfoOf(caller)),
+      },
+    },
+    {
+      path: "sse",
+      methods: {
+        GET: (_req, { url, base }) => sse.open(`${base}messages`, toolsetsOf(url, enabled)),
+      },
+    },
+    {
+      path: "messages",
+      methods: {
+        POST: (req, { url, caller }) =>
+          sse.post(req, url.searchParams.get("sessionId"), authInfoOf(caller)),
+      },
+    },
+  ];
+}
+
+/** Runs the matched route's handler for the request's method, or answers 405 naming the allowed. */
+async function dispatch(
+  req: Request,
+  match: { route: Route; params: Record<string, string> },
+  ctx: Omit<RouteContext, "params">,
+): Promise<Response> {
+  const handle = match.route.methods[req.method];
+  if (!handle) {
+    const allow = Object.keys(match.route.methods).join(", ");
+    const message = `Method ${req.method} not allowed here; use ${allow}`;
+    // MCP endpoints answer in JSON-RPC; the JSON APIs in their own { error } shape.
+    const body = MCP_PATHS.includes(match.route.path)
+      ? { jsonrpc: "2.0", id: null, error: { code: -32000, message } }
+      : { error: message };
+    return json(405, body, { allow });
+  }
+  try {
+    return await handle(req, { ...ctx, params: match.params });
+  } catch (error) {
+    return errorResponse(error);
+  }
 }
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */

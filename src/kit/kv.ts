@@ -317,16 +317,27 @@ export async function* listEntries<T>(
   options: Deno.KvListOptions = {},
 ): AsyncGenerator<Deno.KvEntry<T>> {
   const started = Date.now();
-  let cursor = options.cursor;
   let left = options.limit;
+  // A locked round resumes after the last key it yielded. That key is kept rather than the
+  // iterator's cursor: encoding a cursor per entry cost more than reading the entry.
+  let last: Deno.KvKey | undefined;
   for (let round = 0;; round++) {
     if (left === 0) return;
-    const iter = kv.list<T>(selector, { ...options, cursor, limit: left });
+    const iter = last === undefined
+      ? kv.list<T>(selector, { ...options, limit: left })
+      : kv.list<T>(resumeAfter(selector, last, options.reverse === true), {
+        ...options,
+        cursor: undefined,
+        limit: left === undefined ? undefined : left + 1,
+      });
+    const skip = last;
     try {
       for await (const entry of iter) {
-        cursor = iter.cursor;
+        if (skip !== undefined && sameKey(entry.key, skip)) continue;
         if (left !== undefined) left--;
+        last = entry.key;
         yield entry;
+        if (left === 0) return;
       }
       return;
     } catch (error) {
@@ -334,6 +345,37 @@ export async function* listEntries<T>(
       await backoff(round);
     }
   }
+}
+
+/** `selector` narrowed to the keys after `last` in list order (`last` itself may come again). */
+function resumeAfter(
+  selector: Deno.KvListSelector,
+  last: Deno.KvKey,
+  reverse: boolean,
+): Deno.KvListSelector {
+  const sel = selector as { prefix?: Deno.KvKey; start?: Deno.KvKey; end?: Deno.KvKey };
+  if (reverse) {
+    if (sel.prefix !== undefined && sel.start === undefined) {
+      return { prefix: sel.prefix, end: last };
+    }
+    return { start: sel.start ?? sel.prefix!, end: last };
+  }
+  if (sel.prefix !== undefined && sel.end === undefined) return { prefix: sel.prefix, start: last };
+  return { start: last, end: sel.end! };
+}
+
+function sameKey(a: Deno.KvKey, b: Deno.KvKey): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x instanceof Uint8Array && y instanceof Uint8Array) {
+      if (x.length !== y.length || x.some((byte, n) => byte !== y[n])) return false;
+    } else if (typeof x !== typeof y || x !== y) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Every entry `selector` matches, collected (for lists bounded by a limit or by design). */

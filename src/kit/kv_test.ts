@@ -216,6 +216,20 @@ Deno.test("listEntries() resumes after a locked read without skipping or repeati
     assert.deepEqual(page.items.map((e) => e.value), [0, 1, 2, 3, 4]);
     assert.equal(page.hasMore, true);
     assert.equal((await readKey<number>(lockingKv(kv, [], 2), ["n", 3])).value, 3);
+    const back = await listAll<number>(lockingKv(kv, [5, 1], 0), { prefix: ["n"] }, {
+      reverse: true,
+    });
+    assert.deepEqual(back.map((e) => e.value), Array.from({ length: 25 }, (_, i) => 24 - i));
+    const ranged = await listAll<number>(lockingKv(kv, [2], 0), {
+      prefix: ["n"],
+      end: ["n", 9],
+    });
+    assert.deepEqual(ranged.map((e) => e.value), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    const backRanged = await listAll<number>(lockingKv(kv, [3], 0), {
+      prefix: ["n"],
+      start: ["n", 15],
+    }, { reverse: true });
+    assert.deepEqual(backRanged.map((e) => e.value), [24, 23, 22, 21, 20, 19, 18, 17, 16, 15]);
   } finally {
     kv.close();
   }

@@ -1,12 +1,14 @@
 /**
  * The same MCP server over stdio, for desktop clients that start a command. When the client
- * closes stdin (a one-shot script, a desktop client quitting right after a save), every request
+ * closes stdin (a one-shot script, a desktop client quitting right after a save) or the server is
+ * told to stop (the MCP SDK's client sends SIGTERM two seconds after closing stdin), every request
  * already received is still carried out and answered before the server closes.
  */
 
 import type { Config } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
+import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpServer, type McpDeps, type Toolset } from "./server.ts";
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./sdk.ts";
 
@@ -17,18 +19,21 @@ export interface StdioStreams {
 }
 
 /**
- * Serves MCP on stdin/stdout until the client closes stdin, then waits (at most
- * `SHUTDOWN_GRACE_MS`) for the requests in flight to be answered and written. Nothing else may
- * write stdout.
+ * Serves MCP on stdin/stdout until the client closes stdin or `stop` is aborted (reading stops
+ * there), then waits (at most `SHUTDOWN_GRACE_MS`) for the requests in flight to be answered and
+ * written. Nothing else may write stdout.
  */
 export async function serveStdio(
   deps: McpDeps,
   toolsets: readonly Toolset[],
   streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
+  stop?: AbortSignal,
 ): Promise<void> {
   const transport = new LineTransport(streams, deps.config.maxRequestBytes);
   const server = createMcpServer(deps, toolsets);
   await server.connect(transport);
+  if (stop?.aborted) transport.stopReading();
+  else stop?.addEventListener("abort", () => transport.stopReading(), { once: true });
   await transport.inputEnded;
   const graceMs = deps.config.shutdownGraceMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -37,9 +42,12 @@ export async function serveStdio(
   clearTimeout(timer);
   if (outcome === "late") {
     console.error(
-      `handoff-mcp: stdin closed; ${transport.pending} request(s) still unanswered after ` +
+      `handoff-mcp: stopping; ${transport.pending} request(s) still unanswered after ` +
         `SHUTDOWN_GRACE_MS (${graceMs} ms): closing without them`,
     );
+    // Closing waits for the writes queued, which never end if the client stopped reading.
+    server.close().catch(() => {});
+    return;
   }
   await server.close();
 }
@@ -54,7 +62,9 @@ class LineTransport implements Transport {
   readonly #ended = Promise.withResolvers<void>();
   readonly #inFlight = new InFlight();
   readonly #input: ReadableStream<Uint8Array>;
-  readonly #maxLineChars: number;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #stopped = false;
+  readonly #maxLineBytes: number;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #encoder = new TextEncoder();
   /** The last write, so writes go out in order and shutdown can wait for them. */
@@ -62,8 +72,8 @@ class LineTransport implements Transport {
   #outputBroken = false;
   #closed = false;
 
-  constructor(streams: StdioStreams, maxLineChars: number) {
-    this.#maxLineChars = maxLineChars;
+  constructor(streams: StdioStreams, maxLineBytes: number) {
+    this.#maxLineBytes = maxLineBytes;
     this.#input = streams.input;
     this.#writer = streams.output.getWriter();
     this.inputEnded = this.#ended.promise;
@@ -79,6 +89,13 @@ class LineTransport implements Transport {
     return Promise.resolve();
   }
 
+  /** Reads no more input: what was received is still answered, as when the input ends. */
+  stopReading(): void {
+    this.#stopped = true;
+    // A pending read then ends as if the input had; the stream's own error, if any, is moot.
+    this.#reader?.cancel().catch(() => {});
+  }
+
   /** Resolves once every request received is answered and every answer written. */
   async flushed(): Promise<void> {
     await this.#inFlight.settled();
@@ -87,6 +104,12 @@ class LineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
+    // Counted as answered once written, so shutdown waits for the bytes, not just the reply.
+    return this.#write(message).then(() => this.#inFlight.answered(message));
+  }
+
+  /** Queues `message` after the writes before it; resolves once it is written (or cannot be). */
+  #write(message: unknown): Promise<void> {
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
     this.#writing = this.#writing.then(async () => {
       if (this.#outputBroken) return;
@@ -97,8 +120,7 @@ class LineTransport implements Transport {
         this.#outputBroken = true;
       }
     });
-    // Counted as answered once written, so shutdown waits for the bytes, not just the reply.
-    return this.#writing.then(() => this.#inFlight.answered(message));
+    return this.#writing;
   }
 
   async close(): Promise<void> {
@@ -110,46 +132,36 @@ class LineTransport implements Transport {
   }
 
   async #read(): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffered = "";
-    /** Inside a line over the limit: drop text up to its newline. */
-    let skipping = false;
+    const lines = new LineBuffer(this.#maxLineBytes);
+    const reader = this.#reader = this.#input.getReader();
+    if (this.#stopped) void reader.cancel().catch(() => {});
     try {
-      for await (const chunk of this.#input) {
-        // Search only the new text for a newline: a long line arriving in many chunks stays linear.
-        let from = buffered.length;
-        buffered += decoder.decode(chunk, { stream: true });
-        let newline;
-        while ((newline = buffered.indexOf("\n", from)) !== -1) {
-          if (skipping) {
-            // The rest of a line already reported as too long.
-          } else if (newline > this.#maxLineChars) this.#tooLong();
-          else this.#line(buffered.slice(0, newline));
-          skipping = false;
-          buffered = buffered.slice(newline + 1);
-          from = 0;
-        }
-        if (buffered.length > this.#maxLineChars) {
-          if (!skipping) this.#tooLong();
-          skipping = true;
-          buffered = "";
-        }
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const line of lines.push(value)) this.#take(line);
       }
     } catch (error) {
-      this.onerror?.(error as Error);
+      if (!this.#stopped) this.onerror?.(error as Error);
     }
     // A one-shot client may not end its last message with a newline.
-    const rest = buffered + decoder.decode();
-    if (skipping) return;
-    if (rest.length > this.#maxLineChars) this.#tooLong();
-    else this.#line(rest);
+    this.#take(lines.end());
   }
 
-  #tooLong(): void {
-    console.error(
-      `handoff-mcp: stdio: dropped a message longer than MAX_REQUEST_BYTES ` +
-        `(${this.#maxLineChars}); it was not carried out`,
-    );
+  #take(line: Line): void {
+    if ("text" in line) return this.#line(line.text);
+    const limit = `MAX_REQUEST_BYTES (${this.#maxLineBytes} bytes)`;
+    console.error(`handoff-mcp: stdio: refused a message longer than ${limit}`);
+    // Answered, or the client would wait for this id forever; the id is null if none was found.
+    void this.#write({
+      jsonrpc: "2.0",
+      id: line.id,
+      error: {
+        code: -32600,
+        message: `Invalid Request: the message is longer than ${limit} and was not carried ` +
+          `out; send less per request`,
+      },
+    });
   }
 
   #line(raw: string): void {

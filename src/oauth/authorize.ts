@@ -7,7 +7,7 @@ import { AppError } from "../kit/kv.ts";
 import { readText } from "../kit/web.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import { PAGE_HEADERS, renderConsent, renderProblem } from "./consent.ts";
-import { equalSecrets } from "./crypto.ts";
+import { secretMatches } from "../kit/secret.ts";
 import { isOwnResource, issuerOf } from "./metadata.ts";
 import {
   attemptsExhausted,
@@ -178,7 +178,7 @@ export async function decideConsent(ctx: OAuthContext, r: OAuthRequest): Promise
       } minutes, OAUTH_MAX_FAILED_ATTEMPTS). Wait and start again.`,
     );
   if (!await reserveAttempt(ctx.kv, counters, max, attemptWindowMs, now)) return tooMany();
-  if (!await equalSecrets(form.get("secret") ?? "", ctx.ownerSecret)) {
+  if (!secretMatches(form.get("secret") ?? "", ctx.ownerSecret)) {
     if (await attemptsExhausted(ctx.kv, counters, max, now)) return tooMany();
     return consentPage(
       ctx,

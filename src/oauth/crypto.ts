@@ -1,6 +1,7 @@
 /** WebCrypto for OAuth: random secrets, their stored hashes, PKCE and constant-time comparison. */
 
 import { randomToken } from "../kit/kv.ts";
+import { secretMatches } from "../kit/secret.ts";
 
 /** Bytes of randomness in every token, code and client secret (256 bits). */
 export const SECRET_BYTES = 32;
@@ -31,19 +32,5 @@ export function isCodeVerifier(verifier: string): boolean {
 /** True when `verifier` hashes (S256) to `challenge`. */
 export async function pkceMatches(verifier: string, challenge: string): Promise<boolean> {
   if (!isCodeVerifier(verifier)) return false;
-  return equalSecrets(await sha256(verifier), challenge);
-}
-
-/** Compares two secrets without revealing where they differ or their lengths. */
-export async function equalSecrets(presented: string, expected: string): Promise<boolean> {
-  const encoder = new TextEncoder();
-  const [a, b] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(presented)),
-    crypto.subtle.digest("SHA-256", encoder.encode(expected)),
-  ]);
-  const x = new Uint8Array(a);
-  const y = new Uint8Array(b);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
-  return diff === 0;
+  return secretMatches(await sha256(verifier), challenge);
 }

@@ -70,46 +70,6 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
   };
   const { settings } = options;
 
-  async function route(r: OAuthRequest): Promise<Response | undefined> {
-    const path = r.url.pathname;
-    const method = r.req.method;
-    if (path === WELL_KNOWN_RESOURCE || path.startsWith(`${WELL_KNOWN_RESOURCE}/`)) {
-      const suffix = path.slice(WELL_KNOWN_RESOURCE.length);
-      if (suffix !== "" && !RESOURCE_PATHS.includes(suffix)) return undefined;
-      return get(method, () => json(200, resourceMetadata(r.origin, suffix), CORS));
-    }
-    if (WELL_KNOWN_SERVER.includes(path)) {
-      return get(method, () => json(200, serverMetadata(r.origin), CORS));
-    }
-    if (path === "/authorize") {
-      if (method === "GET") return await showConsent(ctx, r);
-      if (method === "POST") return await decideConsent(ctx, r);
-      return plain(405, "Use GET or POST", { allow: "GET, POST" });
-    }
-    const api: Record<string, () => Promise<Response>> = {
-      "/register": () => register(ctx, r),
-      "/token": () => token(ctx, r),
-      "/revoke": () => revoke(ctx, r),
-    };
-    const endpoint = api[path];
-    if (endpoint === undefined) return undefined;
-    if (method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
-    if (method !== "POST") return plain(405, "Use POST", { allow: "POST", ...CORS });
-    try {
-      return withHeaders(await endpoint(), CORS);
-    } catch (error) {
-      if (error instanceof OAuthError) {
-        const basic = error.status === 401 &&
-          /^Basic/i.test(r.req.headers.get("authorization") ?? "");
-        return oauthErrorResponse(error, {
-          ...CORS,
-          ...(basic ? { "www-authenticate": 'Basic realm="handoff-mcp"' } : {}),
-        });
-      }
-      throw error;
-    }
-  }
-
   return {
     async handle(req, info) {
       const r: OAuthRequest = {
@@ -119,7 +79,7 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         address: clientAddress(req, settings, info),
       };
       try {
-        return await route(r);
+        return await route(ctx, r);
       } catch (error) {
         return failure(error);
       }
@@ -134,28 +94,71 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
         name: settings.aliases.get(access.clientId) ?? access.clientName,
       };
     },
-    challenge(req, refused) {
-      const origin = publicOrigin(req, settings);
-      const metadata = `resource_metadata="${origin}${WELL_KNOWN_RESOURCE}"`;
-      const header = refused
-        ? `Bearer error="invalid_token", error_description="The access token is unknown, expired or revoked", ${metadata}`
-        : `Bearer ${metadata}`;
-      const body = refused
-        ? {
-          error: "invalid_token",
-          error_description: "The access token is unknown, expired or revoked",
-        }
-        : {
-          error: "unauthorized",
-          error_description: "Sign in with OAuth, or use the server's token",
-        };
-      return json(401, body, {
-        "www-authenticate": header,
-        ...CORS,
-        "access-control-expose-headers": "www-authenticate",
-      });
-    },
+    challenge: (req, refused) => challenge(publicOrigin(req, settings), refused),
   };
+}
+
+/** Answers the OAuth endpoints; `undefined` for a path that is not one of them. */
+async function route(ctx: OAuthContext, r: OAuthRequest): Promise<Response | undefined> {
+  const path = r.url.pathname;
+  const method = r.req.method;
+  if (path === WELL_KNOWN_RESOURCE || path.startsWith(`${WELL_KNOWN_RESOURCE}/`)) {
+    const suffix = path.slice(WELL_KNOWN_RESOURCE.length);
+    if (suffix !== "" && !RESOURCE_PATHS.includes(suffix)) return undefined;
+    return get(method, () => json(200, resourceMetadata(r.origin, suffix), CORS));
+  }
+  if (WELL_KNOWN_SERVER.includes(path)) {
+    return get(method, () => json(200, serverMetadata(r.origin), CORS));
+  }
+  if (path === "/authorize") {
+    if (method === "GET") return await showConsent(ctx, r);
+    if (method === "POST") return await decideConsent(ctx, r);
+    return plain(405, "Use GET or POST", { allow: "GET, POST" });
+  }
+  const api: Record<string, () => Promise<Response>> = {
+    "/register": () => register(ctx, r),
+    "/token": () => token(ctx, r),
+    "/revoke": () => revoke(ctx, r),
+  };
+  const endpoint = api[path];
+  if (endpoint === undefined) return undefined;
+  if (method === "OPTIONS") return new Response(null, { status: 204, headers: CORS });
+  if (method !== "POST") return plain(405, "Use POST", { allow: "POST", ...CORS });
+  try {
+    return withHeaders(await endpoint(), CORS);
+  } catch (error) {
+    if (error instanceof OAuthError) {
+      const basic = error.status === 401 &&
+        /^Basic/i.test(r.req.headers.get("authorization") ?? "");
+      return oauthErrorResponse(error, {
+        ...CORS,
+        ...(basic ? { "www-authenticate": 'Basic realm="handoff-mcp"' } : {}),
+      });
+    }
+    throw error;
+  }
+}
+
+/** The 401 that sends a client to sign in (no token) or to refresh (`refused` token). */
+function challenge(origin: string, refused: boolean): Response {
+  const metadata = `resource_metadata="${origin}${WELL_KNOWN_RESOURCE}"`;
+  const header = refused
+    ? `Bearer error="invalid_token", error_description="The access token is unknown, expired or revoked", ${metadata}`
+    : `Bearer ${metadata}`;
+  const body = refused
+    ? {
+      error: "invalid_token",
+      error_description: "The access token is unknown, expired or revoked",
+    }
+    : {
+      error: "unauthorized",
+      error_description: "Sign in with OAuth, or use the server's token",
+    };
+  return json(401, body, {
+    "www-authenticate": header,
+    ...CORS,
+    "access-control-expose-headers": "www-authenticate",
+  });
 }
 
 /** An unexpected failure, answered in OAuth's shape: busy KV is worth a retry, anything else is logged. */

@@ -4,7 +4,8 @@ import { AppError } from "../kit/kv.ts";
 import { json, readText } from "../kit/web.ts";
 import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "../mcp/sdk_auth.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
-import { equalSecrets, isCodeVerifier, pkceMatches, sha256 } from "./crypto.ts";
+import { secretMatches } from "../kit/secret.ts";
+import { isCodeVerifier, pkceMatches, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import { isOwnResource, issuerOf } from "./metadata.ts";
 import { getClient } from "./store_clients.ts";
@@ -161,7 +162,7 @@ async function authenticateClient(
     if (secret) throw invalidClient("This client is public: it has no secret to send");
     return client;
   }
-  if (!secret || !await equalSecrets(await sha256(secret), client.secretHash)) {
+  if (!secret || !secretMatches(await sha256(secret), client.secretHash)) {
     throw invalidClient("The client secret is missing or wrong");
   }
   return client;

@@ -17,7 +17,7 @@ import { awaitingDecisions, type Decision, standingRules } from "./store_decisio
 import { quietDiscussions, recentDiscussions } from "./store_discussions.ts";
 import { type Handoff, readHandoffs } from "./store_handoffs.ts";
 import { latestPlan, type Plan } from "./store_plans.ts";
-import { type CountName, type Discussion, keys, type Sighting } from "./store_schema.ts";
+import { type CountName, type DiscussionSummary, keys, type Sighting } from "./store_schema.ts";
 import { readTasks } from "./store_tasks.ts";
 
 /** One participant of a workspace: what it said and did, and how it was seen. */
@@ -98,12 +98,6 @@ const COUNTS: CountName[] = [
   "tasks_blocked",
   "handoffs_pending",
 ];
-
-/** A discussion as the context lists it. */
-export type DiscussionSummary = Pick<
-  Discussion,
-  "id" | "title" | "latest_seq" | "last_message_at" | "created_by"
->;
 
 /** What waits for one caller in one workspace. */
 export interface Waiting {
@@ -202,13 +196,6 @@ export async function getWorkspaceContext(
       tasks: [...w.unaccepted.tasks, ...w.in_progress.tasks],
       total: w.total,
     }));
-  const summary = (d: Discussion): DiscussionSummary => ({
-    id: d.id,
-    title: d.title,
-    latest_seq: d.latest_seq,
-    last_message_at: d.last_message_at,
-    created_by: d.created_by,
-  });
   return {
     contract: TABLE_CONTRACT,
     workspace: ws,
@@ -238,12 +225,12 @@ export async function getWorkspaceContext(
       waiting_for_you: here,
       health: { status: problems.length === 0 ? "ok" : "attention", problems },
     },
-    discussions: recent.items.map(summary),
+    discussions: recent.items,
     has_more: recent.has_more,
     total_discussions: recent.total,
     quiet_discussions: {
       quiet_for_days: quietDays,
-      items: quiet.items.map(summary),
+      items: quiet.items,
       has_more: quiet.has_more,
     },
     elsewhere: { total: elsewhere.reduce((n, w) => n + w.total, 0), workspaces: elsewhere },

@@ -4,7 +4,7 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { sameSecret } from "./secret.ts";
+import { secretMatches } from "../kit/secret.ts";
 import { AppError, commitWithRetry, getAll, listEntries, readKey, ulid } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
 import {
@@ -117,10 +117,10 @@ export async function recordDecision(
  * constant time), `relayed` when none was sent. A wrong code, or any code when no secret is
  * set, is an error: never a silent downgrade to `relayed`.
  */
-export async function approvalKind(
+export function approvalKind(
   ctx: TableCtx,
   code: string | undefined,
-): Promise<"human" | "relayed"> {
+): "human" | "relayed" {
   if (code === undefined) return "relayed";
   const secret = ctx.settings.approvalSecret;
   if (secret === undefined) {
@@ -130,7 +130,7 @@ export async function approvalKind(
       "approval_unavailable",
     );
   }
-  if (!await sameSecret(code, secret)) {
+  if (!secretMatches(code, secret)) {
     throw new AppError(
       "invalid",
       "approval_code does not match: ask the person for the current code; nothing was changed",
@@ -169,7 +169,7 @@ export async function resolveDecision(
   if (input.superseded_by === id) {
     throw new AppError("invalid", `superseded_by must name another decision, not ${id} itself`);
   }
-  const kind = await approvalKind(ctx, input.approval_code);
+  const kind = approvalKind(ctx, input.approval_code);
   return await commitWithRetry(async () => {
     const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
     const current = requireDecision(entry, id);
@@ -258,7 +258,7 @@ export async function setDecisionScope(
   input: { decision_id: string; scope: DecisionScope; approval_code: string },
 ): Promise<{ decision: Decision; changed: boolean }> {
   const id = checkUlid("decision_id", input.decision_id);
-  await approvalKind(ctx, input.approval_code);
+  approvalKind(ctx, input.approval_code);
   return await commitWithRetry<{ decision: Decision; changed: boolean }>(async () => {
     const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
     const current = requireDecision(entry, id);

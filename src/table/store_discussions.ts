@@ -4,7 +4,7 @@ import type { Caller } from "../kit/caller.ts";
 import {
   AppError,
   commitWithRetry,
-  getAll,
+  listAll,
   listEntries,
   readKey,
   readKeys,
@@ -28,10 +28,12 @@ import {
 import {
   type Author,
   type Discussion,
+  type DiscussionSummary,
   keys,
   type MessageKind,
   pack,
   type StoredMessage,
+  summaryOf,
   unpack,
 } from "./store_schema.ts";
 
@@ -93,7 +95,7 @@ export async function createDiscussion(
     };
     op.set(keys.discussion(id), discussion)
       .set(keys.wsDiscussion(ws, id), id)
-      .set(keys.activity(ws, at, id), id);
+      .set(keys.activity(ws, at, id), summaryOf(discussion));
     bump(op, ws, "discussions", 1);
     let message: StoredMessage | null = null;
     if (body !== undefined) {
@@ -185,7 +187,7 @@ export function appendMessage(
     .set(keys.message(current.id, seq), message)
     .set(keys.discussion(current.id), discussion)
     .delete(keys.activity(ws, current.last_message_at, current.id))
-    .set(keys.activity(ws, at, current.id), current.id);
+    .set(keys.activity(ws, at, current.id), summaryOf(discussion));
   bump(op, ws, "messages", 1);
   return { message, discussion };
 }
@@ -256,18 +258,13 @@ export async function recentDiscussions(
   ctx: TableCtx,
   ws: string,
   limit: number,
-): Promise<{ items: Discussion[]; total: number; has_more: boolean }> {
-  const ids: string[] = [];
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.activityIn(ws) }, {
-      reverse: true,
-      limit,
-    })
-  ) ids.push(e.value);
-  const [count] = await readKeys(ctx.kv, [keys.count(ws, "discussions")]);
+): Promise<{ items: DiscussionSummary[]; total: number; has_more: boolean }> {
+  const [entries, [count]] = await Promise.all([
+    listAll<DiscussionSummary>(ctx.kv, { prefix: keys.activityIn(ws) }, { reverse: true, limit }),
+    readKeys(ctx.kv, [keys.count(ws, "discussions")]),
+  ]);
   const total = countValue(count);
-  const items = (await getAll<Discussion>(ctx.kv, ids.map(keys.discussion)))
-    .flatMap((e) => e.value === null ? [] : [e.value]);
+  const items = entries.map((e) => e.value);
   return { items, total, has_more: total > items.length };
 }
 
@@ -277,23 +274,12 @@ export async function quietDiscussions(
   ws: string,
   cutoff: string,
   limit: number,
-): Promise<{ items: Discussion[]; has_more: boolean }> {
-  const ids: string[] = [];
-  let has_more = false;
-  const iter = listEntries<string>(ctx.kv, {
+): Promise<{ items: DiscussionSummary[]; has_more: boolean }> {
+  const entries = await listAll<DiscussionSummary>(ctx.kv, {
     start: keys.activityIn(ws),
     end: [...keys.activityIn(ws), cutoff],
   }, { limit: limit + 1 });
-  for await (const e of iter) {
-    if (ids.length === limit) {
-      has_more = true;
-      break;
-    }
-    ids.push(e.value);
-  }
-  const items = (await getAll<Discussion>(ctx.kv, ids.map(keys.discussion)))
-    .flatMap((e) => e.value === null ? [] : [e.value]);
-  return { items, has_more };
+  return { items: entries.slice(0, limit).map((e) => e.value), has_more: entries.length > limit };
 }
 
 function checkMessageBody(ctx: TableCtx, body: string): string {

@@ -9,7 +9,7 @@ import {
   postMessage,
   quietDiscussions,
 } from "./store_discussions.ts";
-import { keys } from "./store_schema.ts";
+import { keys, summaryOf } from "./store_schema.ts";
 
 async function count(kv: Deno.Kv, ws: string, name: Parameters<typeof keys.count>[1]) {
   return countValue(await kv.get(keys.count(ws, name)));
@@ -88,6 +88,11 @@ Deno.test("postMessage() from 16 concurrent posters gives seqs exactly 1..16", a
     const page = await getDiscussion(ctx, { discussion_id: discussion.id });
     assert.equal(page.total, 16);
     assert.deepEqual(new Set(page.messages.map((m) => m.body)).size, 16);
+    // The activity index holds exactly one entry per discussion, equal to the record's summary.
+    const activity = await Array.fromAsync(ctx.kv.list({ prefix: keys.activityIn("main") }));
+    assert.equal(activity.length, 1);
+    assert.deepEqual(activity[0].value, summaryOf(page.discussion));
+    assert.equal(page.discussion.latest_seq, 16);
   });
 });
 

@@ -47,6 +47,28 @@ export interface Discussion {
   last_message_at: string;
 }
 
+/**
+ * A discussion as lists show it, kept as the value of its activity index entry. The one index
+ * that holds a copy rather than an id: every post rewrites that entry anyway (it is keyed by the
+ * last message's time), in the same atomic as the discussion, so the copy is never stale, and
+ * listing recent or quiet discussions is one prefix list instead of a list and a read per id.
+ */
+export type DiscussionSummary = Pick<
+  Discussion,
+  "id" | "title" | "latest_seq" | "last_message_at" | "created_by"
+>;
+
+/** The summary of `d` its activity entry holds. */
+export function summaryOf(d: Discussion): DiscussionSummary {
+  return {
+    id: d.id,
+    title: d.title,
+    latest_seq: d.latest_seq,
+    last_message_at: d.last_message_at,
+    created_by: d.created_by,
+  };
+}
+
 /** A stored message: never edited or deleted. */
 export interface StoredMessage {
   discussion_id: string;

@@ -5,7 +5,7 @@
  * address; `Authorization: Bearer` works for scripts.
  */
 
-import { sameSecret } from "./secret.ts";
+import { secretMatches } from "../kit/secret.ts";
 import { AppError } from "../kit/kv.ts";
 import { plain, type Route } from "../kit/web.ts";
 import type { TableSettings } from "./settings.ts";
@@ -41,7 +41,7 @@ export function viewRoutes(ctx: TableCtx): Route[] {
       if (token === undefined) return plain(404, "Not found");
       const key = url.searchParams.get("key");
       if (key !== null) {
-        if (!await sameSecret(key, token)) return html(401, keyPage("mismatch"));
+        if (!secretMatches(key, token)) return html(401, keyPage("mismatch"));
         const clean = new URL(url);
         clean.searchParams.delete("key");
         const secure = url.protocol === "https:" ? "; Secure" : "";
@@ -56,7 +56,7 @@ export function viewRoutes(ctx: TableCtx): Route[] {
       }
       const presented = bearer(req) ?? cookie(req, VIEW_COOKIE);
       if (presented === undefined) return html(401, keyPage("missing"));
-      if (!await sameSecret(presented, token)) return html(401, keyPage("mismatch"));
+      if (!secretMatches(presented, token)) return html(401, keyPage("mismatch"));
       return await serve(req, url, params.id);
     };
   return [
