@@ -300,13 +300,20 @@ export async function getState(
   cache?: FocusStateCache,
 ): Promise<FocusState> {
   validateProjectId(projectId, limits);
+  if (cache?.latest(projectId) !== undefined) {
+    // Every write to the focus or follow-ups rewrites the project record, so its versionstamp
+    // alone says whether the cached state is current: a hit reads one key, not two.
+    const head = await readKey<Project>(kv, projectKey(projectId));
+    const cached = head.versionstamp === null
+      ? undefined
+      : cache!.get(projectId, head.versionstamp);
+    if (cached !== undefined) return cached;
+  }
   const [project, focus] = await readKeys<[Project, Focus]>(kv, [
     projectKey(projectId),
     focusKey(projectId),
   ]);
   const version = project.versionstamp;
-  const cached = version === null ? undefined : cache?.get(projectId, version);
-  if (cached !== undefined) return cached;
   const followUps = await readOpenFollowUps(kv, projectId, project.value);
   const state = { projectId, project: project.value, focus: focus.value, followUps };
   if (version !== null) cache?.put(version, state);

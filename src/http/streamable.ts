@@ -19,6 +19,7 @@ import {
   type TransportSendOptions,
 } from "../mcp/sdk.ts";
 import { readRpcBody } from "./body.ts";
+import { EncodedTexts } from "./encoded_texts.ts";
 
 /** Most messages one POST may carry (the SDK transport's limit). */
 const MAX_BATCH_SIZE = 100;
@@ -80,8 +81,7 @@ export class StatelessStreamable {
       );
     }
     const { mux } = await this.#serverFor(toolsets);
-    const requestInfo = { headers: Object.fromEntries(req.headers), url: new URL(req.url) };
-    return mux.exchange(messages, { authInfo, requestInfo });
+    return mux.exchange(messages, { authInfo, requestInfo: requestInfoOf(req) });
   }
 
   /** Closes the shared servers once every request they are answering has its answer. */
@@ -127,6 +127,7 @@ class RequestMux implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: Transport["onmessage"];
   readonly #pending = new Map<number, Exchange>();
+  readonly #texts = new EncodedTexts();
   #next = 0;
   /** POSTs still waiting for answers, and who waits for there to be none. */
   #open = 0;
@@ -168,7 +169,10 @@ class RequestMux implements Transport {
       const exchange = this.#pending.get(id);
       if (exchange === undefined) return Promise.resolve(); // its POST is gone
       this.#pending.delete(id);
-      const response = { ...message, id: exchange.ids.get(id)! } as JSONRPCMessage;
+      const response = this.#texts.prepare({
+        ...message,
+        id: exchange.ids.get(id)!,
+      }) as JSONRPCMessage;
       exchange.responses.set(id, response);
       exchange.write?.(response);
       if (exchange.responses.size === exchange.ids.size) {
@@ -186,7 +190,7 @@ class RequestMux implements Transport {
   /** Delivers one POST's messages and answers when every request in it has been answered. */
   exchange(
     messages: JSONRPCMessage[],
-    extra: { authInfo?: AuthInfo; requestInfo: { headers: Record<string, string>; url: URL } },
+    extra: { authInfo?: AuthInfo; requestInfo: RequestInfo },
   ): Response | Promise<Response> {
     const requests = messages.filter((m) => "method" in m && "id" in m);
     const deliver = (exchange?: Exchange) => {
@@ -263,6 +267,29 @@ class RequestMux implements Transport {
       },
     });
   }
+}
+
+/** What the SDK hands a handler about the HTTP request behind it. */
+interface RequestInfo {
+  readonly headers: Record<string, string>;
+  readonly url: URL;
+}
+
+/**
+ * The request's headers and URL for the SDK's `extra.requestInfo`, built only if a handler reads
+ * them (none of ours does): copying every header on every call is measurable work for nothing.
+ */
+function requestInfoOf(req: Request): RequestInfo {
+  let headers: Record<string, string> | undefined;
+  let url: URL | undefined;
+  return {
+    get headers() {
+      return headers ??= Object.fromEntries(req.headers);
+    },
+    get url() {
+      return url ??= new URL(req.url);
+    },
+  };
 }
 
 /** True for `application/json` with or without parameters. */

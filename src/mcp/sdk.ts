@@ -20,6 +20,8 @@ export { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-sc
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
+  CallToolRequestSchema,
+  isJSONRPCRequest,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,

@@ -15,6 +15,7 @@ import {
   toJsonSchemaCompat,
   type Tool,
 } from "./sdk.ts";
+import { fastRequests, leanToolCalls } from "./dispatch.ts";
 import { attachSession, SessionState } from "./session.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -153,6 +154,7 @@ function connectionServer(
     capabilities: { logging: {} },
     jsonSchemaValidator: validator,
   });
+  leanToolCalls(server);
   const session = new SessionState();
   let tools = false;
   for (const { method, args, served } of variant.registrations) {
@@ -181,6 +183,11 @@ function connectionServer(
     );
   }
   quietListChanged(server);
+  const connect = server.connect.bind(server);
+  server.connect = (transport) => {
+    fastRequests(server, transport);
+    return connect(transport);
+  };
   return server;
 }
 

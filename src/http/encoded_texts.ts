@@ -1,0 +1,67 @@
+/**
+ * Large answer texts, JSON-encoded once. `get_state` with hundreds of follow-ups answers the same
+ * text of some 20 KB (the focus toolset caches it per project version) to every client, and V8
+ * spends ~70 µs escaping it on every answer (its headings hold CJK characters, so it is a
+ * two-byte string, which V8 serialises on a slow path). The encoded form of the last few large
+ * texts is kept, by text, and spliced into the answer with `JSON.rawJSON`; the bytes on the wire
+ * are exactly what `JSON.stringify` writes.
+ */
+
+/** Texts shorter than this are cheap to encode and not kept. */
+const MIN_CHARS = 4096;
+/** Most characters of encoded text kept (about 2 bytes each, twice: text and encoding). */
+const BUDGET_CHARS = 4_000_000;
+
+declare global {
+  interface JSON {
+    rawJSON(text: string): unknown;
+    isRawJSON(value: unknown): boolean;
+  }
+}
+
+/** A small cache of encoded large texts, for one process's answers. */
+export class EncodedTexts {
+  readonly #kept = new Map<string, { raw: unknown; chars: number }>();
+  #chars = 0;
+
+  /**
+   * `message` with each large `result.content[].text` replaced by its kept encoding, ready for
+   * `JSON.stringify`; `message` itself when it holds no large text. `message` is never changed.
+   */
+  prepare(message: unknown): unknown {
+    const result = (message as { result?: { content?: unknown } }).result;
+    const content = result?.content;
+    if (!Array.isArray(content)) return message;
+    let replaced: unknown[] | undefined;
+    content.forEach((block, i) => {
+      const text = (block as { text?: unknown } | null)?.text;
+      if (typeof text !== "string" || text.length < MIN_CHARS) return;
+      replaced ??= [...content];
+      replaced[i] = { ...block, text: this.#encoded(text) };
+    });
+    return replaced === undefined
+      ? message
+      : { ...(message as object), result: { ...result, content: replaced } };
+  }
+
+  #encoded(text: string): unknown {
+    const kept = this.#kept.get(text);
+    if (kept !== undefined) {
+      // Most recently used last, so the budget drops the least recently used.
+      this.#kept.delete(text);
+      this.#kept.set(text, kept);
+      return kept.raw;
+    }
+    const encoded = JSON.stringify(text);
+    const entry = { raw: JSON.rawJSON(encoded), chars: text.length + encoded.length };
+    if (entry.chars > BUDGET_CHARS) return entry.raw;
+    this.#kept.set(text, entry);
+    this.#chars += entry.chars;
+    for (const [key, old] of this.#kept) {
+      if (this.#chars <= BUDGET_CHARS) break;
+      this.#kept.delete(key);
+      this.#chars -= old.chars;
+    }
+    return entry.raw;
+  }
+}

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { EncodedTexts } from "./encoded_texts.ts";
+
+const LARGE = '後処理 — follow-up: "tidy" the notes\n\t\u2028 '.repeat(300);
+
+Deno.test("EncodedTexts.prepare() yields exactly the JSON of the original answer", () => {
+  const texts = new EncodedTexts();
+  const answers = [
+    { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: LARGE }] } },
+    {
+      jsonrpc: "2.0",
+      id: "x",
+      result: {
+        content: [{ type: "text", text: "short" }, { type: "text", text: LARGE + "!" }],
+        structuredContent: { a: 1 },
+        isError: false,
+      },
+    },
+    { jsonrpc: "2.0", id: 2, result: { content: [{ type: "image", data: "AAAA" }] } },
+    { jsonrpc: "2.0", id: 3, result: {} },
+    { jsonrpc: "2.0", id: 4, error: { code: -32601, message: "Method not found" } },
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const answer of answers) {
+      const before = JSON.stringify(answer);
+      assert.equal(JSON.stringify(texts.prepare(answer)), before);
+      assert.equal(JSON.stringify(answer), before, "the answer itself is left as it was");
+    }
+  }
+});
+
+Deno.test("EncodedTexts.prepare() returns small answers as they are and keeps large texts", () => {
+  const texts = new EncodedTexts();
+  const small = { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }] } };
+  assert.equal(texts.prepare(small), small);
+  const large = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    result: { content: [{ type: "text", text: LARGE }] },
+  });
+  const first = texts.prepare(large(1)) as { result: { content: { text: unknown }[] } };
+  const second = texts.prepare(large(2)) as { result: { content: { text: unknown }[] } };
+  assert.ok(JSON.isRawJSON(first.result.content[0].text));
+  assert.equal(second.result.content[0].text, first.result.content[0].text, "encoded once");
+});

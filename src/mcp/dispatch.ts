@@ -1,0 +1,113 @@
+/**
+ * Shorter paths through the SDK for the two steps every tool call takes.
+ *
+ * Sorting. The SDK's `Protocol` sorts every message it
+ * receives by trying zod schemas in turn (result response, then error response, then request):
+ * a request costs two failed parses and one full one, tens of microseconds, although every
+ * transport this server uses has already checked the message against `JSONRPCMessageSchema`.
+ * Here a request whose envelope is plainly well formed goes straight to the SDK's own request
+ * handling; anything else (responses, notifications, odd shapes) takes the SDK's path unchanged.
+ *
+ * tools/call. The SDK parses a tools/call request twice against the same schema (once in
+ * `Protocol`, again in `Server`) and then re-parses the tool's result against
+ * `CallToolResultSchema`. Here it is parsed once, failing exactly as the SDK's first parse fails,
+ * and a result goes out as the tool made it (our tools' results are pinned by their tests).
+ * Task-augmented calls keep the SDK's whole path.
+ *
+ * The SDK is pinned (deno.json); `dispatch_test.ts` fails if the internals used here move, and
+ * checks that answers are the same as the SDK's own, byte for byte.
+ */
+
+import {
+  CallToolRequestSchema,
+  type JSONRPCMessage,
+  type McpServer,
+  type MessageExtraInfo,
+  type Transport,
+} from "./sdk.ts";
+
+type RequestHandler = (request: unknown, extra: unknown) => unknown;
+
+/** The internals of the SDK's `Protocol` used here. */
+interface ProtocolInternals {
+  /** Handles a request once sorted. */
+  _onrequest?: (request: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** Request handlers by method, each wrapped in its parse. */
+  _requestHandlers?: Map<string, RequestHandler>;
+  setRequestHandler(schema: unknown, handler: RequestHandler): void;
+}
+
+/**
+ * Makes `server` parse each tools/call request once and pass its result through unparsed.
+ * Call it before any tool is registered on `server`.
+ */
+export function leanToolCalls(server: McpServer): void {
+  const protocol = server.server as unknown as ProtocolInternals;
+  const register = protocol.setRequestHandler.bind(protocol);
+  protocol.setRequestHandler = (schema, handler) => {
+    register(schema, handler);
+    const handlers = protocol._requestHandlers;
+    const full = handlers?.get("tools/call");
+    if (schema !== CallToolRequestSchema || handlers === undefined || full === undefined) return;
+    handlers.set("tools/call", function leanToolCall(request, extra) {
+      const parsed = CallToolRequestSchema.safeParse(request);
+      if (!parsed.success) throw parsed.error;
+      if (parsed.data.params.task !== undefined) return full(request, extra);
+      return Promise.resolve(handler(parsed.data, extra));
+    });
+  };
+}
+
+/**
+ * Makes `server` take requests arriving on `transport` by the short path. Call it before
+ * `server.connect(transport)`: it takes effect when the SDK starts the transport, after the SDK
+ * has installed its own message handler and before any message can arrive.
+ */
+export function fastRequests(server: McpServer, transport: Transport): void {
+  const protocol = server.server as unknown as ProtocolInternals;
+  const start = transport.start.bind(transport);
+  transport.start = () => {
+    const sorted = transport.onmessage;
+    const onrequest = protocol._onrequest?.bind(protocol);
+    if (sorted !== undefined && onrequest !== undefined) {
+      transport.onmessage = (message, extra) => {
+        if (isRequestEnvelope(message)) onrequest(message, extra);
+        else sorted(message, extra);
+      };
+    }
+    return start();
+  };
+}
+
+/**
+ * True when `message` has exactly the envelope of a JSON-RPC request as the SDK's
+ * `JSONRPCRequestSchema` requires it: version "2.0", a string or integer id, a string method,
+ * params (if any) an object whose `_meta` (if any) is an object with a string or integer
+ * progress token (if any) and no related task, and no other top-level member. Any doubt leaves it to the SDK.
+ */
+export function isRequestEnvelope(message: unknown): message is JSONRPCMessage {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+  const m = message as Record<string, unknown>;
+  let members = 0;
+  for (const key in m) {
+    if (key !== "jsonrpc" && key !== "id" && key !== "method" && key !== "params") return false;
+    members++;
+  }
+  if (m.jsonrpc !== "2.0" || typeof m.method !== "string") return false;
+  if (typeof m.id !== "string" && !Number.isSafeInteger(m.id)) return false;
+  if (!("params" in m)) return members === 3;
+  if (!isPlainObject(m.params)) return false;
+  const meta = (m.params as Record<string, unknown>)._meta;
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta)) return false;
+  // A request tied to a task (`_meta` names one) is rare: the SDK checks that one itself.
+  if (RELATED_TASK in (meta as object)) return false;
+  const token = (meta as Record<string, unknown>).progressToken;
+  return token === undefined || typeof token === "string" || Number.isSafeInteger(token);
+}
+
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { loadConfig } from "../config.ts";
+import { withKv } from "../../tests/support/kv.ts";
+import { defaultCaller } from "./caller.ts";
+import { isRequestEnvelope } from "./dispatch.ts";
+import { isJSONRPCRequest, type JSONRPCMessage, McpServer } from "./sdk.ts";
+import { InMemoryTransport } from "./sdk_client.ts";
+import { createMcpServer, type Toolset } from "./server.ts";
+
+const RELATED = "io.modelcontextprotocol/related-task";
+
+const REQUESTS: unknown[] = [
+  { jsonrpc: "2.0", id: 1, method: "ping" },
+  { jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "x", arguments: {} } },
+  { jsonrpc: "2.0", id: 0, method: "tools/list", params: {} },
+  { jsonrpc: "2.0", id: 2, method: "tools/call", params: { _meta: { progressToken: "t" } } },
+  { jsonrpc: "2.0", id: 3, method: "tools/call", params: { _meta: { progressToken: 7, x: 1 } } },
+];
+
+const NOT_FOR_THE_SHORT_PATH: unknown[] = [
+  null,
+  [],
+  "ping",
+  { id: 1, method: "ping" },
+  { jsonrpc: "1.0", id: 1, method: "ping" },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", id: 1.5, method: "ping" },
+  { jsonrpc: "2.0", id: null, method: "ping" },
+  { jsonrpc: "2.0", id: 2 ** 53, method: "ping" },
+  { jsonrpc: "2.0", id: 1, method: 5 },
+  { jsonrpc: "2.0", id: 1, method: "ping", extra: true },
+  { jsonrpc: "2.0", id: 1, method: "ping", params: [] },
+  { jsonrpc: "2.0", id: 1, method: "ping", params: null },
+  { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: [] } },
+  { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { progressToken: true } } },
+  { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { progressToken: 1.5 } } },
+  { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { [RELATED]: { taskId: "t" } } } },
+  { jsonrpc: "2.0", id: 1, result: {} },
+  { jsonrpc: "2.0", id: 1, error: { code: 1, message: "no" } },
+];
+
+Deno.test("isRequestEnvelope() takes only what the SDK's request schema takes", () => {
+  for (const message of REQUESTS) {
+    assert.equal(isRequestEnvelope(message), true, JSON.stringify(message));
+    assert.equal(isJSONRPCRequest(message), true, JSON.stringify(message));
+  }
+  for (const message of NOT_FOR_THE_SHORT_PATH) {
+    assert.equal(isRequestEnvelope(message), false, JSON.stringify(message));
+  }
+});
+
+const probe: Toolset = {
+  name: "probe",
+  instructions: "One tool.",
+  register(server) {
+    server.registerTool("echo", { inputSchema: { x: z.string() } }, ({ x }) => ({
+      content: [{ type: "text", text: x }],
+    }));
+  },
+};
+
+/** Internals of the SDK's `Protocol` that the short path depends on. */
+interface Internals {
+  _onrequest: (...args: unknown[]) => void;
+}
+
+Deno.test("fastRequests() answers requests by the short path and leaves the rest to the SDK", async () => {
+  await withKv(async (kv) => {
+    const config = loadConfig(new Map());
+    const server = createMcpServer({ kv, config, caller: defaultCaller(config) }, [probe]);
+    const protocol = server.server as unknown as Internals;
+    // If the SDK renames this, the short path silently turns itself off: fail here instead.
+    assert.equal(typeof protocol._onrequest, "function");
+    const [serverEnd, clientEnd] = InMemoryTransport.createLinkedPair();
+    const received: JSONRPCMessage[] = [];
+    const waiters = new Map<unknown, (m: JSONRPCMessage) => void>();
+    clientEnd.onmessage = (message) => {
+      received.push(message);
+      if ("id" in message) waiters.get(message.id)?.(message);
+    };
+    await server.connect(serverEnd);
+    await clientEnd.start();
+    const ask = (message: Record<string, unknown>) =>
+      new Promise<JSONRPCMessage>((resolve) => {
+        waiters.set(message.id, resolve);
+        void clientEnd.send({ jsonrpc: "2.0", ...message } as JSONRPCMessage);
+      });
+
+    // From here the SDK's own path counts through `_onrequest`; the short path bound it earlier.
+    let slow = 0;
+    const onrequest = protocol._onrequest.bind(protocol);
+    protocol._onrequest = (...args) => {
+      slow++;
+      onrequest(...args);
+    };
+    const init = await ask({
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    });
+    assert.ok("result" in init);
+    await clientEnd.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const echo = await ask({
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { x: "hi" } },
+    });
+    assert.deepEqual(echo, {
+      jsonrpc: "2.0",
+      id: 2,
+      result: { content: [{ type: "text", text: "hi" }] },
+    });
+    const bad = await ask({ id: 3, method: "tools/call", params: { name: "echo", arguments: {} } });
+    assert.match(JSON.stringify(bad), /Invalid arguments for tool echo/);
+    const unknown = await ask({ id: 4, method: "nope" });
+    assert.deepEqual(unknown, {
+      jsonrpc: "2.0",
+      id: 4,
+      error: { code: -32601, message: "Method not found" },
+    });
+    assert.equal(slow, 0, "well-formed requests skip the SDK's sorting");
+
+    // A request naming a related task goes the SDK's way.
+    await ask({ id: 5, method: "ping", params: { _meta: { [RELATED]: { taskId: "t" } } } });
+    assert.equal(slow, 1);
+
+    // A response to the server's own request still reaches it (the SDK's path).
+    clientEnd.onmessage = (message) => {
+      if ("method" in message && message.method === "ping" && "id" in message) {
+        void clientEnd.send({ jsonrpc: "2.0", id: message.id, result: {} });
+      }
+    };
+    assert.deepEqual(await server.server.ping(), {});
+    await server.close();
+  });
+});
+
+/** A raw JSON-RPC peer of `server`: sends one message and resolves with the answer to its id. */
+async function rawPeer(server: McpServer) {
+  const [serverEnd, clientEnd] = InMemoryTransport.createLinkedPair();
+  const waiters = new Map<unknown, (m: JSONRPCMessage) => void>();
+  clientEnd.onmessage = (message) => {
+    if ("id" in message) waiters.get(message.id)?.(message);
+  };
+  await server.connect(serverEnd);
+  await clientEnd.start();
+  return (message: Record<string, unknown>) =>
+    new Promise<JSONRPCMessage>((resolve) => {
+      waiters.set(message.id, resolve);
+      void clientEnd.send({ jsonrpc: "2.0", ...message } as JSONRPCMessage);
+    });
+}
+
+Deno.test("the short paths answer every tools/call exactly as the SDK's own server does", async () => {
+  await withKv(async (kv) => {
+    const config = loadConfig(new Map());
+    const ours = createMcpServer({ kv, config, caller: defaultCaller(config) }, [probe]);
+    const plain = new McpServer({ name: "plain", version: "1" });
+    probe.register(plain, { kv, config, caller: defaultCaller(config) });
+    const handlers = (ours.server as unknown as { _requestHandlers: Map<string, unknown> })
+      ._requestHandlers;
+    // If the SDK stops registering tools/call the way leanToolCalls() expects, fail here.
+    assert.equal((handlers.get("tools/call") as { name: string }).name, "leanToolCall");
+    const askOurs = await rawPeer(ours);
+    const askPlain = await rawPeer(plain);
+    const calls: Record<string, unknown>[] = [
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" } } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: 5 } } },
+      { method: "tools/call", params: { name: "echo" } },
+      { method: "tools/call", params: { name: "nope", arguments: {} } },
+      { method: "tools/call", params: { arguments: { x: "hi" } } },
+      { method: "tools/call", params: { name: 5 } },
+      { method: "tools/call" },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, _meta: { a: 1 } } },
+      { method: "ping" },
+    ];
+    let id = 0;
+    for (const call of calls) {
+      id++;
+      assert.deepEqual(
+        await askOurs({ id, ...call }),
+        await askPlain({ id, ...call }),
+        JSON.stringify(call),
+      );
+    }
+    await ours.close();
+    await plain.close();
+  });
+});
