@@ -7,21 +7,10 @@ import {
   StreamableHTTPClientTransport,
 } from "../src/mcp/sdk_client.ts";
 import { call, startServer } from "./support/harness.ts";
+import { initializeBody, MCP_POST_HEADERS } from "./support/rpc.ts";
 
-const INIT = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
-});
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
+const INIT = initializeBody();
+const MCP_HEADERS = MCP_POST_HEADERS;
 
 async function status(url: string, init: RequestInit = {}): Promise<number> {
   const res = await fetch(url, init);

@@ -3,6 +3,7 @@ import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
 import { defaultCaller } from "./caller.ts";
 import { serveStdio } from "./stdio.ts";
+import { initializeBody } from "../../tests/support/rpc.ts";
 
 /** Runs the stdio server on `input` to its end; returns the lines it wrote. */
 async function run(input: string, env: Record<string, string> = {}): Promise<string[]> {
@@ -18,16 +19,7 @@ async function run(input: string, env: Record<string, string> = {}): Promise<str
   return output.trimEnd().split("\n").filter((l) => l !== "");
 }
 
-const INIT = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
-});
+const INIT = initializeBody(0);
 const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
 
 Deno.test("serveStdio() answers a last message that has no newline, and CRLF lines", async () => {

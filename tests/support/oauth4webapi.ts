@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import * as o from "npm:oauth4webapi@3.8.8";
 import { startServer, type TestServer } from "./harness.ts";
 import { approve, movableClock, openConsent, REDIRECT_URI, submitConsent } from "./oauth.ts";
+import { initializeBody, MCP_POST_HEADERS } from "./rpc.ts";
 
 export { o };
 
@@ -18,20 +19,8 @@ export const OWNER_SECRET = "owner-secret-for-tests-0123456789";
 /** Loopback http is allowed by the server, and must be allowed explicitly in oauth4webapi. */
 export const INSECURE = { [o.allowInsecureRequests]: true } as const;
 
-const INIT = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "oauth4webapi", version: "1" },
-  },
-});
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
+const INIT = initializeBody();
+const MCP_HEADERS = MCP_POST_HEADERS;
 
 /** A server with OAuth on, the metadata its 401 led to, and a movable clock. */
 export interface OAuthWorld {
