@@ -47,3 +47,15 @@ export function fields(settings: TableSettings) {
       ),
   };
 }
+
+/** The keys every cut list reports beside its rows. */
+export const LIST_FIELDS = {
+  workspace: z.string(),
+  has_more: z.boolean(),
+  total: z.number().int(),
+};
+
+/** The approval code field of the tools a person's verdict passes through. */
+export const APPROVAL_CODE = z.string().describe(
+  "The approval code a person gave you (APPROVAL_SECRET). Never guess or invent it: send it only when a person typed it for this decision.",
+);

@@ -15,20 +15,30 @@ import {
 } from "./store_decisions.ts";
 import { getPlans, recordPlan } from "./store_plans.ts";
 import { DECISION_SCOPES, DECISION_STATUSES } from "./store_schema.ts";
-import { contractDescription, fields, nonce, result, type TableToolDeps } from "./tools_common.ts";
+import {
+  APPROVAL_CODE,
+  contractDescription,
+  fields,
+  LIST_FIELDS,
+  nonce,
+  result,
+  type TableToolDeps,
+} from "./tools_common.ts";
 
 /** Registers the decision and plan tools. */
 export function registerDecisionTools(server: McpServer, t: TableToolDeps): void {
+  registerRecordDecisionTool(server, t);
+  registerGetDecisionsTool(server, t);
+  registerResolveDecisionTool(server, t);
+  registerSetDecisionScopeTool(server, t);
+  registerRecordPlanTool(server, t);
+  registerGetPlansTool(server, t);
+}
+
+/** Registers `record_decision`. */
+function registerRecordDecisionTool(server: McpServer, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
-  const list = {
-    workspace: z.string(),
-    has_more: z.boolean(),
-    total: z.number().int(),
-  };
-  const approvalCode = z.string().describe(
-    "The approval code a person gave you (APPROVAL_SECRET). Never guess or invent it: send it only when a person typed it for this decision.",
-  );
 
   server.registerTool("record_decision", {
     title: "Propose a decision",
@@ -58,6 +68,11 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
       r,
     );
   });
+}
+
+/** Registers `get_decisions`. */
+function registerGetDecisionsTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
 
   server.registerTool("get_decisions", {
     title: "List decisions",
@@ -70,7 +85,7 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
       limit: f.limit,
     }),
     outputSchema: {
-      ...list,
+      ...LIST_FIELDS,
       workspace_source: workspaceSource,
       decisions: z.array(decisionSchema),
     },
@@ -79,6 +94,12 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     const r = await getDecisions(t.ctx, args);
     return result(renderDecisions(r, nonce()), r);
   });
+}
+
+/** Registers `resolve_decision`. */
+function registerResolveDecisionTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
+  const l = t.settings.limits;
 
   server.registerTool("resolve_decision", {
     title: "Resolve a decision",
@@ -90,7 +111,7 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
       verdict: z.enum(["approved", "rejected"]).describe("approved or rejected"),
       reason: z.string().describe(`Why, at most ${l.reasonMaxBytes} bytes of UTF-8 (required)`),
       superseded_by: f.id("decision that replaces this one").optional(),
-      approval_code: approvalCode.optional(),
+      approval_code: APPROVAL_CODE.optional(),
     }),
     outputSchema: {
       decision: decisionSchema,
@@ -109,6 +130,11 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
       : `\nA note was posted to discussion ${r.decision.discussion_id} as seq ${r.note_seq}.`;
     return result(`Resolved: ${renderDecision(r.decision, nonce())}${note}`, r);
   });
+}
+
+/** Registers `set_decision_scope`. */
+function registerSetDecisionScopeTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
 
   server.registerTool("set_decision_scope", {
     title: "Set a decision's scope",
@@ -120,7 +146,7 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
       scope: z.enum(DECISION_SCOPES).describe(
         "workspace: a standing rule every chat in the workspace sees first; project: only where it was made",
       ),
-      approval_code: approvalCode,
+      approval_code: APPROVAL_CODE,
     }),
     outputSchema: { decision: decisionSchema, changed: z.boolean() },
     annotations: writes({ destructive: false, idempotent: true }),
@@ -133,6 +159,12 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
       r,
     );
   });
+}
+
+/** Registers `record_plan`. */
+function registerRecordPlanTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
+  const l = t.settings.limits;
 
   server.registerTool("record_plan", {
     title: "Record a plan",
@@ -153,6 +185,11 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
     const r = await recordPlan(t.ctx, callerOf(extra, t.deps), args);
     return result(`Recorded: ${renderPlan(r.plan, nonce())}`, r);
   });
+}
+
+/** Registers `get_plans`. */
+function registerGetPlansTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
 
   server.registerTool("get_plans", {
     title: "List plans",
@@ -165,7 +202,7 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
       include_superseded: z.boolean().optional().describe("Also list superseded plans"),
       limit: f.limit,
     }),
-    outputSchema: { ...list, workspace_source: workspaceSource, plans: z.array(planSchema) },
+    outputSchema: { ...LIST_FIELDS, workspace_source: workspaceSource, plans: z.array(planSchema) },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getPlans(t.ctx, args);

@@ -19,6 +19,14 @@ import { contractDescription, fields, nonce, result, type TableToolDeps } from "
 
 /** Registers create_discussion, post_message, get_discussion and get_participants. */
 export function registerDiscussionTools(server: McpServer, t: TableToolDeps): void {
+  registerCreateDiscussionTool(server, t);
+  registerPostMessageTool(server, t);
+  registerGetDiscussionTool(server, t);
+  registerGetParticipantsTool(server, t);
+}
+
+/** Registers `create_discussion`. */
+function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
   const kind = z.enum(MESSAGE_KINDS).optional().describe(
@@ -50,6 +58,18 @@ export function registerDiscussionTools(server: McpServer, t: TableToolDeps): vo
     const r = await createDiscussion(t.ctx, callerOf(extra, t.deps), args);
     return result(renderCreatedDiscussion(r), r);
   });
+}
+
+/** Registers `post_message`. */
+function registerPostMessageTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
+  const l = t.settings.limits;
+  const kind = z.enum(MESSAGE_KINDS).optional().describe(
+    "proposal: suggests something; review: judges a proposal; question: asks; note: informs (default)",
+  );
+  const body = z.string().describe(
+    `The message text (Markdown allowed), at most ${l.messageMaxBytes} bytes of UTF-8. Messages are never edited or deleted.`,
+  );
 
   server.registerTool("post_message", {
     title: "Post a message",
@@ -70,6 +90,11 @@ export function registerDiscussionTools(server: McpServer, t: TableToolDeps): vo
     const r = await postMessage(t.ctx, callerOf(extra, t.deps), args);
     return result(renderPosted(r), r);
   });
+}
+
+/** Registers `get_discussion`. */
+function registerGetDiscussionTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
 
   server.registerTool("get_discussion", {
     title: "Read a discussion",
@@ -96,6 +121,11 @@ export function registerDiscussionTools(server: McpServer, t: TableToolDeps): vo
     const page = await getDiscussion(t.ctx, args);
     return result(renderDiscussion(page, nonce()), page);
   });
+}
+
+/** Registers `get_participants`. */
+function registerGetParticipantsTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
 
   server.registerTool("get_participants", {
     title: "Who takes part",

@@ -10,13 +10,29 @@ import { handoffSchema, taskSchema, workspaceSource } from "./schemas.ts";
 import { acceptHandoff, createHandoff, getHandoffs } from "./store_handoffs.ts";
 import { HANDOFF_STATES, TASK_STATUSES } from "./store_schema.ts";
 import { createTask, getTasks, updateTask } from "./store_tasks.ts";
-import { contractDescription, fields, nonce, result, type TableToolDeps } from "./tools_common.ts";
+import {
+  contractDescription,
+  fields,
+  LIST_FIELDS,
+  nonce,
+  result,
+  type TableToolDeps,
+} from "./tools_common.ts";
 
 /** Registers the task and handoff tools. */
 export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
+  registerCreateTaskTool(server, t);
+  registerUpdateTaskTool(server, t);
+  registerGetTasksTool(server, t);
+  registerCreateHandoffTool(server, t);
+  registerGetHandoffsTool(server, t);
+  registerAcceptHandoffTool(server, t);
+}
+
+/** Registers `create_task`. */
+function registerCreateTaskTool(server: McpServer, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
-  const list = { workspace: z.string(), has_more: z.boolean(), total: z.number().int() };
   const detail = z.string().describe(
     `Details, at most ${l.messageMaxBytes} bytes of UTF-8; starting it with PARKED marks the task parked`,
   );
@@ -39,6 +55,15 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     const r = await createTask(t.ctx, callerOf(extra, t.deps), args);
     return result(`Created: ${renderTask(r.task)}`, r);
   });
+}
+
+/** Registers `update_task`. */
+function registerUpdateTaskTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
+  const l = t.settings.limits;
+  const detail = z.string().describe(
+    `Details, at most ${l.messageMaxBytes} bytes of UTF-8; starting it with PARKED marks the task parked`,
+  );
 
   server.registerTool("update_task", {
     title: "Update a task",
@@ -71,6 +96,11 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     const warning = r.cross_task_warning ? `\n⚠ ${r.cross_task_warning}` : "";
     return result(`Updated (${r.changed.join(", ")}): ${renderTask(r.task)}${warning}`, r);
   });
+}
+
+/** Registers `get_tasks`. */
+function registerGetTasksTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
 
   server.registerTool("get_tasks", {
     title: "List tasks",
@@ -83,12 +113,18 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
       assigned_to: f.name("Only tasks of this owner").optional(),
       limit: f.limit,
     }),
-    outputSchema: { ...list, workspace_source: workspaceSource, tasks: z.array(taskSchema) },
+    outputSchema: { ...LIST_FIELDS, workspace_source: workspaceSource, tasks: z.array(taskSchema) },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getTasks(t.ctx, args);
     return result(renderTasks(r), r);
   });
+}
+
+/** Registers `create_handoff`. */
+function registerCreateHandoffTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
+  const l = t.settings.limits;
 
   server.registerTool("create_handoff", {
     title: "Hand a task over",
@@ -109,6 +145,11 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
     const superseded = r.superseded ? `\nHandoff ${r.superseded} is now superseded.` : "";
     return result(`Handed off: ${renderHandoff(r.handoff, nonce())}${superseded}`, r);
   });
+}
+
+/** Registers `get_handoffs`. */
+function registerGetHandoffsTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
 
   server.registerTool("get_handoffs", {
     title: "List handoffs",
@@ -122,12 +163,21 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
       task_id: f.id("task").optional(),
       limit: f.limit,
     }),
-    outputSchema: { ...list, workspace_source: workspaceSource, handoffs: z.array(handoffSchema) },
+    outputSchema: {
+      ...LIST_FIELDS,
+      workspace_source: workspaceSource,
+      handoffs: z.array(handoffSchema),
+    },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getHandoffs(t.ctx, args);
     return result(renderHandoffs(r, nonce()), r);
   });
+}
+
+/** Registers `accept_handoff`. */
+function registerAcceptHandoffTool(server: McpServer, t: TableToolDeps): void {
+  const f = fields(t.settings);
 
   server.registerTool("accept_handoff", {
     title: "Accept a handoff",
