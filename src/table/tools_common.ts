@@ -6,6 +6,7 @@ import { structuredResult } from "../mcp/results.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
+import { MESSAGE_KINDS } from "./store_schema.ts";
 
 /** What the table tools are registered with. */
 export interface TableToolDeps {
@@ -40,6 +41,15 @@ export function fields(settings: TableSettings) {
       `Most items to return: 1–${l.pageMax}, default ${l.pageDefault}. Results say has_more and total when cut.`,
     ),
     title: z.string().describe(`A one-line title, at most ${l.titleMaxChars} characters`),
+    kind: z.enum(MESSAGE_KINDS).optional().describe(
+      "proposal: suggests something; review: judges a proposal; question: asks; note: informs (default)",
+    ),
+    messageBody: z.string().describe(
+      `The message text (Markdown allowed), at most ${l.messageMaxBytes} bytes of UTF-8. Messages are never edited or deleted.`,
+    ),
+    taskDetail: z.string().describe(
+      `Details, at most ${l.messageMaxBytes} bytes of UTF-8; starting it with PARKED marks the task parked`,
+    ),
     id: (what: string) => z.string().describe(`The ${what}'s id, as returned when it was created`),
     name: (what: string) =>
       z.string().describe(

@@ -14,7 +14,6 @@ import {
 import { discussionSchema, messageSchema, participantSchema, workspaceSource } from "./schemas.ts";
 import { getParticipants } from "./store_context.ts";
 import { createDiscussion, getDiscussion, postMessage } from "./store_discussions.ts";
-import { MESSAGE_KINDS } from "./store_schema.ts";
 import { contractDescription, fields, nonce, result, type TableToolDeps } from "./tools_common.ts";
 
 /** Registers create_discussion, post_message, get_discussion and get_participants. */
@@ -28,13 +27,6 @@ export function registerDiscussionTools(server: McpServer, t: TableToolDeps): vo
 /** Registers `create_discussion`. */
 function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void {
   const f = fields(t.settings);
-  const l = t.settings.limits;
-  const kind = z.enum(MESSAGE_KINDS).optional().describe(
-    "proposal: suggests something; review: judges a proposal; question: asks; note: informs (default)",
-  );
-  const body = z.string().describe(
-    `The message text (Markdown allowed), at most ${l.messageMaxBytes} bytes of UTF-8. Messages are never edited or deleted.`,
-  );
 
   server.registerTool("create_discussion", {
     title: "Open a discussion",
@@ -44,8 +36,8 @@ function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void
     inputSchema: strictArgs({
       title: f.title,
       workspace: f.workspace,
-      body: body.optional(),
-      kind,
+      body: f.messageBody.optional(),
+      kind: f.kind,
     }),
     outputSchema: {
       discussion: discussionSchema,
@@ -63,13 +55,6 @@ function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void
 /** Registers `post_message`. */
 function registerPostMessageTool(server: McpServer, t: TableToolDeps): void {
   const f = fields(t.settings);
-  const l = t.settings.limits;
-  const kind = z.enum(MESSAGE_KINDS).optional().describe(
-    "proposal: suggests something; review: judges a proposal; question: asks; note: informs (default)",
-  );
-  const body = z.string().describe(
-    `The message text (Markdown allowed), at most ${l.messageMaxBytes} bytes of UTF-8. Messages are never edited or deleted.`,
-  );
 
   server.registerTool("post_message", {
     title: "Post a message",
@@ -78,8 +63,8 @@ function registerPostMessageTool(server: McpServer, t: TableToolDeps): void {
     ),
     inputSchema: strictArgs({
       discussion_id: f.id("discussion"),
-      body,
-      kind,
+      body: f.messageBody,
+      kind: f.kind,
       in_reply_to: z.number().int().optional().describe(
         "The seq of the message this answers; it must exist",
       ),

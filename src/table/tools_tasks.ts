@@ -32,10 +32,6 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
 /** Registers `create_task`. */
 function registerCreateTaskTool(server: McpServer, t: TableToolDeps): void {
   const f = fields(t.settings);
-  const l = t.settings.limits;
-  const detail = z.string().describe(
-    `Details, at most ${l.messageMaxBytes} bytes of UTF-8; starting it with PARKED marks the task parked`,
-  );
 
   server.registerTool("create_task", {
     title: "Create a task",
@@ -44,7 +40,7 @@ function registerCreateTaskTool(server: McpServer, t: TableToolDeps): void {
     ),
     inputSchema: strictArgs({
       title: f.title,
-      detail: detail.optional(),
+      detail: f.taskDetail.optional(),
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
       assigned_to: f.name("The owner").optional(),
@@ -61,9 +57,6 @@ function registerCreateTaskTool(server: McpServer, t: TableToolDeps): void {
 function registerUpdateTaskTool(server: McpServer, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
-  const detail = z.string().describe(
-    `Details, at most ${l.messageMaxBytes} bytes of UTF-8; starting it with PARKED marks the task parked`,
-  );
 
   server.registerTool("update_task", {
     title: "Update a task",
@@ -82,7 +75,7 @@ function registerUpdateTaskTool(server: McpServer, t: TableToolDeps): void {
         `The new owner (a participant's name, at most ${l.nameMaxChars} characters, compared case-insensitively), or null to unassign`,
       )
         .optional(),
-      detail: detail.optional(),
+      detail: f.taskDetail.optional(),
     }),
     outputSchema: {
       task: taskSchema,
