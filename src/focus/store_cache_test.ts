@@ -9,7 +9,7 @@ import {
   setFocus,
   setNorthStar,
 } from "./store.ts";
-import { withKv } from "../../tests/support/kv.ts";
+import { countCommits, withKv } from "../../tests/support/kv.ts";
 
 const limits = DEFAULT_FOCUS_LIMITS;
 
@@ -111,22 +111,12 @@ Deno.test("concurrent addTaskWithState() calls on one project each start from th
   withKv(async (kv) => {
     const cache = new FocusStateCache();
     await addTaskWithState(kv, limits, "p1", "warm", "main", cache);
-    let commits = 0;
-    const atomic = kv.atomic.bind(kv);
-    kv.atomic = () => {
-      const op = atomic();
-      const commit = op.commit.bind(op);
-      op.commit = () => {
-        commits++;
-        return commit();
-      };
-      return op;
-    };
+    const commits = countCommits(kv);
     await Promise.all(
       Array.from(
         { length: 20 },
         (_, i) => addTaskWithState(kv, limits, "p1", `t${i}`, "main", cache),
       ),
     );
-    assert.equal(commits, 20, "no write started from a state an earlier one had replaced");
+    assert.equal(commits.count(), 20, "no write started from a state an earlier one had replaced");
   }));

@@ -18,7 +18,7 @@ import {
 } from "./store.ts";
 import { AppError } from "../kit/kv.ts";
 import { followUpBlockKey, followUpBlockPrefix, legacyFollowUpKey } from "./store_followups.ts";
-import { withKv } from "../../tests/support/kv.ts";
+import { countCommits, withKv } from "../../tests/support/kv.ts";
 
 const limits = DEFAULT_FOCUS_LIMITS;
 
@@ -233,21 +233,11 @@ Deno.test("addTaskWithState() returns exactly the state getState() reads after t
 Deno.test("concurrent writes to one project from one process take turns instead of retrying", () =>
   withKv(async (kv) => {
     // Counting commit attempts: with the per-key queue none of 40 writers loses a check.
-    let commits = 0;
-    const atomic = kv.atomic.bind(kv);
-    kv.atomic = () => {
-      const op = atomic();
-      const commit = op.commit.bind(op);
-      op.commit = () => {
-        commits++;
-        return commit();
-      };
-      return op;
-    };
+    const commits = countCommits(kv);
     await Promise.all(
       Array.from({ length: 40 }, (_, i) => addTask(kv, limits, "p1", `t${i}`, "cleanup")),
     );
-    assert.equal(commits, 40);
+    assert.equal(commits.count(), 40);
     assert.equal((await getState(kv, limits, "p1")).project?.openFollowUps, 40);
   }));
 

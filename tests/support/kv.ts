@@ -9,3 +9,19 @@ export async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> 
     kv.close();
   }
 }
+
+/** Counts the commits attempted on `kv` from now on (landed or not): read `count()` afterwards. */
+export function countCommits(kv: Deno.Kv): { count(): number } {
+  let commits = 0;
+  const atomic = kv.atomic.bind(kv);
+  kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = () => {
+      commits++;
+      return commit();
+    };
+    return op;
+  };
+  return { count: () => commits };
+}
