@@ -1,11 +1,4 @@
-/** Token checks in constant time, and the loopback Origin/Host guard against DNS rebinding. */
-
-import { secretMatches, SecretSet } from "../kit/secret.ts";
-
-export { SecretSet };
-
-/** Compares a presented token with one secret in constant time (see `SecretSet` for many). */
-export const tokenMatches: (presented: string | null, secret: string) => boolean = secretMatches;
+/** Reading the bearer token, and the loopback Origin/Host guard against DNS rebinding. */
 
 /** The token of an `Authorization: Bearer …` header, or `null`. */
 export function bearerToken(req: Request): string | null {

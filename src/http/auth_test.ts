@@ -1,28 +1,5 @@
 import assert from "node:assert/strict";
-import { bearerToken, isLoopback, rebindingRefusal, SecretSet, tokenMatches } from "./auth.ts";
-
-Deno.test("tokenMatches() accepts only the exact token", () => {
-  assert.equal(tokenMatches("secret-token", "secret-token"), true);
-  assert.equal(tokenMatches("secret-tokeN", "secret-token"), false);
-  assert.equal(tokenMatches("secret", "secret-token"), false);
-  assert.equal(tokenMatches("", "secret-token"), false);
-  assert.equal(tokenMatches(null, "secret-token"), false);
-});
-
-Deno.test("SecretSet.match() names the first secret equal to the token, and nothing else", () => {
-  const secrets = new SecretSet([["alpha-secret", "a"], ["beta-secret", "b"], [
-    "alpha-secret",
-    "c",
-  ]]);
-  assert.equal(secrets.match("alpha-secret"), "a");
-  assert.equal(secrets.match("beta-secret"), "b");
-  assert.equal(secrets.match("beta-secreT"), undefined);
-  assert.equal(secrets.match("beta"), undefined);
-  assert.equal(secrets.match("ünï-çødé"), undefined);
-  assert.equal(secrets.match(""), undefined);
-  assert.equal(secrets.match(null), undefined);
-  assert.equal(new SecretSet([["ünï-çødé", 1]]).match("ünï-çødé"), 1);
-});
+import { bearerToken, isLoopback, rebindingRefusal } from "./auth.ts";
 
 Deno.test("bearerToken() reads only a Bearer authorization header", () => {
   const req = (value?: string) =>

@@ -8,7 +8,8 @@ import type { NamedToken } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { AppError } from "../kit/kv.ts";
 import type { AuthInfo } from "../mcp/sdk.ts";
-import { bearerToken, SecretSet } from "./auth.ts";
+import { SecretSet } from "../kit/secret.ts";
+import { bearerToken } from "./auth.ts";
 
 /** What authentication proved about a request. */
 export type Authenticated =

@@ -10,8 +10,25 @@ Deno.test("secretMatches() accepts only the exact secret, whatever its length or
   assert.equal(secretMatches("ünï-çødé", "ünï-çødé"), true);
 });
 
-Deno.test("SecretSet.match() tells which secret matched, and nothing for a near miss", () => {
-  const set = new SecretSet([["alpha-secret", "a"], ["beta-secret", "b"]]);
-  assert.equal(set.match("beta-secret"), "b");
-  assert.equal(set.match("beta-secreT"), undefined);
+Deno.test("secretMatches() accepts only the exact token", () => {
+  assert.equal(secretMatches("secret-token", "secret-token"), true);
+  assert.equal(secretMatches("secret-tokeN", "secret-token"), false);
+  assert.equal(secretMatches("secret", "secret-token"), false);
+  assert.equal(secretMatches("", "secret-token"), false);
+  assert.equal(secretMatches(null, "secret-token"), false);
+});
+
+Deno.test("SecretSet.match() names the first secret equal to the token, and nothing else", () => {
+  const secrets = new SecretSet([["alpha-secret", "a"], ["beta-secret", "b"], [
+    "alpha-secret",
+    "c",
+  ]]);
+  assert.equal(secrets.match("alpha-secret"), "a");
+  assert.equal(secrets.match("beta-secret"), "b");
+  assert.equal(secrets.match("beta-secreT"), undefined);
+  assert.equal(secrets.match("beta"), undefined);
+  assert.equal(secrets.match("ünï-çødé"), undefined);
+  assert.equal(secrets.match(""), undefined);
+  assert.equal(secrets.match(null), undefined);
+  assert.equal(new SecretSet([["ünï-çødé", 1]]).match("ünï-çødé"), 1);
 });
