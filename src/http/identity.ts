@@ -89,24 +89,26 @@ export function resolveCaller(auth: Authenticated, req: Request, defaultName: st
 export function clientNameHeader(req: Request): string | undefined {
   const raw = req.headers.get(CLIENT_NAME_HEADER);
   if (raw === null) return undefined;
-  let name: string;
+  // Most names are ASCII, which needs no decoding; only bytes above 0x7f can be UTF-8 sequences.
+  // deno-lint-ignore no-control-regex
+  const name = /^[\x00-\x7f]*$/.test(raw) ? raw : utf8OfHeader(raw);
+  const problem = clientNameProblem(name, "X-Client-Name");
+  if (problem) throw new AppError("invalid", problem, "invalid_client_name");
+  return name;
+}
+
+/** A header value's bytes (one character each) read as UTF-8; anything else is refused. */
+function utf8OfHeader(raw: string): string {
   try {
     const bytes = Uint8Array.from(raw, (c) => {
       const code = c.charCodeAt(0);
       if (code > 0xff) throw new Error("not a byte");
       return code;
     });
-    name = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw new AppError(
-      "invalid",
-      "X-Client-Name is not well-formed UTF-8",
-      "invalid_client_name",
-    );
+    throw new AppError("invalid", "X-Client-Name is not well-formed UTF-8", "invalid_client_name");
   }
-  const problem = clientNameProblem(name, "X-Client-Name");
-  if (problem) throw new AppError("invalid", problem, "invalid_client_name");
-  return name;
 }
 
 /**
