@@ -230,6 +230,26 @@ export async function readIndexed<T>(
 }
 
 /**
+ * One page of the records an index under `prefix` points at, newest first, and how many there
+ * are. Without `keep` the index alone gives the total and only the page's records are read; a
+ * filter has to see every record.
+ */
+export async function pageIndexed<T>(
+  ctx: TableCtx,
+  prefix: Deno.KvKey,
+  keyOf: (id: string) => Deno.KvKey,
+  limit: number,
+  keep?: (record: T) => boolean,
+): Promise<{ page: T[]; total: number }> {
+  const ids = await indexedIds(ctx, prefix);
+  if (keep === undefined) {
+    return { page: await readRecords<T>(ctx, ids.slice(0, limit), keyOf), total: ids.length };
+  }
+  const all = (await readRecords<T>(ctx, ids, keyOf)).filter(keep);
+  return { page: all.slice(0, limit), total: all.length };
+}
+
+/**
  * Starts the atomic that creates a record under a new id (`keyOf(id)` must still be absent),
  * with the caller noted as acting in `ws`.
  */

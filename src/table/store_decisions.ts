@@ -17,6 +17,7 @@ import {
   newRecord,
   noteParticipant,
   nowIso,
+  pageIndexed,
   readIndexed,
   sameWorkspace,
   type TableCtx,
@@ -292,17 +293,17 @@ export async function getDecisions(
 ): Promise<WorkspaceChoice & { decisions: Decision[]; has_more: boolean; total: number }> {
   const choice = chooseWorkspace(ctx, input.workspace);
   const limit = checkLimit(ctx, input.limit);
-  const all = (await readIndexed<StoredDecision>(
+  const keep = input.status === undefined
+    ? undefined
+    : (d: StoredDecision) => d.status === input.status;
+  const { page, total } = await pageIndexed<StoredDecision>(
     ctx,
     keys.wsDecisionsIn(choice.workspace),
     keys.decision,
-  )).filter((d) => input.status === undefined || d.status === input.status);
-  return {
-    ...choice,
-    decisions: all.slice(0, limit).map(decisionOut),
-    has_more: all.length > limit,
-    total: all.length,
-  };
+    limit,
+    keep,
+  );
+  return { ...choice, decisions: page.map(decisionOut), has_more: total > limit, total };
 }
 
 /** The workspace's standing rules: approved, workspace-scoped decisions, newest first. */

@@ -16,7 +16,7 @@ import {
   newRecord,
   noteParticipant,
   nowIso,
-  readIndexed,
+  pageIndexed,
   readRecords,
   type TableCtx,
   type WorkspaceChoice,
@@ -234,15 +234,31 @@ export async function getHandoffs(
   const limit = checkLimit(ctx, input.limit);
   const to = input.to === undefined ? undefined : checkName(ctx, "to", input.to).toLowerCase();
   if (input.task_id !== undefined) checkUlid("task_id", input.task_id);
-  const stored = (await readIndexed<StoredHandoff>(
+  const keep = to === undefined && input.task_id === undefined
+    ? undefined
+    : (h: StoredHandoff) =>
+      (to === undefined || h.to.toLowerCase() === to) &&
+      (input.task_id === undefined || h.task_id === input.task_id);
+  const prefix = keys.wsHandoffsIn(choice.workspace);
+  if (input.status === undefined) {
+    // The state is computed from each handoff's task: only the page's tasks need reading.
+    const { page, total } = await pageIndexed<StoredHandoff>(
+      ctx,
+      prefix,
+      keys.handoff,
+      limit,
+      keep,
+    );
+    return { ...choice, handoffs: await withTasks(ctx, page), has_more: total > limit, total };
+  }
+  const { page: stored } = await pageIndexed<StoredHandoff>(
     ctx,
-    keys.wsHandoffsIn(choice.workspace),
+    prefix,
     keys.handoff,
-  ))
-    .filter((h) => to === undefined || h.to.toLowerCase() === to)
-    .filter((h) => input.task_id === undefined || h.task_id === input.task_id);
-  const all = await withTasks(ctx, stored);
-  const matching = all.filter((h) => input.status === undefined || h.state === input.status);
+    Infinity,
+    keep ?? (() => true),
+  );
+  const matching = (await withTasks(ctx, stored)).filter((h) => h.state === input.status);
   return {
     ...choice,
     handoffs: matching.slice(0, limit),

@@ -12,7 +12,7 @@ import {
   chooseWorkspace,
   newRecord,
   nowIso,
-  readIndexed,
+  pageIndexed,
   sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
@@ -143,15 +143,16 @@ export async function getPlans(
   const prefix = input.include_superseded
     ? keys.wsPlansIn(choice.workspace)
     : keys.currentPlansIn(choice.workspace);
-  const plans = (await readIndexed<StoredPlan>(ctx, prefix, keys.plan))
-    .filter((p) => input.discussion_id === undefined || p.discussion_id === input.discussion_id);
-  const page = plans.slice(0, limit);
+  const keep = input.discussion_id === undefined
+    ? undefined
+    : (p: StoredPlan) => p.discussion_id === input.discussion_id;
+  const { page, total } = await pageIndexed<StoredPlan>(ctx, prefix, keys.plan, limit, keep);
   const successors = await getAll<string>(ctx.kv, page.map((p) => keys.planSuccessor(p.id)));
   return {
     ...choice,
     plans: page.map((p, i) => planOut(p, successors[i].value)),
-    has_more: plans.length > limit,
-    total: plans.length,
+    has_more: total > limit,
+    total,
   };
 }
 

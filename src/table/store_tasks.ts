@@ -17,7 +17,7 @@ import {
   newRecord,
   noteParticipant,
   nowIso,
-  readIndexed,
+  pageIndexed,
   readRecords,
   type TableCtx,
   type WorkspaceChoice,
@@ -246,15 +246,19 @@ export async function getTasks(
   const who = input.assigned_to === undefined
     ? undefined
     : checkName(ctx, "assigned_to", input.assigned_to).toLowerCase();
-  const all = (await readIndexed<StoredTask>(ctx, keys.wsTasksIn(choice.workspace), keys.task))
-    .filter((t) => input.status === undefined || t.status === input.status)
-    .filter((t) => who === undefined || t.assigned_to?.toLowerCase() === who);
-  return {
-    ...choice,
-    tasks: all.slice(0, limit).map(taskOut),
-    has_more: all.length > limit,
-    total: all.length,
-  };
+  const keep = input.status === undefined && who === undefined
+    ? undefined
+    : (t: StoredTask) =>
+      (input.status === undefined || t.status === input.status) &&
+      (who === undefined || t.assigned_to?.toLowerCase() === who);
+  const { page, total } = await pageIndexed<StoredTask>(
+    ctx,
+    keys.wsTasksIn(choice.workspace),
+    keys.task,
+    limit,
+    keep,
+  );
+  return { ...choice, tasks: page.map(taskOut), has_more: total > limit, total };
 }
 
 /** Reads tasks by id, skipping any that are gone. */

@@ -86,3 +86,29 @@ Deno.test("updateTask() racing: concurrent changes keep counts and the owner ind
     assert.equal(sum, 1);
   });
 });
+
+Deno.test("getTasks() pages newest first and counts every match, filtered or not", async () => {
+  await withTable({}, async ({ ctx }) => {
+    const made = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(
+        (await createTask(ctx, CODEX, {
+          title: `T${i}`,
+          assigned_to: i % 2 ? "claude" : undefined,
+        })).task,
+      );
+    }
+    await updateTask(ctx, CODEX, { task_id: made[0].id, status: "done" });
+    const page = await getTasks(ctx, { limit: 2 });
+    assert.deepEqual(page.tasks.map((t) => t.title), ["T4", "T3"]);
+    assert.equal(page.total, 5);
+    assert.equal(page.has_more, true);
+    const open = await getTasks(ctx, { status: "open", limit: 3 });
+    assert.deepEqual(open.tasks.map((t) => t.title), ["T4", "T3", "T2"]);
+    assert.equal(open.total, 4);
+    assert.equal(open.has_more, true);
+    const theirs = await getTasks(ctx, { assigned_to: "CLAUDE", limit: 5 });
+    assert.deepEqual(theirs.tasks.map((t) => t.title), ["T3", "T1"]);
+    assert.equal(theirs.has_more, false);
+  });
+});
