@@ -10,8 +10,10 @@
  *
  * tools/call. The SDK parses a tools/call request twice against the same schema (once in
  * `Protocol`, again in `Server`) and then re-parses the tool's result against
- * `CallToolResultSchema`. Here it is parsed once, failing exactly as the SDK's first parse fails,
- * and a result goes out as the tool made it (our tools' results are pinned by their tests).
+ * `CallToolResultSchema`. Here a plainly well-formed call (a string name, arguments an object if
+ * any, no task) is not parsed at all: its envelope was checked on arrival, and the schema would
+ * only copy it. Anything else is parsed once, failing exactly as the SDK's first parse fails.
+ * A result goes out as the tool made it (our tools' results are pinned by their tests).
  * Task-augmented calls keep the SDK's whole path.
  *
  * The SDK is pinned (deno.json); `dispatch_test.ts` fails if the internals used here move, and
@@ -50,6 +52,7 @@ export function leanToolCalls(server: McpServer): void {
     const full = handlers?.get("tools/call");
     if (schema !== CallToolRequestSchema || handlers === undefined || full === undefined) return;
     handlers.set("tools/call", function leanToolCall(request, extra) {
+      if (isPlainToolCall(request)) return Promise.resolve(handler(request, extra));
       const parsed = CallToolRequestSchema.safeParse(request);
       if (!parsed.success) throw parsed.error;
       if (parsed.data.params.task !== undefined) return full(request, extra);
@@ -107,6 +110,27 @@ export function isRequestEnvelope(message: unknown): message is JSONRPCMessage {
 }
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/**
+ * True when `request` (a request whose envelope, `_meta` included, was checked on arrival) has
+ * params that `CallToolRequestSchema` takes as they are: a string name, arguments (if any) a
+ * plain object, and no task. Its parse would only copy such a request, dropping members no
+ * handler reads.
+ */
+export function isPlainToolCall(request: unknown): boolean {
+  const params = (request as { params?: unknown }).params;
+  if (!isRecord(params)) return false;
+  const { name, arguments: args, task, _meta } = params as Record<string, unknown>;
+  return typeof name === "string" && task === undefined &&
+    (args === undefined || isRecord(args)) && (_meta === undefined || isRecord(_meta));
+}
+
+/** An object as zod's record and object schemas take it: a plain object, not an array. */
+function isRecord(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
 
 function isPlainObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
 import { defaultCaller } from "./caller.ts";
-import { isRequestEnvelope } from "./dispatch.ts";
-import { isJSONRPCRequest, type JSONRPCMessage, McpServer } from "./sdk.ts";
+import { isPlainToolCall, isRequestEnvelope } from "./dispatch.ts";
+import { CallToolRequestSchema, isJSONRPCRequest, type JSONRPCMessage, McpServer } from "./sdk.ts";
 import { InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer, type Toolset } from "./server.ts";
 
@@ -47,6 +47,37 @@ Deno.test("isRequestEnvelope() takes only what the SDK's request schema takes", 
   }
   for (const message of NOT_FOR_THE_SHORT_PATH) {
     assert.equal(isRequestEnvelope(message), false, JSON.stringify(message));
+  }
+});
+
+Deno.test("isPlainToolCall() takes only calls the SDK's tools/call schema takes as they are", () => {
+  const call = (params: unknown) => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params });
+  for (
+    const params of [
+      { name: "x" },
+      { name: "x", arguments: {} },
+      { name: "x", arguments: { a: [1], constructor: "y" }, _meta: { progressToken: 1 } },
+      { name: "x", arguments: Object.create(null) },
+    ]
+  ) {
+    assert.equal(isPlainToolCall(call(params)), true, JSON.stringify(params));
+    assert.equal(CallToolRequestSchema.safeParse(call(params)).success, true);
+  }
+  for (
+    const params of [
+      undefined,
+      [],
+      {},
+      { name: 5 },
+      { name: "x", arguments: [] },
+      { name: "x", arguments: null },
+      { name: "x", arguments: new Map() },
+      { name: "x", task: {} },
+      { name: "x", task: null },
+      { name: "x", _meta: [] },
+    ]
+  ) {
+    assert.equal(isPlainToolCall(call(params)), false, JSON.stringify(params));
   }
 });
 
@@ -177,6 +208,13 @@ Deno.test("the short paths answer every tools/call exactly as the SDK's own serv
       { method: "tools/call", params: { name: 5 } },
       { method: "tools/call" },
       { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, _meta: { a: 1 } } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, other: [1] } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi", constructor: 1 } } },
+      { method: "tools/call", params: { name: "echo", arguments: ["hi"] } },
+      { method: "tools/call", params: { name: "echo", arguments: null } },
+      { method: "tools/call", params: { name: "echo", arguments: "hi" } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, task: null } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, task: {} } },
       { method: "ping" },
     ];
     let id = 0;
