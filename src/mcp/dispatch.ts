@@ -16,15 +16,26 @@
  * A result goes out as the tool made it (our tools' results are pinned by their tests).
  * Task-augmented calls keep the SDK's whole path.
  *
+ * The call itself. `McpServer` then checks the arguments with an asynchronous parse and runs the
+ * tool through three more awaited steps (one checks an output schema our served tools do not
+ * have). For a plain call to a plain tool (enabled, no task support, no output schema) whose
+ * arguments parse, the tool runs here after one synchronous parse of the same schema, and its
+ * failures become the same error results; everything else (unknown tools, refused arguments)
+ * goes to `McpServer`, which answers it as it always does.
+ *
  * The SDK is pinned (deno.json); `dispatch_test.ts` fails if the internals used here move, and
  * checks that answers are the same as the SDK's own, byte for byte.
  */
 
 import {
   CallToolRequestSchema,
+  ErrorCode,
   type JSONRPCMessage,
+  McpError,
   type McpServer,
   type MessageExtraInfo,
+  normalizeObjectSchema,
+  safeParse,
   type Transport,
 } from "./sdk.ts";
 
@@ -52,7 +63,10 @@ export function leanToolCalls(server: McpServer): void {
     const full = handlers?.get("tools/call");
     if (schema !== CallToolRequestSchema || handlers === undefined || full === undefined) return;
     handlers.set("tools/call", function leanToolCall(request, extra) {
-      if (isPlainToolCall(request)) return Promise.resolve(handler(request, extra));
+      if (isPlainToolCall(request)) {
+        return directCall(server, request as PlainToolCall, extra) ??
+          Promise.resolve(handler(request, extra));
+      }
       const parsed = CallToolRequestSchema.safeParse(request);
       if (!parsed.success) throw parsed.error;
       if (parsed.data.params.task !== undefined) return full(request, extra);
@@ -110,6 +124,70 @@ export function isRequestEnvelope(message: unknown): message is JSONRPCMessage {
 }
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** A tools/call request as `isPlainToolCall` admits it. */
+interface PlainToolCall {
+  params: { name: string; arguments?: Record<string, unknown> };
+}
+
+/** The parts of the SDK's registered tool (and of `McpServer`) a direct call reads. */
+interface RegisteredTool {
+  enabled: boolean;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  execution?: { taskSupport?: string };
+  handler: (...args: unknown[]) => unknown;
+}
+interface McpServerInternals {
+  _registeredTools: Record<string, RegisteredTool | undefined>;
+  _maxToolInputElements?: number;
+}
+
+/**
+ * Runs a plain tool as `McpServer`'s tools/call handler would, without its extra turns; or
+ * `undefined` when `McpServer` must answer (see the module comment). Relies on the tools/call
+ * handler being `McpServer`'s own, as it is on every server `mcp/server.ts` builds.
+ */
+function directCall(
+  server: McpServer,
+  request: PlainToolCall,
+  extra: unknown,
+): Promise<unknown> | undefined {
+  const internals = server as unknown as McpServerInternals;
+  const tool = internals._registeredTools[request.params.name];
+  if (
+    tool === undefined || !tool.enabled || tool.outputSchema !== undefined ||
+    "createTask" in tool.handler || internals._maxToolInputElements !== undefined ||
+    (tool.execution?.taskSupport !== undefined && tool.execution.taskSupport !== "forbidden")
+  ) {
+    return undefined;
+  }
+  let args: unknown;
+  if (tool.inputSchema !== undefined) {
+    const schema = normalizeObjectSchema(tool.inputSchema as never) ?? tool.inputSchema;
+    let parsed: ReturnType<typeof safeParse>;
+    try {
+      parsed = safeParse(schema as never, request.params.arguments ?? {});
+    } catch {
+      return undefined; // a schema that must be parsed asynchronously
+    }
+    if (!parsed.success) return undefined;
+    args = parsed.data;
+  }
+  return runTool(tool, args, extra);
+}
+
+async function runTool(tool: RegisteredTool, args: unknown, extra: unknown): Promise<unknown> {
+  try {
+    return await (tool.inputSchema === undefined ? tool.handler(extra) : tool.handler(args, extra));
+  } catch (error) {
+    if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+    return {
+      content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }],
+      isError: true,
+    };
+  }
+}
 
 /**
  * True when `request` (a request whose envelope, `_meta` included, was checked on arrival) has

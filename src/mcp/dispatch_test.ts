@@ -187,18 +187,54 @@ async function rawPeer(server: McpServer) {
     });
 }
 
+/** Tools whose failures and plain shapes the short path must answer as the SDK does. */
+const edges: Toolset = {
+  name: "edges",
+  instructions: "Edge cases.",
+  register(server) {
+    server.registerTool("fails", { inputSchema: { n: z.number().int() } }, ({ n }) => {
+      throw new Error(`failed with ${n}`);
+    });
+    server.registerTool("fails_async", { inputSchema: {} }, async () => {
+      await Promise.resolve();
+      throw "not an Error";
+    });
+    server.registerTool("no_input", {}, (extra) => ({
+      content: [{ type: "text", text: `request ${extra.requestId}` }],
+    }));
+    server.registerTool("refuses", { inputSchema: { s: z.string().min(2) } }, ({ s }) => ({
+      content: [{ type: "text", text: s }],
+      isError: true,
+    }));
+  },
+};
+
 Deno.test("the short paths answer every tools/call exactly as the SDK's own server does", async () => {
   await withKv(async (kv) => {
     const config = loadConfig(new Map());
-    const ours = createMcpServer({ kv, config, caller: defaultCaller(config) }, [probe]);
+    const ours = createMcpServer({ kv, config, caller: defaultCaller(config) }, [probe, edges]);
     const plain = new McpServer({ name: "plain", version: "1" });
     probe.register(plain, { kv, config, caller: defaultCaller(config) });
+    edges.register(plain, { kv, config, caller: defaultCaller(config) });
     const handlers = (ours.server as unknown as { _requestHandlers: Map<string, unknown> })
       ._requestHandlers;
     // If the SDK stops registering tools/call the way leanToolCalls() expects, fail here.
     assert.equal((handlers.get("tools/call") as { name: string }).name, "leanToolCall");
     const askOurs = await rawPeer(ours);
     const askPlain = await rawPeer(plain);
+    // McpServer's own tools/call handler checks the arguments here; the short path does not.
+    const internals = ours as unknown as { validateToolInput: (...a: unknown[]) => unknown };
+    const validate = internals.validateToolInput.bind(ours);
+    let slow = 0;
+    internals.validateToolInput = (...a) => (slow++, validate(...a));
+    await askOurs({
+      id: "fast",
+      method: "tools/call",
+      params: { name: "echo", arguments: { x: "" } },
+    });
+    assert.equal(slow, 0, "a plain call runs its tool directly");
+    await askOurs({ id: "slow", method: "tools/call", params: { name: "echo", arguments: {} } });
+    assert.equal(slow, 1, "refused arguments are left to McpServer");
     const calls: Record<string, unknown>[] = [
       { method: "tools/call", params: { name: "echo", arguments: { x: "hi" } } },
       { method: "tools/call", params: { name: "echo", arguments: { x: 5 } } },
@@ -215,6 +251,13 @@ Deno.test("the short paths answer every tools/call exactly as the SDK's own serv
       { method: "tools/call", params: { name: "echo", arguments: "hi" } },
       { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, task: null } },
       { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, task: {} } },
+      { method: "tools/call", params: { name: "fails", arguments: { n: 3 } } },
+      { method: "tools/call", params: { name: "fails", arguments: { n: 1.5 } } },
+      { method: "tools/call", params: { name: "fails_async", arguments: { extra: 1 } } },
+      { method: "tools/call", params: { name: "no_input" } },
+      { method: "tools/call", params: { name: "no_input", arguments: { x: 1 } } },
+      { method: "tools/call", params: { name: "refuses", arguments: { s: "ok" } } },
+      { method: "tools/call", params: { name: "refuses", arguments: { s: "o" } } },
       { method: "ping" },
     ];
     let id = 0;
