@@ -21,6 +21,7 @@ import {
   branchKey,
   type BranchRecord,
   branchThoughtKey,
+  hasBranchEntry,
   isSequenceId,
   MAIN_BRANCH,
   newSequenceId,
@@ -308,7 +309,10 @@ function advance(
   else seq.branches.find((b) => b.id === thought.branchId)!.thoughts++;
 }
 
-/** The one atomic that writes the thought with its chunks, indexes, branch and sequence. */
+/**
+ * The one atomic that writes the thought with its chunks, indexes, branch and sequence: three
+ * keys for a thought on the main line of a sequence without branches (see `hasBranchEntry`).
+ */
 function writeOp(
   kv: Deno.Kv,
   loaded: Loaded,
@@ -325,8 +329,10 @@ function writeOp(
     .check(loaded.seqCheck)
     .set(sequenceKey(seq.id), seq, expiry)
     .set(thoughtKey(seq.id, index), thought, expiry)
-    .set(numberKey, index, expiry)
-    .set(branchThoughtKey(seq.id, branchId, index), index, expiry);
+    .set(numberKey, index, expiry);
+  if (hasBranchEntry(seq, branchId)) {
+    op.set(branchThoughtKey(seq.id, branchId, index), index, expiry);
+  }
   // Assumed unused without a read: if it is used, this fails and the retry reads.
   if (loaded.numberReused === undefined && newBranch === undefined) {
     op.check({ key: numberKey, versionstamp: null });
