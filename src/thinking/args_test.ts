@@ -5,6 +5,11 @@ import { quickParseOf } from "../mcp/dispatch.ts";
 import { McpServer, normalizeObjectSchema } from "../mcp/sdk.ts";
 import { DEFAULT_THINKING_LIMITS } from "./settings.ts";
 import { registerThinkingTools } from "./tools.ts";
+import { loadConfig } from "../config.ts";
+import { defaultCaller } from "../mcp/caller.ts";
+import { createMcpApp } from "../mcp/server.ts";
+import { thinkingToolset } from "./toolset.ts";
+import { withKv } from "../../tests/support/kv.ts";
 
 /** The parts of the SDK's registered tool this test reads. */
 interface RegisteredTool {
@@ -122,4 +127,18 @@ Deno.test("the quick parse of sequentialthinking arguments agrees with their sch
   } finally {
     kv.close();
   }
+});
+
+Deno.test("every server built for a connection keeps the quick parse of sequentialthinking", async () => {
+  await withKv((kv) => {
+    const config = loadConfig(new Map());
+    const toolsets = [thinkingToolset.load(new Map())];
+    const app = createMcpApp({ kv, config, caller: defaultCaller(config) }, toolsets);
+    for (const server of [app.server(), app.server(), app.server(undefined, { stateless: true })]) {
+      const tools = (server as unknown as { _registeredTools: Record<string, RegisteredTool> })
+        ._registeredTools;
+      assert.ok(quickParseOf(tools.sequentialthinking), "the quick parse applies");
+    }
+    return Promise.resolve();
+  });
 });
