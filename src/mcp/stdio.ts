@@ -71,8 +71,9 @@ const READ_BYTES = 64 * 1024;
 /**
  * The process's stdin and stdout, without the web streams over them: those allocate a 64 KiB
  * buffer per read and take several promise turns per message, on every round trip. Here one
- * buffer is read into again and again. Writes stay asynchronous (a client that stops reading
- * must not block the server, see `serveStdio`); a synchronous write measured no faster.
+ * buffer is read into again and again. Writes stay asynchronous, through Deno's blocking thread
+ * pool: a synchronous write would save waking that thread (about 5% of a tool call's round trip)
+ * but would block the whole server on a client that stops reading (see `serveStdio`).
  */
 function processPort(): Port {
   const buffer = new Uint8Array(READ_BYTES);
