@@ -1,5 +1,6 @@
 /** The focus toolset's records in KV: a project's north star, its one focus, and its tasks. */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { FocusLimits } from "./settings.ts";
 import {
   AppError,
@@ -120,7 +121,7 @@ export async function setNorthStar(
     const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const project = { ...touched(current.value, projectId, now), northStar };
-    const op = kv.atomic().check(current).set(projectKey(projectId), project);
+    const op = atomic(kv).check(current).set(projectKey(projectId), project);
     return { op, value: project };
   }, { kv, key: projectKey(projectId) });
 }
@@ -144,7 +145,7 @@ export async function setFocus(
     const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const value = { ...focus, updatedAt: now };
-    const op = kv.atomic()
+    const op = atomic(kv)
       .check(current)
       .set(projectKey(projectId), touched(current.value, projectId, now))
       .set(focusKey(projectId), value);
@@ -215,7 +216,7 @@ export async function addTaskWithState(
       status: "open",
       createdAt: now,
     };
-    const op = kv.atomic()
+    const op = atomic(kv)
       .check(current)
       .check({ key: taskKey(projectId, id), versionstamp: null })
       .set(taskKey(projectId, id), task)
@@ -282,7 +283,7 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
     const now = nowIso();
     const task: Task = { ...taskEntry.value, status: "done", doneAt: now };
     const project = { ...projectEntry.value, updatedAt: now };
-    const op = kv.atomic().check(taskEntry, projectEntry).set(taskKey(projectId, taskId), task);
+    const op = atomic(kv).check(taskEntry, projectEntry).set(taskKey(projectId, taskId), task);
     if (task.demoted) {
       await unindexFollowUp(kv, op, project, taskId);
       project.openFollowUps = Math.max(0, project.openFollowUps - 1);

@@ -4,6 +4,7 @@
  * write to a discussion is committed.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import {
   AppError,
@@ -258,7 +259,7 @@ export function newRecord(
   ws: string,
   caller: Caller,
   keyOf: (id: string) => Deno.KvKey,
-  op: Deno.AtomicOperation = ctx.kv.atomic(),
+  op: Deno.AtomicOperation = atomic(ctx.kv),
 ): { id: string; op: Deno.AtomicOperation; author: Author } {
   const id = ulid(ctx.settings.now());
   op.check({ key: keyOf(id), versionstamp: null });

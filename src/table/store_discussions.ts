@@ -1,5 +1,6 @@
 /** Discussions and their messages: seq is allocated by the store, contiguous per discussion. */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import {
   AppError,
@@ -182,7 +183,7 @@ export async function postMessage(
       const entry = cached ?? await readKey<Discussion>(ctx.kv, keys.discussion(id));
       const before = requireDiscussion(entry, id);
       let current = before;
-      const op = ctx.kv.atomic().check(entry);
+      const op = atomic(ctx.kv).check(entry);
       const landed: { post: PendingPost; message: StoredMessage; discussion: Discussion }[] = [];
       for (const p of batch) {
         p.error = undefined;
