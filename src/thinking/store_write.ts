@@ -4,6 +4,7 @@
  * consecutive history indexes.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry, readKeys } from "../kit/kv.ts";
 import {
@@ -325,7 +326,7 @@ function writeOp(
   const { index, branchId } = thought;
   const numberKey = thoughtNumberKey(seq.id, branchId, thought.thoughtNumber);
   const expiry = setOptions(expiryMs);
-  const op = kv.atomic()
+  const op = atomic(kv)
     .check(loaded.seqCheck)
     .set(sequenceKey(seq.id), seq, expiry)
     .set(thoughtKey(seq.id, index), thought, expiry)
