@@ -73,7 +73,9 @@ const READ_BYTES = 64 * 1024;
  * buffer per read and take several promise turns per message, on every round trip. Here one
  * buffer is read into again and again. Writes stay asynchronous, through Deno's blocking thread
  * pool: a synchronous write would save waking that thread (about 5% of a tool call's round trip)
- * but would block the whole server on a client that stops reading (see `serveStdio`).
+ * but would block the whole server on a client that stops reading (see `serveStdio`), and, tried,
+ * it let busy servers take signals so late that a second SIGTERM merged with the first (the
+ * second-signal test in `tests/shutdown_test.ts` failed one run in three).
  */
 function processPort(): Port {
   const buffer = new Uint8Array(READ_BYTES);
