@@ -22,21 +22,31 @@ const ALONE_BYTES = 128 * 1024;
 
 type Step = (op: Deno.AtomicOperation) => void;
 
+/** What the committer needs to know to merge a write: its keys and a size estimate. */
+export interface WriteShape {
+  /** Keys checked, as text. */
+  checked: Set<string>;
+  /** Keys written (set, delete, sum, min, max), as text. */
+  written: Set<string>;
+  checks: number;
+  mutations: number;
+  keyBytes: number;
+  valueBytes: number;
+}
+
 /**
  * An atomic operation with `Deno.AtomicOperation`'s interface whose `commit()` goes through the
  * group committer of its KV handle. It may be committed again (a retry after `database is locked`).
+ * Recording costs little; keys and sizes are only worked out when another write waits to merge.
  */
 export class GroupedAtomic implements Deno.AtomicOperation {
   readonly #kv: Deno.Kv;
   readonly #steps: Step[] = [];
-  /** Keys checked, as text. */
-  readonly checked = new Set<string>();
-  /** Keys written (set, delete, sum, min, max), as text. */
-  readonly written = new Set<string>();
-  checks = 0;
-  mutations = 0;
-  keyBytes = 0;
-  valueBytes = 0;
+  readonly #checks: Deno.KvKey[] = [];
+  /** Written keys, each with the value set (`undefined` for other mutations). */
+  readonly #writes: [Deno.KvKey, unknown][] = [];
+  readonly #enqueued: unknown[] = [];
+  #shape: WriteShape | undefined;
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
@@ -45,8 +55,7 @@ export class GroupedAtomic implements Deno.AtomicOperation {
   check(...checks: Deno.AtomicCheck[]): this {
     for (const { key, versionstamp } of checks) {
       this.#steps.push((op) => op.check({ key, versionstamp }));
-      this.checked.add(this.#keyText(key));
-      this.checks++;
+      this.#checks.push(key);
     }
     return this;
   }
@@ -54,38 +63,38 @@ export class GroupedAtomic implements Deno.AtomicOperation {
   mutate(...mutations: Deno.KvMutation[]): this {
     for (const m of mutations) {
       this.#steps.push((op) => op.mutate(m));
-      this.#wrote(m.key, m.type === "set" ? m.value : undefined);
+      this.#writes.push([m.key, m.type === "set" ? m.value : undefined]);
     }
     return this;
   }
 
   sum(key: Deno.KvKey, n: bigint): this {
     this.#steps.push((op) => op.sum(key, n));
-    this.#wrote(key, undefined);
+    this.#writes.push([key, undefined]);
     return this;
   }
 
   min(key: Deno.KvKey, n: bigint): this {
     this.#steps.push((op) => op.min(key, n));
-    this.#wrote(key, undefined);
+    this.#writes.push([key, undefined]);
     return this;
   }
 
   max(key: Deno.KvKey, n: bigint): this {
     this.#steps.push((op) => op.max(key, n));
-    this.#wrote(key, undefined);
+    this.#writes.push([key, undefined]);
     return this;
   }
 
   set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
     this.#steps.push((op) => op.set(key, value, options));
-    this.#wrote(key, value);
+    this.#writes.push([key, value]);
     return this;
   }
 
   delete(key: Deno.KvKey): this {
     this.#steps.push((op) => op.delete(key));
-    this.#wrote(key, undefined);
+    this.#writes.push([key, undefined]);
     return this;
   }
 
@@ -94,8 +103,7 @@ export class GroupedAtomic implements Deno.AtomicOperation {
     options?: { delay?: number; keysIfUndelivered?: Deno.KvKey[]; backoffSchedule?: number[] },
   ): this {
     this.#steps.push((op) => op.enqueue(value, options));
-    this.mutations++;
-    this.valueBytes += roughSize(value, ALONE_BYTES);
+    this.#enqueued.push(value);
     return this;
   }
 
@@ -115,21 +123,35 @@ export class GroupedAtomic implements Deno.AtomicOperation {
     return this.applyTo(this.#kv.atomic()).commit();
   }
 
+  /** This write's keys and estimated size, worked out on first use. */
+  get shape(): WriteShape {
+    if (this.#shape !== undefined) return this.#shape;
+    const shape: WriteShape = {
+      checked: new Set(),
+      written: new Set(),
+      checks: this.#checks.length,
+      mutations: this.#writes.length + this.#enqueued.length,
+      keyBytes: 0,
+      valueBytes: 0,
+    };
+    for (const key of this.#checks) {
+      const text = keyText(key);
+      shape.keyBytes += text.length * 2;
+      shape.checked.add(text);
+    }
+    for (const [key, value] of this.#writes) {
+      const text = keyText(key);
+      shape.keyBytes += text.length * 2;
+      shape.written.add(text);
+      shape.valueBytes += value === undefined ? 16 : roughSize(value, ALONE_BYTES);
+    }
+    for (const value of this.#enqueued) shape.valueBytes += roughSize(value, ALONE_BYTES);
+    return this.#shape = shape;
+  }
+
   /** True when this write is too big to share an atomic. */
   get alone(): boolean {
-    return this.valueBytes > ALONE_BYTES;
-  }
-
-  #wrote(key: Deno.KvKey, value: unknown): void {
-    this.written.add(this.#keyText(key));
-    this.mutations++;
-    this.valueBytes += value === undefined ? 16 : roughSize(value, ALONE_BYTES);
-  }
-
-  #keyText(key: Deno.KvKey): string {
-    const text = keyText(key);
-    this.keyBytes += text.length * 2;
-    return text;
+    return this.shape.valueBytes > ALONE_BYTES;
   }
 }
 
@@ -154,14 +176,30 @@ class Committer {
   }
 
   submit(write: GroupedAtomic): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-    const done = Promise.withResolvers<Deno.KvCommitResult | Deno.KvCommitError>();
-    this.#waiting.push({ write, done });
-    if (!this.#busy) void this.#drain();
-    return done.promise;
+    if (this.#busy) {
+      const done = Promise.withResolvers<Deno.KvCommitResult | Deno.KvCommitError>();
+      this.#waiting.push({ write, done });
+      return done.promise;
+    }
+    // Nothing in flight: this write goes straight to KV, and what queues meanwhile follows it.
+    this.#busy = true;
+    let result: Promise<Deno.KvCommitResult | Deno.KvCommitError>;
+    try {
+      result = write.commitAlone();
+    } catch (error) {
+      this.#busy = false;
+      return Promise.reject(error);
+    }
+    void result.then(this.#next, this.#next);
+    return result;
   }
 
+  readonly #next = (): void => {
+    if (this.#waiting.length === 0) this.#busy = false;
+    else void this.#drain();
+  };
+
   async #drain(): Promise<void> {
-    this.#busy = true;
     try {
       while (this.#waiting.length > 0) await this.#commit(this.#takeBatch());
     } finally {
@@ -171,16 +209,21 @@ class Committer {
 
   /** The longest run of waiting writes, in order, that one atomic can carry without overlap. */
   #takeBatch(): Waiting[] {
-    const first = this.#waiting[0];
-    if (first.write.alone) return this.#waiting.splice(0, 1);
-    const checked = new Set(first.write.checked);
-    const written = new Set(first.write.written);
-    let { checks, mutations, keyBytes, valueBytes } = first.write;
+    // A lone write needs no shape: the common case when the server is quiet.
+    if (this.#waiting.length === 1 || this.#waiting[0].write.alone) {
+      return this.#waiting.splice(0, 1);
+    }
+    const first = this.#waiting[0].write.shape;
+    const checked = new Set(first.checked);
+    const written = new Set(first.written);
+    let { checks, mutations, keyBytes, valueBytes } = first;
     let n = 1;
     for (; n < this.#waiting.length; n++) {
-      const w = this.#waiting[n].write;
+      const next = this.#waiting[n].write;
+      if (next.alone) break;
+      const w = next.shape;
       if (
-        w.alone || checks + w.checks > MAX_CHECKS || mutations + w.mutations > MAX_MUTATIONS ||
+        checks + w.checks > MAX_CHECKS || mutations + w.mutations > MAX_MUTATIONS ||
         keyBytes + w.keyBytes > MAX_KEY_BYTES || valueBytes + w.valueBytes > MAX_VALUE_BYTES ||
         overlaps(w.written, written) || overlaps(w.written, checked) ||
         overlaps(w.checked, written)

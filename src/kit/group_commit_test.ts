@@ -163,3 +163,14 @@ Deno.test("roughSize is an upper estimate and stops at the cap", () => {
   const huge = Array.from({ length: 100_000 }, () => "long text");
   assert.ok(roughSize(huge, 1000) > 1000);
 });
+
+Deno.test("a lone write KV refuses does not hold up the writes after it", async () => {
+  await withKv(async (kv) => {
+    const badKey = [{}] as unknown as Deno.KvKey;
+    await assert.rejects(atomic(kv).set(badKey, 1).commit());
+    await assert.rejects(atomic(kv).set(["f"], () => {}).commit());
+    const after = await atomic(kv).set(["after"], 1).commit();
+    assert.equal(after.ok, true);
+    assert.equal((await kv.get(["after"])).value, 1);
+  });
+});
