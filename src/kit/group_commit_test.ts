@@ -1,14 +1,6 @@
 import assert from "node:assert/strict";
+import { withKv } from "../../tests/support/kv.ts";
 import { atomic, keyText, roughSize } from "./group_commit.ts";
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 Deno.test("concurrent writes to different keys share commits and all land", async () => {
   await withKv(async (kv) => {

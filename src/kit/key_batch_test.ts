@@ -1,16 +1,8 @@
 import assert from "node:assert/strict";
+import { withKv } from "../../tests/support/kv.ts";
 import { type BatchAttempt, commitBatched } from "./key_batch.ts";
 import { atomic } from "./group_commit.ts";
 import { AppError } from "./kv.ts";
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 /** Appends numbers to a list under ["list"]; odd numbers are refused alone, 13 fails its batch. */
 function append(kv: Deno.Kv, n: number, batches: number[][]): Promise<number> {
