@@ -54,14 +54,15 @@ export async function readText(req: Request, maxBytes: number): Promise<string> 
   const length = req.headers.get("content-length");
   const declared = Number(length ?? "0");
   if (declared > maxBytes) throw tooLarge();
-  if (!req.body) return "";
   let all: Uint8Array;
   if (length !== null && /^\d+$/.test(length)) {
     // HTTP framing holds a body to its declared length, so it can be read in one go (far
-    // cheaper than a loop over chunks); the size is checked again all the same.
+    // cheaper than a loop over chunks); the size is checked again all the same. `req.body` is
+    // not touched here: asking for it wraps a body Deno already holds in a stream (~20 µs).
     all = new Uint8Array(await req.arrayBuffer());
     if (all.byteLength > maxBytes) throw tooLarge();
   } else {
+    if (!req.body) return "";
     const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of req.body) {
