@@ -174,6 +174,7 @@ async function dispatch(
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
 function toolsetsOf(url: URL, enabled: readonly Toolset[]): readonly Toolset[] {
+  if (url.search === "") return enabled;
   const asked = url.searchParams.get("toolsets");
   if (asked === null) return enabled;
   let names: string[];
