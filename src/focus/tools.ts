@@ -20,7 +20,7 @@ import {
 import { randomToken } from "../kit/kv.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { completable, type McpServer, ResourceTemplate } from "../mcp/sdk.ts";
-import { structuredResult, type TextResult, textResult } from "../mcp/results.ts";
+import { structuredResult, textResult } from "../mcp/results.ts";
 
 /** What the focus tools need. */
 export interface FocusDeps {
@@ -55,8 +55,6 @@ interface FocusToolContext {
   limits: FocusLimits;
   /** The `get_state` text of a project. */
   state(projectId: string): Promise<string>;
-  /** The `get_state` result of a project: one frozen object per state, answered again. */
-  stateResult(projectId: string): Promise<TextResult>;
   /** Project states as this process last saw them (tools are registered once per process). */
   cache: FocusStateCache;
   /** The `project_id` argument. */
@@ -65,38 +63,22 @@ interface FocusToolContext {
   line(what: string): z.ZodString;
 }
 
-/** A text result frozen to its last text, so that it can be answered again as it is. */
-function frozenTextResult(text: string): TextResult {
-  const result = textResult(text);
-  Object.freeze(result.content[0]);
-  Object.freeze(result.content);
-  return Object.freeze(result);
-}
-
 /** Registers the focus tools, the `resume` prompt and the project state resource. */
 export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
   const { kv, limits } = deps;
   const cache = new FocusStateCache();
-  // A cached state is shared, so its text is rendered once too, and its `get_state` result is
-  // one frozen object, whose JSON the HTTP layer then encodes once (http/answer_body.ts).
+  // A cached state is shared, so its text is rendered once too.
   const texts = new WeakMap<FocusState, string>();
-  const results = new WeakMap<FocusState, TextResult>();
   const render = (state: FocusState) => {
     let text = texts.get(state);
     if (text === undefined) texts.set(state, text = renderState(state));
     return text;
-  };
-  const result = (state: FocusState) => {
-    let answer = results.get(state);
-    if (answer === undefined) results.set(state, answer = frozenTextResult(render(state)));
-    return answer;
   };
   const ctx: FocusToolContext = {
     kv,
     limits,
     cache,
     state: async (projectId) => render(await getState(kv, limits, projectId, cache)),
-    stateResult: async (projectId) => result(await getState(kv, limits, projectId, cache)),
     projectId: z.string().describe(
       `The project's id: 1–${limits.projectIdMax} characters, no control characters. Reuse the same id in every chat and client (list_projects shows the existing ones).`,
     ),
@@ -121,7 +103,7 @@ function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
       GET_STATE_GUARD,
     inputSchema: strictArgs({ project_id: ctx.projectId }),
     annotations: READ_ONLY,
-  }, ({ project_id }) => ctx.stateResult(project_id));
+  }, async ({ project_id }) => textResult(await ctx.state(project_id)));
 }
 
 /** `set_north_star`: the outcome all work serves; creates the project. */

@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
-import { GET_STATE_GUARD, registerFocusTools } from "./tools.ts";
-import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
-import { setFocus } from "./store.ts";
-import { McpServer } from "../mcp/sdk.ts";
+import { GET_STATE_GUARD } from "./tools.ts";
 import { withMcpClient } from "../../tests/support/mcp.ts";
-import { withKv } from "../../tests/support/kv.ts";
 
 function textOf(result: Record<string, unknown>): string {
   return (result.content as { text: string }[]).map((c) => c.text).join("\n");
@@ -179,29 +175,4 @@ Deno.test("focus tools refuse unknown argument names, naming them and the accept
     assert.match(textOf(extra), /unknown argument "verbose"; accepted: project_id/);
     const listed = await client.callTool({ name: "list_projects", arguments: {} });
     assert.match(textOf(listed), /No projects yet/, "nothing was created");
-  }));
-
-Deno.test("get_state answers an unchanged project with the same frozen result, a changed one anew", () =>
-  withKv(async (kv) => {
-    const server = new McpServer({ name: "test", version: "1" });
-    registerFocusTools(server, { kv, limits: DEFAULT_FOCUS_LIMITS });
-    // The handler as the SDK calls it (its registry is internal; the SDK is pinned).
-    const tools = (server as unknown as {
-      _registeredTools: Record<string, { handler: (args: unknown) => Promise<unknown> }>;
-    })._registeredTools;
-    const getState = () =>
-      tools.get_state.handler({ project_id: "p" }) as Promise<
-        { content: { type: string; text: string }[] }
-      >;
-    await setFocus(kv, DEFAULT_FOCUS_LIMITS, "p", "first focus");
-    const first = await getState();
-    assert.equal(await getState(), first, "one object while the project is unchanged");
-    // The HTTP layer keeps the JSON of a frozen result: nothing in it may change.
-    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.content));
-    assert.ok(Object.isFrozen(first.content[0]));
-    await setFocus(kv, DEFAULT_FOCUS_LIMITS, "p", "second focus");
-    const second = await getState();
-    assert.notEqual(second, first);
-    assert.match(second.content[0].text, /second focus/);
-    assert.match(first.content[0].text, /first focus/, "an answer given is never changed");
   }));

@@ -2,9 +2,11 @@
  * Large answer texts, JSON-encoded once. `get_state` with hundreds of follow-ups answers the same
  * text of some 20 KB (the focus toolset caches it per project version) to every client, and V8
  * spends ~70 µs escaping it on every answer (its headings hold CJK characters, so it is a
- * two-byte string, which V8 serialises on a slow path). The encoded form of the last few large
- * texts is kept, by text, and spliced into the answer with `JSON.rawJSON`; the bytes on the wire
- * are exactly what `JSON.stringify` writes.
+ * two-byte string, which V8 serialises on a slow path), and Deno as long again transcoding the
+ * answer to UTF-8. The encoding of the last few large texts is kept, by text, with every
+ * character beyond ASCII written as a `\u` escape, and spliced into the answer with
+ * `JSON.rawJSON`: the answer is then a one-byte string that Deno copies as it is. It parses to
+ * exactly what `JSON.stringify` would have written.
  */
 
 /** Texts shorter than this are cheap to encode and not kept. */
@@ -52,7 +54,7 @@ export class EncodedTexts {
       this.#kept.set(text, kept);
       return kept.raw;
     }
-    const encoded = JSON.stringify(text);
+    const encoded = asciiJson(text);
     const entry = { raw: JSON.rawJSON(encoded), chars: text.length + encoded.length };
     if (entry.chars > BUDGET_CHARS) return entry.raw;
     this.#kept.set(text, entry);
@@ -64,4 +66,15 @@ export class EncodedTexts {
     }
     return entry.raw;
   }
+}
+
+/** The JSON of `value` with every character beyond ASCII escaped, so that it is all one-byte. */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(NOT_ASCII, unicodeEscape);
+}
+
+const NOT_ASCII = /[\u0080-\uffff]/g;
+
+function unicodeEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

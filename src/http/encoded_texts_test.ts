@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { EncodedTexts } from "./encoded_texts.ts";
+import { asciiJson, EncodedTexts } from "./encoded_texts.ts";
 
 const LARGE = '後処理 — follow-up: "tidy" the notes\n\t\u2028 '.repeat(300);
 
-Deno.test("EncodedTexts.prepare() yields exactly the JSON of the original answer", () => {
+Deno.test("EncodedTexts.prepare() yields the JSON of the original answer, up to \\u escapes", () => {
   const texts = new EncodedTexts();
   const answers = [
     { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: LARGE }] } },
@@ -23,7 +23,7 @@ Deno.test("EncodedTexts.prepare() yields exactly the JSON of the original answer
   for (let round = 0; round < 2; round++) {
     for (const answer of answers) {
       const before = JSON.stringify(answer);
-      assert.equal(JSON.stringify(texts.prepare(answer)), before);
+      assert.deepEqual(JSON.parse(JSON.stringify(texts.prepare(answer))), answer);
       assert.equal(JSON.stringify(answer), before, "the answer itself is left as it was");
     }
   }
@@ -41,5 +41,17 @@ Deno.test("EncodedTexts.prepare() returns small answers as they are and keeps la
   const first = texts.prepare(large(1)) as { result: { content: { text: unknown }[] } };
   const second = texts.prepare(large(2)) as { result: { content: { text: unknown }[] } };
   assert.ok(JSON.isRawJSON(first.result.content[0].text));
+  // All ASCII: Deno copies a one-byte answer as it is instead of transcoding it to UTF-8.
+  // deno-lint-ignore no-control-regex
+  assert.match(JSON.stringify(first), /^[\x00-\x7f]*$/);
   assert.equal(second.result.content[0].text, first.result.content[0].text, "encoded once");
+});
+
+Deno.test("asciiJson() escapes every character beyond ASCII, surrogate pairs and lone ones too", () => {
+  const value = { text: '後処理 🎯 é \u2028 \ud800 \\u00e9 "q"', n: 1 };
+  const json = asciiJson(value);
+  // deno-lint-ignore no-control-regex
+  assert.match(json, /^[\x00-\x7f]*$/);
+  assert.deepEqual(JSON.parse(json), value);
+  assert.equal(JSON.stringify(JSON.parse(json)), JSON.stringify(value));
 });

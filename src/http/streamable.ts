@@ -19,8 +19,8 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "../mcp/sdk.ts";
-import { AnswerBodies } from "./answer_body.ts";
 import { readRpcBody } from "./body.ts";
+import { EncodedTexts } from "./encoded_texts.ts";
 
 /** Most messages one POST may carry (the SDK transport's limit). */
 const MAX_BATCH_SIZE = 100;
@@ -142,7 +142,7 @@ class RequestMux implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: Transport["onmessage"];
   readonly #pending = new Map<number, Exchange>();
-  readonly #answers = new AnswerBodies();
+  readonly #texts = new EncodedTexts();
   #next = 0;
   /** POSTs still waiting for answers, and who waits for there to be none. */
   #open = 0;
@@ -184,7 +184,7 @@ class RequestMux implements Transport {
       const exchange = this.#pending.get(id);
       if (exchange === undefined) return Promise.resolve(); // its POST is gone
       this.#pending.delete(id);
-      const response = this.#answers.prepare({
+      const response = this.#texts.prepare({
         ...message,
         id: exchange.ids.get(id)!,
       }) as JSONRPCMessage;
@@ -238,9 +238,7 @@ class RequestMux implements Transport {
           responses: new Map(),
           done: (responses) => {
             settle();
-            resolve(
-              new Response(this.#answers.body(responses), { status: 200, headers: JSON_HEADERS }),
-            );
+            resolve(json(200, responses.length === 1 ? responses[0] : responses));
           },
         });
       });
@@ -285,8 +283,6 @@ class RequestMux implements Transport {
     });
   }
 }
-
-const JSON_HEADERS = { "content-type": "application/json" };
 
 /** What the SDK hands a handler about the HTTP request behind it. */
 interface RequestInfo {
