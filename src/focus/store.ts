@@ -303,7 +303,7 @@ export async function getState(
   if (cache?.latest(projectId) !== undefined) {
     // Every write to the focus or follow-ups rewrites the project record, so its versionstamp
     // alone says whether the cached state is current: a hit reads one key, not two.
-    const head = await readKey<Project>(kv, projectKey(projectId));
+    const head = await cache!.heads.read(kv, projectId);
     const cached = head.versionstamp === null
       ? undefined
       : cache!.get(projectId, head.versionstamp);
