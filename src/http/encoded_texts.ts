@@ -2,11 +2,12 @@
  * Large answer texts, JSON-encoded once. `get_state` with hundreds of follow-ups answers the same
  * text of some 20 KB (the focus toolset caches it per project version) to every client, and V8
  * spends ~70 µs escaping it on every answer (its headings hold CJK characters, so it is a
- * two-byte string, which V8 serialises on a slow path), and Deno as long again transcoding the
- * answer to UTF-8. The encoding of the last few large texts is kept, by text, with every
- * character beyond ASCII written as a `\u` escape, and spliced into the answer with
- * `JSON.rawJSON`: the answer is then a one-byte string that Deno copies as it is. It parses to
- * exactly what `JSON.stringify` would have written.
+ * two-byte string, which V8 serialises on a slow path), and Deno ~40 µs more transcoding the
+ * answer to UTF-8. The encoding of the last few large texts is kept, by text, and spliced into
+ * the answer with `JSON.rawJSON`. A text with few characters beyond ASCII is kept with those
+ * written as `\u` escapes, so that the answer is a one-byte string Deno copies as it is; one
+ * with many keeps them (six bytes of escape instead of three of UTF-8 would nearly double a
+ * text written in, say, Japanese). Either way it parses to what `JSON.stringify` writes.
  */
 
 /** Texts shorter than this are cheap to encode and not kept. */
@@ -54,7 +55,7 @@ export class EncodedTexts {
       this.#kept.set(text, kept);
       return kept.raw;
     }
-    const encoded = asciiJson(text);
+    const encoded = wireJson(text);
     const entry = { raw: JSON.rawJSON(encoded), chars: text.length + encoded.length };
     if (entry.chars > BUDGET_CHARS) return entry.raw;
     this.#kept.set(text, entry);
@@ -68,9 +69,21 @@ export class EncodedTexts {
   }
 }
 
-/** The JSON of `value` with every character beyond ASCII escaped, so that it is all one-byte. */
-export function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(NOT_ASCII, unicodeEscape);
+/** Most characters beyond ASCII, per character of JSON, that `wireJson` escapes (one in 20). */
+const MOST_ESCAPED = 1 / 20;
+
+/**
+ * The JSON of `value` as Deno sends it at least cost: all in ASCII when few characters lie
+ * beyond it (at most one in 20: the bytes grow by at most a seventh), else as `JSON.stringify`
+ * writes it.
+ */
+export function wireJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  let beyond = 0;
+  for (const _ of json.matchAll(NOT_ASCII)) {
+    if (++beyond > json.length * MOST_ESCAPED) return json;
+  }
+  return beyond === 0 ? json : json.replace(NOT_ASCII, unicodeEscape);
 }
 
 const NOT_ASCII = /[\u0080-\uffff]/g;

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
-import { asciiJson, EncodedTexts } from "./encoded_texts.ts";
+import { EncodedTexts, wireJson } from "./encoded_texts.ts";
 
-const LARGE = '後処理 — follow-up: "tidy" the notes\n\t\u2028 '.repeat(300);
+// Like a get_state text: a few CJK headings, then many lines mostly in ASCII.
+const LARGE = "後処理 — 北極星\n" +
+  '  [cleanup] follow-up: "tidy" the notes\n\t\u2028 '.repeat(300);
 
 Deno.test("EncodedTexts.prepare() yields the JSON of the original answer, up to \\u escapes", () => {
   const texts = new EncodedTexts();
@@ -47,11 +49,14 @@ Deno.test("EncodedTexts.prepare() returns small answers as they are and keeps la
   assert.equal(second.result.content[0].text, first.result.content[0].text, "encoded once");
 });
 
-Deno.test("asciiJson() escapes every character beyond ASCII, surrogate pairs and lone ones too", () => {
-  const value = { text: '後処理 🎯 é \u2028 \ud800 \\u00e9 "q"', n: 1 };
-  const json = asciiJson(value);
+Deno.test("wireJson() escapes a few characters beyond ASCII, surrogates too, but not a text of many", () => {
+  const ascii = 'plain ascii, \\u00e9 "quoted" '.repeat(20);
+  const few = { text: `後処理 🎯 é \u2028 \ud800 ${ascii}`, n: 1 };
+  const json = wireJson(few);
   // deno-lint-ignore no-control-regex
   assert.match(json, /^[\x00-\x7f]*$/);
-  assert.deepEqual(JSON.parse(json), value);
-  assert.equal(JSON.stringify(JSON.parse(json)), JSON.stringify(value));
+  assert.deepEqual(JSON.parse(json), few);
+  const many = { text: "後処理は北極星達成後にのみ着手。".repeat(50) + ascii };
+  assert.equal(wireJson(many), JSON.stringify(many), "left as JSON.stringify writes it");
+  assert.equal(wireJson({ text: ascii }), JSON.stringify({ text: ascii }));
 });
