@@ -47,6 +47,9 @@ export function plain(status: number, text: string, headers: HeadersInit = {}): 
   });
 }
 
+/** A whole-body decoder keeps no state between calls, so one serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Reads the whole body as text, refusing more than `maxBytes` before it is all buffered. */
 export async function readText(req: Request, maxBytes: number): Promise<string> {
   const tooLarge = () =>
@@ -78,7 +81,7 @@ export async function readText(req: Request, maxBytes: number): Promise<string> 
     }
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(all);
+    return UTF8.decode(all);
   } catch {
     throw new AppError("invalid", "Request body is not valid UTF-8");
   }
