@@ -1,7 +1,8 @@
 /**
  * The layout rules, checked on the source tree: dependencies point one way
  * (`main → http → mcp → <toolset> → kit`), `http/` and `mcp/server.ts` learn about features only
- * through `toolsets.ts`, and no toolset reaches into another.
+ * through `toolsets.ts`, no toolset reaches into another, and every write goes through the kit's
+ * `atomic(kv)` (group commit).
  */
 
 import assert from "node:assert/strict";
@@ -72,6 +73,10 @@ function violations(files: SourceFile[]): string[] {
         }
       }
     }
+    if (file.path !== "src/kit/group_commit.ts" && /\.atomic\(\)/.test(codeOf(file.text))) {
+      // Every write goes through the kit's atomic(kv), so writes of this process commit together.
+      out.push(`${file.path} commits with kv.atomic() instead of atomic(kv)`);
+    }
     if (folder === "kit") {
       for (const path of imports) {
         const other = folderOf(path);
@@ -139,6 +144,7 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/mcp/apps.ts", 'import { h } from "../http/handler.ts";'),
     file("src/kit/text.ts", 'import { M } from "../mcp/sdk.ts";'),
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
+    file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),
     file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
   ];
   assert.deepEqual(violations(files), [
@@ -150,6 +156,7 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/http/serve.ts imports src/alpha/",
     "src/mcp/apps.ts (mcp) imports src/http/handler.ts",
     "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
+    "src/alpha/write.ts commits with kv.atomic() instead of atomic(kv)",
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
   ]);
 });

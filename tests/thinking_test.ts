@@ -130,6 +130,28 @@ Deno.test("a sequence written over stdio is read over HTTP, then continued over 
   }
 });
 
+Deno.test("stdio takes requests and gives answers larger than its read buffer and a pipe", async () => {
+  const client = await connectStdio(":memory:");
+  try {
+    // A 20,000-character thought of four-byte characters is an 80 KB request, more than one
+    // read of stdin takes (the rest of the line must outlive the buffer read into again); four
+    // of them are a 320 KB history page, five times what a Linux pipe holds.
+    const text = "😀".repeat(DEFAULT_THINKING_LIMITS.thoughtMax - 1);
+    const first = await call(client, "sequentialthinking", think(1, { thought: text }));
+    const sequenceId = first.structured?.sequenceId;
+    for (let n = 2; n <= 4; n++) {
+      await call(client, "sequentialthinking", think(n, { thought: text, sequenceId }));
+    }
+    const page = await readHistory(client, { sequenceId, maxCharacters: 250_000 });
+    assert.deepEqual(page.thoughts.map((t) => t.thought === text), [true, true, true, true]);
+    // The next answer still arrives on its own line.
+    const next = await call(client, "sequentialthinking", think(5, { sequenceId }));
+    assert.equal(next.structured?.thoughtHistoryLength, 5);
+  } finally {
+    await client.close();
+  }
+});
+
 Deno.test("a sequence survives a restart of the server process", async () => {
   const kvFile = await tempKvPath();
   const token = randomToken(32);

@@ -5,6 +5,7 @@
  * import is recognised by the next one.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import { retryLocked } from "../kit/kv.ts";
 import {
   decodeHeader,
@@ -136,7 +137,7 @@ export async function importKv(
   const startedAt = new Date().toISOString();
   const running: ImportMarker = { state: "running", source: options.source, entries, startedAt };
   const opened = await retryLocked(() =>
-    kv.atomic().check(marker).set(IMPORT_MARKER_KEY, running).commit()
+    atomic(kv).check(marker).set(IMPORT_MARKER_KEY, running).commit()
   );
   if (!opened.ok) throw new Error("another import started on this database at the same time");
 
@@ -145,7 +146,7 @@ export async function importKv(
   let written = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const op = kv.atomic();
+    const op = atomic(kv);
     for (const { entry } of batch) {
       if (!options.merge) op.check({ key: entry.key, versionstamp: null });
       op.set(entry.key, entry.value);

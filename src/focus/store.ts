@@ -1,5 +1,6 @@
 /** The focus toolset's records in KV: a project's north star, its one focus, and its tasks. */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { FocusLimits } from "./settings.ts";
 import {
   AppError,
@@ -16,7 +17,13 @@ import {
   ulid,
 } from "../kit/kv.ts";
 import type { FocusStateCache } from "./store_cache.ts";
-import { indexFollowUp, readOpenFollowUps, unindexFollowUp } from "./store_followups.ts";
+import {
+  indexFollowUps,
+  type OpenFollowUp,
+  readOpenFollowUps,
+  unindexFollowUp,
+} from "./store_followups.ts";
+import { type BatchAttempt, commitBatched } from "../kit/key_batch.ts";
 import { checkId, checkLine } from "../kit/text.ts";
 
 /** A project: its north star once set, and how many follow-ups are open. */
@@ -120,7 +127,7 @@ export async function setNorthStar(
     const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const project = { ...touched(current.value, projectId, now), northStar };
-    const op = kv.atomic().check(current).set(projectKey(projectId), project);
+    const op = atomic(kv).check(current).set(projectKey(projectId), project);
     return { op, value: project };
   }, { kv, key: projectKey(projectId) });
 }
@@ -144,7 +151,7 @@ export async function setFocus(
     const current = await readKey<Project>(kv, projectKey(projectId));
     const now = nowIso();
     const value = { ...focus, updatedAt: now };
-    const op = kv.atomic()
+    const op = atomic(kv)
       .check(current)
       .set(projectKey(projectId), touched(current.value, projectId, now))
       .set(focusKey(projectId), value);
@@ -163,12 +170,24 @@ export async function addTask(
   return (await addTaskWithState(kv, limits, projectId, body, kind)).task;
 }
 
+/** An `add_task` waiting for its project's turn, checked and given its id on arrival. */
+interface NewTask {
+  id: string;
+  body: string;
+  kind: TaskKind;
+}
+
+/** Most tasks one batch carries, and most characters of their bodies (an atomic holds 800 KiB). */
+const TASK_BATCH = { tasks: 24, chars: 64 * 1024 };
+
 /**
  * Adds a task and returns the project's state just after it, as `getState` would read it: what
  * the write read is guarded by its check of the project record (every write to the focus or
  * the follow-up index also writes that record), so no second read is needed. With `cache`, the
  * first try starts from the cached state without reading at all; if that was stale, its check
- * fails and the retry reads.
+ * fails and the retry reads. Tasks added to one project at once from this process go in one
+ * atomic (see `commitBatched`); each is refused or added on its own, and the state returned is
+ * the one that batch committed.
  */
 export async function addTaskWithState(
   kv: Deno.Kv,
@@ -183,65 +202,92 @@ export async function addTaskWithState(
   if (!(TASK_KINDS as readonly string[]).includes(kind)) {
     invalid(`${what}: kind must be one of ${TASK_KINDS.join(", ")}, got "${kind}"`);
   }
-  const text = validateLine("body", body, limits, what);
-  const taskKind = kind as TaskKind;
-  const demoted = taskKind !== "main";
-  const id = ulid();
-  let firstTry = true;
-  return await commitWithRetry(async () => {
-    // Read in the write's turn (after earlier writes of this process have put their states),
-    // and on the first try only.
-    const known = firstTry ? cache?.latest(projectId) : undefined;
-    firstTry = false;
-    const { current, focus, followUps } = known
-      ? {
-        current: {
-          key: projectKey(projectId),
-          value: known.state.project,
-          versionstamp: known.versionstamp,
-        } as Deno.KvEntryMaybe<Project>,
-        focus: known.state.focus,
-        followUps: [...known.state.followUps],
-      }
-      : await readForWrite(kv, projectId);
-    const now = nowIso();
-    const project = touched(current.value, projectId, now);
-    const task: Task = {
-      id,
-      projectId,
-      body: text,
-      kind: taskKind,
-      demoted,
-      status: "open",
-      createdAt: now,
-    };
-    const op = kv.atomic()
-      .check(current)
-      .check({ key: taskKey(projectId, id), versionstamp: null })
+  const item: NewTask = {
+    id: ulid(),
+    body: validateLine("body", body, limits, what),
+    kind: kind as TaskKind,
+  };
+  return await commitBatched<NewTask, { task: Task; state: FocusState }>(
+    { kv, key: projectKey(projectId) },
+    item,
+    (items, tries) =>
+      addTasksAttempt(kv, limits, projectId, items, tries === 0 ? cache : undefined, cache),
+    (batch, next) =>
+      batch.length < TASK_BATCH.tasks &&
+      batch.reduce((n, t) => n + t.body.length, next.body.length) <= TASK_BATCH.chars,
+  );
+}
+
+/**
+ * One try at adding `items` to the project: reads its state (from `known` when given, in the
+ * write's turn, so after earlier writes of this process have cached theirs), refuses the
+ * follow-ups past the limit, and writes the rest with the project record in one atomic.
+ */
+async function addTasksAttempt(
+  kv: Deno.Kv,
+  limits: FocusLimits,
+  projectId: string,
+  items: readonly NewTask[],
+  known: FocusStateCache | undefined,
+  cache: FocusStateCache | undefined,
+): Promise<BatchAttempt<{ task: Task; state: FocusState }>> {
+  const cached = known?.latest(projectId);
+  const { current, focus, followUps } = cached
+    ? {
+      current: {
+        key: projectKey(projectId),
+        value: cached.state.project,
+        versionstamp: cached.versionstamp,
+      } as Deno.KvEntryMaybe<Project>,
+      focus: cached.state.focus,
+      followUps: [...cached.state.followUps],
+    }
+    : await readForWrite(kv, projectId);
+  const now = nowIso();
+  const project = touched(current.value, projectId, now);
+  const op = atomic(kv).check(current);
+  const added: (Task | AppError)[] = [];
+  const indexed: OpenFollowUp[] = [];
+  for (const { id, body, kind } of items) {
+    const demoted = kind !== "main";
+    if (demoted && project.openFollowUps + indexed.length >= limits.openFollowUpsMax) {
+      // A cached count may be out of date: only a fresh read may refuse the task.
+      if (cached) throw new StaleRead("cached project is at its follow-up limit");
+      added.push(
+        new AppError(
+          "full",
+          `Cannot add task: project "${projectId}" already has ${
+            project.openFollowUps + indexed.length
+          } open follow-ups (cleanup/record); at most ${limits.openFollowUpsMax} are allowed. Complete some with complete_task first`,
+        ),
+      );
+      continue;
+    }
+    const task: Task = { id, projectId, body, kind, demoted, status: "open", createdAt: now };
+    op.check({ key: taskKey(projectId, id), versionstamp: null })
       .set(taskKey(projectId, id), task)
       .set(taskProjectKey(id), projectId);
     if (demoted) {
-      if (project.openFollowUps >= limits.openFollowUpsMax) {
-        // A cached count may be out of date: only a fresh read may refuse the task.
-        if (known) throw new StaleRead("cached project is at its follow-up limit");
-        throw new AppError(
-          "full",
-          `${what}: project "${projectId}" already has ${project.openFollowUps} open follow-ups (cleanup/record); at most ${limits.openFollowUpsMax} are allowed. Complete some with complete_task first`,
-        );
-      }
-      await indexFollowUp(kv, op, project, { id, kind: taskKind, body: text, createdAt: now });
-      project.openFollowUps++;
+      indexed.push({ id, kind, body, createdAt: now });
       followUps.push(task);
     }
-    op.set(projectKey(projectId), project);
-    const state: FocusState = { projectId, project, focus, followUps };
-    return {
-      op,
-      value: { task, state },
-      // The commit's versionstamp is the project record's new one.
-      committed: (versionstamp) => cache?.put(versionstamp, state),
-    };
-  }, { kv, key: projectKey(projectId) });
+    added.push(task);
+  }
+  const state: FocusState = { projectId, project, focus, followUps };
+  const value = added.map((t) =>
+    t instanceof AppError ? { error: t } : { value: { task: t, state } }
+  );
+  if (added.every((t) => t instanceof AppError)) return { value };
+  // Before the count moves: the index's shape depends on what was open before.
+  await indexFollowUps(kv, op, project, indexed);
+  project.openFollowUps += indexed.length;
+  op.set(projectKey(projectId), project);
+  return {
+    op,
+    value,
+    // The commit's versionstamp is the project record's new one.
+    committed: (versionstamp) => cache?.put(versionstamp, state),
+  };
 }
 
 /** The project, its focus and its open follow-ups, read for a write that checks the project. */
@@ -282,7 +328,7 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
     const now = nowIso();
     const task: Task = { ...taskEntry.value, status: "done", doneAt: now };
     const project = { ...projectEntry.value, updatedAt: now };
-    const op = kv.atomic().check(taskEntry, projectEntry).set(taskKey(projectId, taskId), task);
+    const op = atomic(kv).check(taskEntry, projectEntry).set(taskKey(projectId, taskId), task);
     if (task.demoted) {
       await unindexFollowUp(kv, op, project, taskId);
       project.openFollowUps = Math.max(0, project.openFollowUps - 1);

@@ -118,5 +118,6 @@ Deno.test("concurrent addTaskWithState() calls on one project each start from th
         (_, i) => addTaskWithState(kv, limits, "p1", `t${i}`, "main", cache),
       ),
     );
-    assert.equal(commits.count(), 20, "no write started from a state an earlier one had replaced");
+    assert.equal(commits.failed(), 0, "no write started from a state an earlier one had replaced");
+    assert.ok(commits.count() < 20, "writes waiting for the project's turn go together");
   }));

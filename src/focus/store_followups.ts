@@ -67,17 +67,19 @@ export async function readOpenFollowUps(
 }
 
 /**
- * Adds `followUp` to the index in `op`. `project` is the record as read in this attempt (the
- * caller checks it and sets it afterwards); it is marked packed when it switches to blocks.
+ * Adds `followUps` (in order) to the index in `op`. `project` is the record as read in this
+ * attempt (the caller checks it and sets it afterwards); it is marked packed when it switches to
+ * blocks.
  */
-export async function indexFollowUp(
+export async function indexFollowUps(
   kv: Deno.Kv,
   op: Deno.AtomicOperation,
   project: Project,
-  followUp: OpenFollowUp,
+  followUps: readonly OpenFollowUp[],
 ): Promise<void> {
+  if (followUps.length === 0) return;
   if (!usesBlocks(project)) {
-    op.set(legacyFollowUpKey(project.id, followUp.id), followUp.id);
+    for (const f of followUps) op.set(legacyFollowUpKey(project.id, f.id), f.id);
     return;
   }
   project.followUpsPacked = true;
@@ -85,14 +87,22 @@ export async function indexFollowUp(
     reverse: true,
     limit: 1,
   });
-  const line = lineOf(followUp);
-  // Two bytes per UTF-16 unit: the most KV's serializer spends on a string.
-  if (last && (last.value.length + 1 + line.length) * 2 <= BLOCK_BYTES) {
-    op.set(last.key, `${last.value}\n${line}`);
-  } else {
-    const next = last ? (last.key.at(-1) as number) + 1 : 0;
-    op.set(followUpBlockKey(project.id, next), line);
+  let block = last?.value;
+  let number = last ? (last.key.at(-1) as number) : -1;
+  let changed = false;
+  for (const f of followUps) {
+    const line = lineOf(f);
+    // Two bytes per UTF-16 unit: the most KV's serializer spends on a string.
+    if (block !== undefined && (block.length + 1 + line.length) * 2 <= BLOCK_BYTES) {
+      block = `${block}\n${line}`;
+    } else {
+      if (changed) op.set(followUpBlockKey(project.id, number), block!);
+      number++;
+      block = line;
+    }
+    changed = true;
   }
+  op.set(followUpBlockKey(project.id, number), block!);
 }
 
 /** Removes the follow-up `taskId` from the index in `op`, in whichever shape holds it. */

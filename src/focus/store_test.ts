@@ -232,12 +232,14 @@ Deno.test("addTaskWithState() returns exactly the state getState() reads after t
 
 Deno.test("concurrent writes to one project from one process take turns instead of retrying", () =>
   withKv(async (kv) => {
-    // Counting commit attempts: with the per-key queue none of 40 writers loses a check.
+    // With the per-key queue none of 40 writers loses a check, and those waiting for the
+    // project's turn go together: fewer commits than writes.
     const commits = countCommits(kv);
     await Promise.all(
       Array.from({ length: 40 }, (_, i) => addTask(kv, limits, "p1", `t${i}`, "cleanup")),
     );
-    assert.equal(commits.count(), 40);
+    assert.equal(commits.failed(), 0);
+    assert.ok(commits.count() < 40, `${commits.count()} commits`);
     assert.equal((await getState(kv, limits, "p1")).project?.openFollowUps, 40);
   }));
 
@@ -278,4 +280,32 @@ Deno.test("validateProjectId() refuses a whitespace-only id", () =>
       await assert.rejects(() => getState(kv, limits, id), /not blank/);
     }
     assert.deepEqual(await dump(kv), []);
+  }));
+
+Deno.test("concurrent follow-ups past the limit: each is refused alone, the rest land in order", () =>
+  withKv(async (kv) => {
+    const small = { ...limits, openFollowUpsMax: 3 };
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => addTask(kv, small, "p1", `t${i}`, "cleanup")),
+    );
+    assert.deepEqual(results.map((r) => r.status), [
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "rejected",
+      "rejected",
+    ]);
+    for (const r of results.slice(3)) {
+      assert.match(String((r as PromiseRejectedResult).reason), /at most 3 are allowed/);
+    }
+    const state = await getState(kv, small, "p1");
+    assert.deepEqual(state.followUps.map((t) => t.body), ["t0", "t1", "t2"]);
+    assert.equal(state.project?.openFollowUps, 3);
+    // A main task is not limited, even in the same batch as refused follow-ups.
+    const mixed = await Promise.allSettled([
+      addTask(kv, small, "p1", "x", "record"),
+      addTask(kv, small, "p1", "m", "main"),
+    ]);
+    assert.deepEqual(mixed.map((r) => r.status), ["rejected", "fulfilled"]);
   }));

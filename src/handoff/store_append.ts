@@ -1,5 +1,6 @@
 /** `handoff_append`: adds to a saved conversation, all or nothing under the size limit. */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   CHUNK_BYTES,
@@ -75,7 +76,7 @@ export async function appendHandoff(
         throw tooLargeAppend(what, key, existing.bytes, add.byteLength, limits);
       }
       const text = decoder.decode(whole.bytes) + chunk;
-      const op = kv.atomic().check(whole.entry).delete(handoffTimeKey(existing.order));
+      const op = atomic(kv).check(whole.entry).delete(handoffTimeKey(existing.order));
       const garbage: Deno.KvKey[] = [];
       let chunks: ChunkRef[];
       if (staged) {

@@ -1,5 +1,6 @@
 /** Comments on a handoff: notes added between sessions, carried over by merges. */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
 import { notFound } from "./store_read.ts";
@@ -42,7 +43,7 @@ export async function addComment(
       );
     }
     const comment: HandoffComment = { id, author: by, content: text, createdAt: nowIso() };
-    const op = kv.atomic().check(current)
+    const op = atomic(kv).check(current)
       .check({ key: handoffCommentKey(key, id), versionstamp: null })
       .set(handoffCommentKey(key, id), comment)
       .set(handoffKey(key), { ...h, commentIds: [...h.commentIds, id] });
@@ -75,7 +76,7 @@ export async function deleteComment(
       );
     }
     const commentIds = h.commentIds.filter((id) => id !== commentId);
-    const op = kv.atomic().check(current)
+    const op = atomic(kv).check(current)
       .delete(handoffCommentKey(key, commentId))
       .set(handoffKey(key), { ...h, commentIds });
     return { op, value: { comment, count: commentIds.length } };

@@ -1,5 +1,6 @@
 /** Deleting handoffs: one with everything it owns, or all of them. */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { deleteWith, sweepPendingDeletes } from "../kit/chunks.ts";
 import { AppError, commitWithRetry, listPage, readKeys, retryLocked } from "../kit/kv.ts";
@@ -23,7 +24,7 @@ export async function deleteHandoff(
       handoffCountKey(),
     ]);
     if (current.value === null) throw notFound(what, key);
-    const op = kv.atomic().check(current, count)
+    const op = atomic(kv).check(current, count)
       .set(handoffCountKey(), Math.max(0, (count.value ?? 1) - 1));
     const garbage: Deno.KvKey[] = [];
     removeInto(op, garbage, current.value);
@@ -47,7 +48,7 @@ export async function clearHandoffs(kv: Deno.Kv, limits: HandoffLimits): Promise
       } catch (error) {
         if (!(error instanceof AppError && error.kind === "not_found")) throw error;
         // Deleted concurrently, or a stale index entry: drop the entry if it is still there.
-        const op = kv.atomic().check(entry).delete(entry.key);
+        const op = atomic(kv).check(entry).delete(entry.key);
         await retryLocked(() => op.commit());
       }
     }

@@ -4,6 +4,7 @@
  * merge leaves behind expires by itself.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import { AppError, commitWithRetry, invalid, readKey, readKeys } from "../kit/kv.ts";
 import { type Handoff, handoffKey, handoffLeaseKey, type Lease } from "./store_schema.ts";
 
@@ -42,7 +43,7 @@ export async function takeLeases(
     if (!replacing && (await readKey(kv, handoffKey(newKey))).value !== null) {
       invalid(`${what}: new_key "${newKey}" already exists; choose another or delete it first`);
     }
-    const op = kv.atomic().check(...records, ...leases);
+    const op = atomic(kv).check(...records, ...leases);
     for (const key of keys) {
       op.set(handoffLeaseKey(key), { id: mergeId, until: now + MERGE_LEASE_MS } satisfies Lease);
     }
@@ -56,7 +57,7 @@ export async function releaseLeases(kv: Deno.Kv, keys: string[], mergeId: string
     const leases = await readKeys<Lease[]>(kv, keys.map(handoffLeaseKey));
     const held = leases.filter((lease) => lease.value?.id === mergeId);
     if (held.length === 0) return { value: undefined };
-    const op = kv.atomic();
+    const op = atomic(kv);
     for (const lease of held) op.check(lease).delete(lease.key);
     return { op, value: undefined };
   });

@@ -1,5 +1,6 @@
 /** `handoff_merge`: one handoff from several, all or nothing, with the sources leased. */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   deleteWith,
@@ -333,7 +334,7 @@ async function commitMerge(
     if (!replacing && target.value !== null) {
       invalid(`${what}: new_key "${newKey}" already exists; choose another or delete it first`);
     }
-    const op = kv.atomic().check(...read, ...leases, target);
+    const op = atomic(kv).check(...read, ...leases, target);
     const garbage: Deno.KvKey[] = [];
     const deleted: string[] = [];
     for (let i = 0; i < keys.length; i++) {

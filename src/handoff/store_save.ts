@@ -3,6 +3,7 @@
  * record, evicting the oldest handoff when the store is full.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   type ChunkRef,
@@ -209,7 +210,7 @@ async function commitSave(
     const existing = current.value;
     const now = nowIso();
     const order = ulid();
-    const op = kv.atomic().check(current);
+    const op = atomic(kv).check(current);
     const garbage: Deno.KvKey[] = [];
     let evicted: Evicted | null = null;
     if (existing) {

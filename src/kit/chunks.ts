@@ -11,6 +11,7 @@
  * collected right after; anything a crash leaves is collected by `sweepPendingDeletes`.
  */
 
+import { atomic } from "./group_commit.ts";
 import { getAll, listAll, listEntries, readKey, retryLocked, ulid } from "./kv.ts";
 
 /** Bytes in one chunk: below the 65,536-byte value limit with room for the encoding. */
@@ -140,7 +141,7 @@ export async function stageWrites(
   const abandon = () => convertToGarbage(kv, id);
   try {
     for (let i = 0; i < batches.length; i++) {
-      const op = kv.atomic();
+      const op = atomic(kv);
       if (i === 0) {
         op.check({ key: pendingDeleteKey(id), versionstamp: null });
         op.set(pendingDeleteKey(id), record);
@@ -279,7 +280,7 @@ export function pendingKeys(record: PendingDelete): Deno.KvKey[] {
 async function convertToGarbage(kv: Deno.Kv, id: string): Promise<void> {
   const entry = await readKey<PendingDelete>(kv, pendingDeleteKey(id));
   if (entry.value === null) return;
-  const op = kv.atomic().check(entry).delete(entry.key)
+  const op = atomic(kv).check(entry).delete(entry.key)
     .set(pendingDeleteKey(`${id}.g`), { ...entry.value, after: 0, kind: "garbage" });
   const res = await retryLocked(() => op.commit());
   if (res.ok) await collectGarbage(kv, `${id}.g`);
@@ -291,7 +292,7 @@ async function collectGarbage(kv: Deno.Kv, id: string): Promise<void> {
   if (entry.value === null) return;
   const keys = pendingKeys(entry.value);
   for (let i = 0; i < keys.length; i += BATCH_KEYS) {
-    const op = kv.atomic();
+    const op = atomic(kv);
     for (const key of keys.slice(i, i + BATCH_KEYS)) op.delete(key);
     const res = await retryLocked(() => op.commit());
     if (!res.ok) throw new Error("deleting garbage keys failed");

@@ -3,6 +3,8 @@
  * This is the only place that knows the retry rules.
  */
 
+import { atomic } from "./group_commit.ts";
+
 /**
  * What went wrong, so the HTTP layer can choose a status without parsing messages:
  * bad input, an unknown id, a state that forbids the change (already resolved, already
@@ -409,7 +411,7 @@ export async function deleteUnder(
     const keys: Deno.KvKey[] = [];
     for await (const entry of listEntries(kv, { prefix }, { limit: batch })) keys.push(entry.key);
     if (keys.length === 0) return deleted;
-    const op = kv.atomic();
+    const op = atomic(kv);
     for (const key of keys) op.delete(key);
     const res = await retryLocked(() => op.commit());
     if (!res.ok) throw new AppError("busy", "Delete batch failed to commit; try again");
@@ -436,7 +438,7 @@ export async function resetExpiry(
       keys = [];
       bytes = 0;
       await commitWithRetry(async () => {
-        const op = kv.atomic();
+        const op = atomic(kv);
         for (const entry of await getAll(kv, batch)) {
           if (entry.versionstamp === null) continue;
           op.check(entry).set(entry.key, entry.value, options);

@@ -1,5 +1,6 @@
 /** Server settings kept in KV, such as the locally generated auth token. */
 
+import { atomic } from "./group_commit.ts";
 import { commitWithRetry, randomToken, readKey } from "./kv.ts";
 
 /** Key of the token generated for a local server without `AUTH_TOKEN`. */
@@ -19,7 +20,7 @@ export async function ensureAuthToken(kv: Deno.Kv): Promise<string> {
     const current = await readKey<string>(kv, authTokenKey());
     if (current.value !== null) return { value: current.value };
     const token = randomToken(GENERATED_TOKEN_BYTES);
-    const op = kv.atomic().check(current).set(authTokenKey(), token);
+    const op = atomic(kv).check(current).set(authTokenKey(), token);
     return { op, value: token };
   });
 }
@@ -32,7 +33,7 @@ export async function rotateAuthToken(kv: Deno.Kv): Promise<string> {
   return await commitWithRetry(async () => {
     const current = await readKey<string>(kv, authTokenKey());
     const token = randomToken(GENERATED_TOKEN_BYTES);
-    const op = kv.atomic().check(current).set(authTokenKey(), token);
+    const op = atomic(kv).check(current).set(authTokenKey(), token);
     return { op, value: token };
   });
 }

@@ -10,9 +10,19 @@
  *
  * tools/call. The SDK parses a tools/call request twice against the same schema (once in
  * `Protocol`, again in `Server`) and then re-parses the tool's result against
- * `CallToolResultSchema`. Here it is parsed once, failing exactly as the SDK's first parse fails,
- * and a result goes out as the tool made it (our tools' results are pinned by their tests).
+ * `CallToolResultSchema`. Here a plainly well-formed call (a string name, arguments an object if
+ * any, no task) is not parsed at all: its envelope was checked on arrival, and the schema would
+ * only copy it. Anything else is parsed once, failing exactly as the SDK's first parse fails.
+ * A result goes out as the tool made it (our tools' results are pinned by their tests).
  * Task-augmented calls keep the SDK's whole path.
+ *
+ * The call itself. `McpServer` then checks the arguments with an asynchronous parse and runs the
+ * tool through three more awaited steps (one checks an output schema our served tools do not
+ * have). For a plain call to a plain tool (enabled, no task support, no output schema) whose
+ * arguments parse, the tool runs here after one synchronous parse of the same schema, and its
+ * failures become the same error results; everything else (unknown tools, refused arguments)
+ * goes to `McpServer`, which answers it as it always does. A tool may add a quick parse of its
+ * usual arguments (`parseQuickly`), tried before the schema.
  *
  * The SDK is pinned (deno.json); `dispatch_test.ts` fails if the internals used here move, and
  * checks that answers are the same as the SDK's own, byte for byte.
@@ -20,9 +30,13 @@
 
 import {
   CallToolRequestSchema,
+  ErrorCode,
   type JSONRPCMessage,
+  McpError,
   type McpServer,
   type MessageExtraInfo,
+  normalizeObjectSchema,
+  safeParse,
   type Transport,
 } from "./sdk.ts";
 
@@ -50,6 +64,10 @@ export function leanToolCalls(server: McpServer): void {
     const full = handlers?.get("tools/call");
     if (schema !== CallToolRequestSchema || handlers === undefined || full === undefined) return;
     handlers.set("tools/call", function leanToolCall(request, extra) {
+      if (isPlainToolCall(request)) {
+        return directCall(server, request as PlainToolCall, extra) ??
+          Promise.resolve(handler(request, extra));
+      }
       const parsed = CallToolRequestSchema.safeParse(request);
       if (!parsed.success) throw parsed.error;
       if (parsed.data.params.task !== undefined) return full(request, extra);
@@ -107,6 +125,119 @@ export function isRequestEnvelope(message: unknown): message is JSONRPCMessage {
 }
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** A tools/call request as `isPlainToolCall` admits it. */
+interface PlainToolCall {
+  params: { name: string; arguments?: Record<string, unknown> };
+}
+
+/** The parts of the SDK's registered tool (and of `McpServer`) a direct call reads. */
+interface RegisteredTool {
+  enabled: boolean;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  execution?: { taskSupport?: string };
+  handler: (...args: unknown[]) => unknown;
+}
+interface McpServerInternals {
+  _registeredTools: Record<string, RegisteredTool | undefined>;
+  _maxToolInputElements?: number;
+}
+
+/** Quick parses of tool arguments, by the input schema `McpServer` holds for the tool. */
+const quickParsers = new WeakMap<object, QuickParse>();
+
+/**
+ * The arguments as the tool's input schema would parse them, for arguments this function is sure
+ * of; `undefined` for anything else, which the schema then parses (and refuses, with its message).
+ */
+export type QuickParse = (args: Record<string, unknown>) => unknown;
+
+/**
+ * Lets a plain call of `tool` (as `registerTool` returned it) try `quick` before the tool's
+ * schema. zod parses a tool's usual arguments in microseconds, but as one of the coldest steps of
+ * a call that arrives every few milliseconds it costs tens of them; a hand-written check of the
+ * common shapes costs next to nothing. `quick` must agree with the schema (test it against it).
+ */
+export function parseQuickly(tool: { inputSchema?: unknown }, quick: QuickParse): void {
+  if (typeof tool.inputSchema === "object" && tool.inputSchema !== null) {
+    quickParsers.set(tool.inputSchema, quick);
+  }
+}
+
+/** The quick parse registered for `tool`, if any (for tests). */
+export function quickParseOf(tool: { inputSchema?: unknown }): QuickParse | undefined {
+  return quickParsers.get(tool.inputSchema as object);
+}
+
+/**
+ * Runs a plain tool as `McpServer`'s tools/call handler would, without its extra turns; or
+ * `undefined` when `McpServer` must answer (see the module comment). Relies on the tools/call
+ * handler being `McpServer`'s own, as it is on every server `mcp/server.ts` builds.
+ */
+function directCall(
+  server: McpServer,
+  request: PlainToolCall,
+  extra: unknown,
+): Promise<unknown> | undefined {
+  const internals = server as unknown as McpServerInternals;
+  const tool = internals._registeredTools[request.params.name];
+  if (
+    tool === undefined || !tool.enabled || tool.outputSchema !== undefined ||
+    "createTask" in tool.handler || internals._maxToolInputElements !== undefined ||
+    (tool.execution?.taskSupport !== undefined && tool.execution.taskSupport !== "forbidden")
+  ) {
+    return undefined;
+  }
+  let args: unknown = quickParsers.get(tool.inputSchema as object)?.(
+    request.params.arguments ?? {},
+  );
+  if (tool.inputSchema !== undefined && args === undefined) {
+    const schema = normalizeObjectSchema(tool.inputSchema as never) ?? tool.inputSchema;
+    let parsed: ReturnType<typeof safeParse>;
+    try {
+      parsed = safeParse(schema as never, request.params.arguments ?? {});
+    } catch {
+      return undefined; // a schema that must be parsed asynchronously
+    }
+    if (!parsed.success) return undefined;
+    args = parsed.data;
+  }
+  return runTool(tool, args, extra);
+}
+
+async function runTool(tool: RegisteredTool, args: unknown, extra: unknown): Promise<unknown> {
+  try {
+    return await (tool.inputSchema === undefined ? tool.handler(extra) : tool.handler(args, extra));
+  } catch (error) {
+    if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
+    return {
+      content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }],
+      isError: true,
+    };
+  }
+}
+
+/**
+ * True when `request` (a request whose envelope, `_meta` included, was checked on arrival) has
+ * params that `CallToolRequestSchema` takes as they are: a string name, arguments (if any) a
+ * plain object, and no task. Its parse would only copy such a request, dropping members no
+ * handler reads.
+ */
+export function isPlainToolCall(request: unknown): boolean {
+  const params = (request as { params?: unknown }).params;
+  if (!isRecord(params)) return false;
+  const { name, arguments: args, task, _meta } = params as Record<string, unknown>;
+  return typeof name === "string" && task === undefined &&
+    (args === undefined || isRecord(args)) && (_meta === undefined || isRecord(_meta));
+}
+
+/** An object as zod's record and object schemas take it: a plain object, not an array. */
+function isRecord(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
 
 function isPlainObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
 import { defaultCaller } from "./caller.ts";
-import { isRequestEnvelope } from "./dispatch.ts";
-import { isJSONRPCRequest, type JSONRPCMessage, McpServer } from "./sdk.ts";
+import { isPlainToolCall, isRequestEnvelope } from "./dispatch.ts";
+import { CallToolRequestSchema, isJSONRPCRequest, type JSONRPCMessage, McpServer } from "./sdk.ts";
 import { InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer, type Toolset } from "./server.ts";
 
@@ -47,6 +47,37 @@ Deno.test("isRequestEnvelope() takes only what the SDK's request schema takes", 
   }
   for (const message of NOT_FOR_THE_SHORT_PATH) {
     assert.equal(isRequestEnvelope(message), false, JSON.stringify(message));
+  }
+});
+
+Deno.test("isPlainToolCall() takes only calls the SDK's tools/call schema takes as they are", () => {
+  const call = (params: unknown) => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params });
+  for (
+    const params of [
+      { name: "x" },
+      { name: "x", arguments: {} },
+      { name: "x", arguments: { a: [1], constructor: "y" }, _meta: { progressToken: 1 } },
+      { name: "x", arguments: Object.create(null) },
+    ]
+  ) {
+    assert.equal(isPlainToolCall(call(params)), true, JSON.stringify(params));
+    assert.equal(CallToolRequestSchema.safeParse(call(params)).success, true);
+  }
+  for (
+    const params of [
+      undefined,
+      [],
+      {},
+      { name: 5 },
+      { name: "x", arguments: [] },
+      { name: "x", arguments: null },
+      { name: "x", arguments: new Map() },
+      { name: "x", task: {} },
+      { name: "x", task: null },
+      { name: "x", _meta: [] },
+    ]
+  ) {
+    assert.equal(isPlainToolCall(call(params)), false, JSON.stringify(params));
   }
 });
 
@@ -156,18 +187,54 @@ async function rawPeer(server: McpServer) {
     });
 }
 
+/** Tools whose failures and plain shapes the short path must answer as the SDK does. */
+const edges: Toolset = {
+  name: "edges",
+  instructions: "Edge cases.",
+  register(server) {
+    server.registerTool("fails", { inputSchema: { n: z.number().int() } }, ({ n }) => {
+      throw new Error(`failed with ${n}`);
+    });
+    server.registerTool("fails_async", { inputSchema: {} }, async () => {
+      await Promise.resolve();
+      throw "not an Error";
+    });
+    server.registerTool("no_input", {}, (extra) => ({
+      content: [{ type: "text", text: `request ${extra.requestId}` }],
+    }));
+    server.registerTool("refuses", { inputSchema: { s: z.string().min(2) } }, ({ s }) => ({
+      content: [{ type: "text", text: s }],
+      isError: true,
+    }));
+  },
+};
+
 Deno.test("the short paths answer every tools/call exactly as the SDK's own server does", async () => {
   await withKv(async (kv) => {
     const config = loadConfig(new Map());
-    const ours = createMcpServer({ kv, config, caller: defaultCaller(config) }, [probe]);
+    const ours = createMcpServer({ kv, config, caller: defaultCaller(config) }, [probe, edges]);
     const plain = new McpServer({ name: "plain", version: "1" });
     probe.register(plain, { kv, config, caller: defaultCaller(config) });
+    edges.register(plain, { kv, config, caller: defaultCaller(config) });
     const handlers = (ours.server as unknown as { _requestHandlers: Map<string, unknown> })
       ._requestHandlers;
     // If the SDK stops registering tools/call the way leanToolCalls() expects, fail here.
     assert.equal((handlers.get("tools/call") as { name: string }).name, "leanToolCall");
     const askOurs = await rawPeer(ours);
     const askPlain = await rawPeer(plain);
+    // McpServer's own tools/call handler checks the arguments here; the short path does not.
+    const internals = ours as unknown as { validateToolInput: (...a: unknown[]) => unknown };
+    const validate = internals.validateToolInput.bind(ours);
+    let slow = 0;
+    internals.validateToolInput = (...a) => (slow++, validate(...a));
+    await askOurs({
+      id: "fast",
+      method: "tools/call",
+      params: { name: "echo", arguments: { x: "" } },
+    });
+    assert.equal(slow, 0, "a plain call runs its tool directly");
+    await askOurs({ id: "slow", method: "tools/call", params: { name: "echo", arguments: {} } });
+    assert.equal(slow, 1, "refused arguments are left to McpServer");
     const calls: Record<string, unknown>[] = [
       { method: "tools/call", params: { name: "echo", arguments: { x: "hi" } } },
       { method: "tools/call", params: { name: "echo", arguments: { x: 5 } } },
@@ -177,6 +244,20 @@ Deno.test("the short paths answer every tools/call exactly as the SDK's own serv
       { method: "tools/call", params: { name: 5 } },
       { method: "tools/call" },
       { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, _meta: { a: 1 } } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, other: [1] } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi", constructor: 1 } } },
+      { method: "tools/call", params: { name: "echo", arguments: ["hi"] } },
+      { method: "tools/call", params: { name: "echo", arguments: null } },
+      { method: "tools/call", params: { name: "echo", arguments: "hi" } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, task: null } },
+      { method: "tools/call", params: { name: "echo", arguments: { x: "hi" }, task: {} } },
+      { method: "tools/call", params: { name: "fails", arguments: { n: 3 } } },
+      { method: "tools/call", params: { name: "fails", arguments: { n: 1.5 } } },
+      { method: "tools/call", params: { name: "fails_async", arguments: { extra: 1 } } },
+      { method: "tools/call", params: { name: "no_input" } },
+      { method: "tools/call", params: { name: "no_input", arguments: { x: 1 } } },
+      { method: "tools/call", params: { name: "refuses", arguments: { s: "ok" } } },
+      { method: "tools/call", params: { name: "refuses", arguments: { s: "o" } } },
       { method: "ping" },
     ];
     let id = 0;

@@ -13,7 +13,7 @@ export { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
-export { normalizeObjectSchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+export { normalizeObjectSchema, safeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-json-schema-compat"
 export { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv-provider"
@@ -21,9 +21,11 @@ export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
   CallToolRequestSchema,
+  ErrorCode,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
+  McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 

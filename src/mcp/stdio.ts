@@ -10,26 +10,28 @@ import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpServer, type McpDeps, type Toolset } from "./server.ts";
+import { isRequestEnvelope } from "./dispatch.ts";
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./sdk.ts";
 
-/** Where the stdio server reads and writes; tests pass their own streams. */
+/** Streams a test serves on instead of the process's stdin and stdout. */
 export interface StdioStreams {
   input: ReadableStream<Uint8Array>;
   output: WritableStream<Uint8Array>;
 }
 
 /**
- * Serves MCP on stdin/stdout until the client closes stdin or `stop` is aborted (reading stops
- * there), then waits (at most `SHUTDOWN_GRACE_MS`) for the requests in flight to be answered and
- * written. Nothing else may write stdout.
+ * Serves MCP on stdin/stdout (or `streams`) until the client closes the input or `stop` is
+ * aborted (reading stops there), then waits (at most `SHUTDOWN_GRACE_MS`) for the requests in
+ * flight to be answered and written. Nothing else may write stdout.
  */
 export async function serveStdio(
   deps: McpDeps,
   toolsets: readonly Toolset[],
-  streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
+  streams?: StdioStreams,
   stop?: AbortSignal,
 ): Promise<void> {
-  const transport = new LineTransport(streams, deps.config.maxRequestBytes);
+  const port = streams === undefined ? processPort() : streamPort(streams);
+  const transport = new LineTransport(port, deps.config.maxRequestBytes);
   const server = createMcpServer(deps, toolsets);
   await server.connect(transport);
   if (stop?.aborted) transport.stopReading();
@@ -52,7 +54,65 @@ export async function serveStdio(
   await server.close();
 }
 
-/** Newline-delimited JSON-RPC over byte streams, tracking requests until they are answered. */
+/** The byte pipes under the transport. */
+interface Port {
+  /** The next bytes read (valid until the next read), or null at the end of the input. */
+  read(): Promise<Uint8Array | null>;
+  /** Ends a pending read as if the input had ended. */
+  cancel(): void;
+  /** Writes all of `bytes`; rejects when the client closed its end. */
+  write(bytes: Uint8Array): Promise<void>;
+  release(): void;
+}
+
+/** How many bytes one read of stdin takes at most. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * The process's stdin and stdout, without the web streams over them: those allocate a 64 KiB
+ * buffer per read and take several promise turns per message, on every round trip. Here one
+ * buffer is read into again and again. Writes stay asynchronous, through Deno's blocking thread
+ * pool: a synchronous write would save waking that thread (about 5% of a tool call's round trip)
+ * but would block the whole server on a client that stops reading (see `serveStdio`), and, tried,
+ * it let busy servers take signals so late that a second SIGTERM merged with the first (the
+ * second-signal test in `tests/shutdown_test.ts` failed one run in three).
+ */
+function processPort(): Port {
+  const buffer = new Uint8Array(READ_BYTES);
+  let cancelled: (() => void) | undefined;
+  return {
+    read: () =>
+      new Promise((resolve, reject) => {
+        cancelled = () => resolve(null);
+        Deno.stdin.read(buffer).then(
+          (n) => resolve(n === null ? null : buffer.subarray(0, n)),
+          reject,
+        );
+      }),
+    cancel: () => cancelled?.(),
+    write: async (bytes) => {
+      for (let at = 0; at < bytes.length;) at += await Deno.stdout.write(bytes.subarray(at));
+    },
+    release() {},
+  };
+}
+
+/** A test's streams. */
+function streamPort(streams: StdioStreams): Port {
+  const reader = streams.input.getReader();
+  const writer = streams.output.getWriter();
+  return {
+    read: async () => {
+      const { value, done } = await reader.read();
+      return done ? null : value;
+    },
+    cancel: () => void reader.cancel().catch(() => {}),
+    write: (bytes) => writer.write(bytes),
+    release: () => writer.releaseLock(),
+  };
+}
+
+/** Newline-delimited JSON-RPC over a port, tracking requests until they are answered. */
 class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -61,21 +121,18 @@ class LineTransport implements Transport {
   readonly inputEnded: Promise<void>;
   readonly #ended = Promise.withResolvers<void>();
   readonly #inFlight = new InFlight();
-  readonly #input: ReadableStream<Uint8Array>;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  readonly #port: Port;
   #stopped = false;
   readonly #maxLineBytes: number;
-  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #encoder = new TextEncoder();
-  /** The last write, so writes go out in order and shutdown can wait for them. */
-  #writing: Promise<void> = Promise.resolve();
+  /** The last write while one is pending, so writes go out in order and shutdown can wait. */
+  #writing: Promise<void> | undefined;
   #outputBroken = false;
   #closed = false;
 
-  constructor(streams: StdioStreams, maxLineBytes: number) {
+  constructor(port: Port, maxLineBytes: number) {
     this.#maxLineBytes = maxLineBytes;
-    this.#input = streams.input;
-    this.#writer = streams.output.getWriter();
+    this.#port = port;
     this.inputEnded = this.#ended.promise;
   }
 
@@ -92,8 +149,7 @@ class LineTransport implements Transport {
   /** Reads no more input: what was received is still answered, as when the input ends. */
   stopReading(): void {
     this.#stopped = true;
-    // A pending read then ends as if the input had; the stream's own error, if any, is moot.
-    this.#reader?.cancel().catch(() => {});
+    this.#port.cancel();
   }
 
   /** Resolves once every request received is answered and every answer written. */
@@ -108,38 +164,46 @@ class LineTransport implements Transport {
     return this.#write(message).then(() => this.#inFlight.answered(message));
   }
 
-  /** Queues `message` after the writes before it; resolves once it is written (or cannot be). */
+  /** Writes `message` after the writes before it; resolves once it is written (or cannot be). */
   #write(message: unknown): Promise<void> {
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
-    this.#writing = this.#writing.then(async () => {
-      if (this.#outputBroken) return;
-      try {
-        await this.#writer.write(bytes);
-      } catch {
-        // The client stopped reading (a closed pipe). Work already received still completes.
-        this.#outputBroken = true;
-      }
+    const before = this.#writing;
+    // With no write pending (the usual case) this one starts at once, not a promise turn later.
+    const writing = before === undefined
+      ? this.#writeNow(bytes)
+      : before.then(() => this.#writeNow(bytes));
+    this.#writing = writing;
+    void writing.then(() => {
+      if (this.#writing === writing) this.#writing = undefined;
     });
-    return this.#writing;
+    return writing;
+  }
+
+  async #writeNow(bytes: Uint8Array): Promise<void> {
+    if (this.#outputBroken) return;
+    try {
+      await this.#port.write(bytes);
+    } catch {
+      // The client stopped reading (a closed pipe). Work already received still completes.
+      this.#outputBroken = true;
+    }
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.#writing;
-    this.#writer.releaseLock();
+    this.#port.release();
     this.onclose?.();
   }
 
   async #read(): Promise<void> {
     const lines = new LineBuffer(this.#maxLineBytes);
-    const reader = this.#reader = this.#input.getReader();
-    if (this.#stopped) void reader.cancel().catch(() => {});
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        for (const line of lines.push(value)) this.#take(line);
+      while (!this.#stopped) {
+        const chunk = await this.#port.read();
+        if (chunk === null) break;
+        for (const line of lines.push(chunk)) this.#take(line);
       }
     } catch (error) {
       if (!this.#stopped) this.onerror?.(error as Error);
@@ -165,23 +229,33 @@ class LineTransport implements Transport {
   }
 
   #line(raw: string): void {
-    const line = raw.replace(/\r$/, "");
-    if (line.trim() === "" || this.#closed) return;
-    let parsed;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (this.#closed || isBlank(line)) return;
+    let message;
     try {
-      parsed = JSONRPCMessageSchema.safeParse(JSON.parse(line));
+      message = JSON.parse(line);
     } catch {
       this.onerror?.(new Error("stdio: a line is not valid JSON"));
       return;
     }
-    if (!parsed.success) {
-      this.onerror?.(new Error("stdio: a line is not a JSON-RPC 2.0 message"));
-      return;
+    // A plain request needs no schema: the SDK's request schema takes exactly what this takes.
+    if (!isRequestEnvelope(message)) {
+      const parsed = JSONRPCMessageSchema.safeParse(message);
+      if (!parsed.success) {
+        this.onerror?.(new Error("stdio: a line is not a JSON-RPC 2.0 message"));
+        return;
+      }
+      message = parsed.data as JSONRPCMessage;
     }
-    const message = parsed.data as JSONRPCMessage;
     this.#inFlight.received(message);
     this.onmessage?.(message);
   }
+}
+
+/** True when `line` holds only whitespace (JSON's and Unicode's, as `trim` sees it). */
+function isBlank(line: string): boolean {
+  // A message starts with `{`: checking the first character spares trimming the whole line.
+  return line.length === 0 || (line.charCodeAt(0) !== 0x7b && line.trim() === "");
 }
 
 /**

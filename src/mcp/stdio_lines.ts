@@ -18,23 +18,32 @@ export class LineBuffer {
   /** The first and the last `ID_WINDOW` bytes of a line over the limit. */
   #head: Uint8Array | undefined;
   #tail = new Uint8Array(0);
+  readonly #decoder = new TextDecoder();
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
   }
 
-  /** Splits `chunk` at its newlines; returns the lines it completed. */
+  /**
+   * Splits `chunk` at its newlines; returns the lines it completed. Keeps no reference to
+   * `chunk`, so the caller may read into the same buffer again.
+   */
   push(chunk: Uint8Array): Line[] {
     const lines: Line[] = [];
     let from = 0;
     let newline;
     // A newline byte never occurs inside a multi-byte UTF-8 character, so bytes split safely.
     while ((newline = chunk.indexOf(10, from)) !== -1) {
-      this.#add(chunk.subarray(from, newline));
-      lines.push(this.end());
+      if (this.#size === 0 && this.#head === undefined && newline - from <= this.#maxBytes) {
+        // The usual case, a whole line in one chunk: decoded where it lies, never copied.
+        lines.push({ text: this.#decoder.decode(chunk.subarray(from, newline)) });
+      } else {
+        this.#add(chunk.subarray(from, newline), false);
+        lines.push(this.end());
+      }
       from = newline + 1;
     }
-    this.#add(chunk.subarray(from));
+    this.#add(chunk.subarray(from), true);
     return lines;
   }
 
@@ -44,7 +53,7 @@ export class LineBuffer {
     if (this.#head !== undefined) {
       line = { tooLong: true, id: findId(this.#head, this.#tail) };
     } else {
-      line = { text: new TextDecoder().decode(concat(this.#parts)) };
+      line = { text: this.#decoder.decode(concat(this.#parts)) };
     }
     this.#parts = [];
     this.#size = 0;
@@ -53,11 +62,12 @@ export class LineBuffer {
     return line;
   }
 
-  #add(bytes: Uint8Array): void {
+  /** Adds `bytes` to the line; `keep` when they must outlive the chunk they are a view of. */
+  #add(bytes: Uint8Array, keep: boolean): void {
     if (bytes.length === 0) return;
     this.#size += bytes.length;
     if (this.#head === undefined) {
-      this.#parts.push(bytes);
+      this.#parts.push(keep ? bytes.slice() : bytes);
       if (this.#size <= this.#maxBytes) return;
       // Over the limit: keep only the ends from now on.
       const whole = concat(this.#parts);

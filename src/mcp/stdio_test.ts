@@ -119,3 +119,27 @@ Deno.test("serveStdio() is not held past SHUTDOWN_GRACE_MS by a client that stop
     assert.equal(outcome, "returned");
   });
 });
+
+Deno.test("serveStdio() checks every message that is not a plain request against the JSON-RPC schema", async () => {
+  const lines = await run(
+    [
+      INIT,
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      // Not JSON-RPC messages: never answered, never carried out.
+      JSON.stringify({ jsonrpc: "2.0", id: 1.5, method: "ping" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", extra: true }),
+      JSON.stringify({ id: 3, method: "ping" }),
+      JSON.stringify({ hello: "world" }),
+      "[]",
+      // A request with a task relation is a message the schema takes.
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "ping",
+        params: { _meta: { "io.modelcontextprotocol/related-task": { taskId: "t" } } },
+      }),
+      ping(5),
+    ].join("\n"),
+  );
+  assert.deepEqual(lines.map((l) => JSON.parse(l).id), [0, 4, 5]);
+});

@@ -3,6 +3,7 @@
  * registrations per address. A counter's key is built in `store_keys.ts`.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import { commitWithRetry, getAll } from "../kit/kv.ts";
 import { attemptsKey, type AttemptsRecord } from "./store_keys.ts";
 
@@ -52,7 +53,7 @@ export async function reserveAttempt(
 ): Promise<boolean> {
   return await commitWithRetry(async () => {
     const entries = await getAll<AttemptsRecord>(kv, counters);
-    const op = kv.atomic();
+    const op = atomic(kv);
     for (const entry of entries) {
       const live = entry.value !== null && entry.value.windowEnds > now;
       if (live && entry.value!.count >= max) return { value: false };
@@ -73,7 +74,7 @@ export async function releaseAttempt(
 ): Promise<void> {
   await commitWithRetry(async () => {
     const entries = await getAll<AttemptsRecord>(kv, counters);
-    const op = kv.atomic();
+    const op = atomic(kv);
     for (const entry of entries) {
       if (entry.value === null || entry.value.windowEnds <= now) continue;
       const next = { ...entry.value, count: Math.max(0, entry.value.count - 1) };

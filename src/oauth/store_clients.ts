@@ -1,5 +1,6 @@
 /** Registered OAuth clients: create, read, list with their grants, and revoke with everything they hold. */
 
+import { atomic } from "../kit/group_commit.ts";
 import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { revokeGrant } from "./store_grants.ts";
 import { clientGrantsPrefix, clientKey, type ClientRecord } from "./store_keys.ts";
@@ -15,7 +16,7 @@ export async function createClient(
 ): Promise<void> {
   await commitWithRetry(() =>
     Promise.resolve({
-      op: kv.atomic().check({ key: clientKey(client.id), versionstamp: null })
+      op: atomic(kv).check({ key: clientKey(client.id), versionstamp: null })
         .set(clientKey(client.id), client, { expireIn: unapprovedTtlMs }),
       value: undefined,
     })
@@ -57,7 +58,7 @@ export async function deleteClient(kv: Deno.Kv, clientId: string): Promise<boole
   const existed = await commitWithRetry(async () => {
     const entry = await readKey<ClientRecord>(kv, clientKey(clientId));
     if (entry.value === null) return { value: false };
-    return { op: kv.atomic().check(entry).delete(entry.key), value: true };
+    return { op: atomic(kv).check(entry).delete(entry.key), value: true };
   });
   for await (const entry of listEntries<string>(kv, { prefix: clientGrantsPrefix(clientId) })) {
     await revokeGrant(kv, entry.value);

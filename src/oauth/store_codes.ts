@@ -3,6 +3,7 @@
  * the owner's approval into a short-lived code, which is redeemed once for a grant.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import { commitWithRetry, readKey, retryLocked } from "../kit/kv.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
@@ -79,7 +80,7 @@ export async function approveConsent(
       ...(scope === undefined ? {} : { scope }),
       expiresAt: now + codeTtlMs,
     };
-    const op = kv.atomic().check(consent, client)
+    const op = atomic(kv).check(consent, client)
       .delete(consent.key)
       .set(clientKey(clientId), {
         ...client.value,
@@ -139,7 +140,7 @@ export async function redeemCode(
     }
     const pair = await newTokenPair();
     const grant = newGrant(client.value, pair, record.resource, record.scope, life, now);
-    const op = kv.atomic().check(entry, client)
+    const op = atomic(kv).check(entry, client)
       .set(codeKey(hash), { ...record, usedBy: grant.id }, {
         expireIn: remaining(record.expiresAt, now) + life.codeTtlMs,
       })

@@ -4,6 +4,7 @@
  * always written and deleted in one atomic.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import { commitWithRetry, readKey, readKeys, ulid } from "../kit/kv.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
@@ -129,7 +130,7 @@ export async function rotateRefreshToken(
       accessHash: pair.accessHash,
       refreshHash: pair.refreshHash,
     };
-    const op = kv.atomic().check(entry, grant, client)
+    const op = atomic(kv).check(entry, grant, client)
       .set(refreshKey(hash), { ...record, rotated: true }, {
         expireIn: remaining(record.expiresAt, now),
       })
@@ -163,7 +164,7 @@ export async function revokeGrant(kv: Deno.Kv, grantId: string): Promise<boolean
     const entry = await readKey<GrantRecord>(kv, grantKey(grantId));
     const grant = entry.value;
     if (grant === null) return { value: false };
-    const op = kv.atomic().check(entry)
+    const op = atomic(kv).check(entry)
       .delete(grantKey(grantId))
       .delete(clientGrantKey(grant.clientId, grantId))
       .delete(accessKey(grant.accessHash))

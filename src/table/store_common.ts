@@ -1,22 +1,13 @@
 /**
  * What every table store module shares: the store's context, input checks that name the limit,
- * counters and participant bookkeeping written inside the caller's atomic, and the one place a
- * write to a discussion is committed.
+ * counters and participant bookkeeping written inside the caller's atomic.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
-import {
-  AppError,
-  type Attempt,
-  commitWithRetry,
-  getAll,
-  isUlid,
-  listEntries,
-  ulid,
-} from "../kit/kv.ts";
+import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";
 import { checkId, checkLine, checkText } from "../kit/text.ts";
 import { type TableSettings, workspaceProblem } from "./settings.ts";
-import type { PendingPost } from "./store_discussions.ts";
 import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
 
 /** What every store function needs: KV, the settings (limits, clock) and what this process knows. */
@@ -35,8 +26,6 @@ export interface TableCtx {
 export interface TableMemo {
   discussions: Map<string, Deno.KvEntry<Discussion>>;
   sightings: Set<string>;
-  /** Posts waiting for their discussion's turn, by discussion id, oldest first. */
-  posts: Map<string, PendingPost[]>;
 }
 
 /** Most discussions and sightings a memo keeps; the oldest go first. */
@@ -44,7 +33,7 @@ export const MEMO_MAX = 1024;
 
 /** The store context of one process (or test): `kv`, `settings` and an empty memo. */
 export function tableCtx(kv: Deno.Kv, settings: TableSettings): TableCtx {
-  return { kv, settings, memo: { discussions: new Map(), sightings: new Set(), posts: new Map() } };
+  return { kv, settings, memo: { discussions: new Map(), sightings: new Set() } };
 }
 
 /** Remembers a discussion as committed at `versionstamp`. */
@@ -183,19 +172,6 @@ function sightingId(ws: string, a: Author): string {
   return `${ws}\u0000${a.name}\u0000${a.via}\u0000${a.client_id ?? ""}`;
 }
 
-/**
- * The one place a write to one discussion (its message counter) is committed: posters in one
- * process take turns on the discussion's key (kit/kv.ts's write queue) instead of colliding;
- * conflicts with other processes are still retried.
- */
-export function commitOnDiscussion<T>(
-  kv: Deno.Kv,
-  discussionId: string,
-  attempt: () => Promise<Attempt<T>>,
-): Promise<T> {
-  return commitWithRetry(attempt, { kv, key: keys.discussion(discussionId) });
-}
-
 /** The ids an index under `prefix` holds, newest first, at most `limit` (all without one). */
 export async function indexedIds(
   ctx: TableCtx,
@@ -258,7 +234,7 @@ export function newRecord(
   ws: string,
   caller: Caller,
   keyOf: (id: string) => Deno.KvKey,
-  op: Deno.AtomicOperation = ctx.kv.atomic(),
+  op: Deno.AtomicOperation = atomic(ctx.kv),
 ): { id: string; op: Deno.AtomicOperation; author: Author } {
   const id = ulid(ctx.settings.now());
   op.check({ key: keyOf(id), versionstamp: null });

@@ -3,6 +3,7 @@
  * apart from the name (`human` only with a correct approval code).
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
@@ -173,7 +174,7 @@ export async function resolveDecision(
     const current = requireDecision(entry, id);
     if (current.status !== "proposed") throw alreadyResolved(current);
     const ws = current.workspace;
-    const op = ctx.kv.atomic().check(entry);
+    const op = atomic(ctx.kv).check(entry);
     if (input.superseded_by !== undefined) {
       const otherId = input.superseded_by;
       const other = await readKey<StoredDecision>(ctx.kv, keys.decision(otherId));
@@ -270,7 +271,7 @@ export async function setDecisionScope(
       return { value: { decision: decisionOut(current), changed: false } };
     }
     const ws = current.workspace;
-    const op = ctx.kv.atomic().check(entry);
+    const op = atomic(ctx.kv).check(entry);
     const author = noteParticipant(op, ws, caller, "actions");
     const updated: StoredDecision = {
       ...current,

@@ -1,5 +1,7 @@
 /** Discussions and their messages: seq is allocated by the store, contiguous per discussion. */
 
+import { atomic } from "../kit/group_commit.ts";
+import { type BatchAttempt, commitBatched, type Outcome } from "../kit/key_batch.ts";
 import type { Caller } from "../kit/caller.ts";
 import {
   AppError,
@@ -18,7 +20,6 @@ import {
   checkTitle,
   checkUlid,
   chooseWorkspace,
-  commitOnDiscussion,
   countValue,
   newRecord,
   noteParticipant,
@@ -135,27 +136,29 @@ export interface NewMessage {
 /** Most posts one atomic carries, and most bytes of their bodies (an atomic holds 800 KiB). */
 export const POST_BATCH = { posts: 32, bytes: 256 * 1024 };
 
-/** A post waiting for its discussion's turn; `result` or `error` is set once it is decided. */
-export interface PendingPost {
+/** A post waiting for its discussion's turn. */
+interface PendingPost {
   caller: Caller;
   kind: MessageKind;
   body: string;
   in_reply_to?: number;
-  result?: { message: Message; discussion: Discussion };
-  error?: unknown;
 }
+
+/** What a post returns: the message and the discussion just after it. */
+type Posted = { message: Message; discussion: Discussion };
 
 /**
  * Appends a message; its seq is the discussion's next, checked-and-set in the same atomic.
  * Posts to one discussion in this process take turns (its write queue); whoever's turn comes
  * commits every post waiting behind it too, in arrival order, in one atomic (at most
- * `POST_BATCH`), so a busy discussion costs one commit per turn rather than one per post.
+ * `POST_BATCH`; see kit/key_batch.ts), so a busy discussion costs one commit per turn rather
+ * than one per post.
  */
 export async function postMessage(
   ctx: TableCtx,
   caller: Caller,
   input: NewMessage,
-): Promise<{ message: Message; discussion: Discussion }> {
+): Promise<Posted> {
   const id = checkUlid("discussion_id", input.discussion_id);
   const body = checkMessageBody(ctx, input.body);
   const reply = input.in_reply_to;
@@ -163,78 +166,61 @@ export async function postMessage(
     throw new AppError("invalid", `in_reply_to must be the seq of a message (a whole number ≥ 1)`);
   }
   const post: PendingPost = { caller, kind: input.kind ?? "note", body, in_reply_to: reply };
-  const waiting = ctx.memo.posts.get(id) ?? [];
-  if (waiting.length === 0) ctx.memo.posts.set(id, waiting);
-  waiting.push(post);
-  let batch: PendingPost[] | undefined;
-  let tries = 0;
-  try {
-    await commitOnDiscussion<void>(ctx.kv, id, async () => {
-      if (batch === undefined) {
-        // An earlier turn may have committed (or refused) this post with its own.
-        if (post.result !== undefined || post.error !== undefined) return { value: undefined };
-        batch = takeBatch(ctx, id);
-      }
-      // The first try trusts what this process last committed to the discussion (posters here
-      // take turns on it, so it is usually current); a write from elsewhere fails the
-      // versionstamp check and every later try reads afresh.
-      const cached = tries++ === 0 ? ctx.memo.discussions.get(id) : undefined;
-      const entry = cached ?? await readKey<Discussion>(ctx.kv, keys.discussion(id));
-      const before = requireDiscussion(entry, id);
-      let current = before;
-      const op = ctx.kv.atomic().check(entry);
-      const landed: { post: PendingPost; message: StoredMessage; discussion: Discussion }[] = [];
-      for (const p of batch) {
-        p.error = undefined;
-        if (p.in_reply_to !== undefined && p.in_reply_to > current.latest_seq) {
-          if (cached !== undefined) throw new StaleRead(`discussion ${id} may be past the memo`);
-          p.error = new AppError(
-            "invalid",
-            `in_reply_to ${p.in_reply_to} names no message: discussion ${id} has seqs 1..${current.latest_seq}`,
-          );
-          continue;
-        }
-        const message = addMessage(ctx, op, current, p.caller, p, ctx.memo);
-        current = { ...current, latest_seq: message.seq, last_message_at: message.created_at };
-        landed.push({ post: p, message, discussion: current });
-      }
-      if (landed.length === 0) return { value: undefined };
-      setActivity(op, before, current);
-      return {
-        op,
-        value: undefined,
-        committed: (versionstamp) => {
-          for (const { post: p, message, discussion } of landed) {
-            p.result = { message: messageOut(message), discussion };
-            rememberSighting(ctx.memo, discussion.workspace, message.author);
-          }
-          rememberDiscussion(ctx, current, versionstamp);
-        },
-      };
-    });
-  } catch (error) {
-    for (const p of batch ?? []) {
-      if (p.result === undefined) p.error = error;
-    }
-    throw error;
-  }
-  if (post.error !== undefined) throw post.error;
-  return post.result!;
+  return await commitBatched<PendingPost, Posted>(
+    { kv: ctx.kv, key: keys.discussion(id) },
+    post,
+    (batch, tries) => postsAttempt(ctx, id, batch, tries),
+    (batch, next) =>
+      batch.length < POST_BATCH.posts &&
+      batch.reduce((n, p) => n + p.body.length * 3, next.body.length * 3) <= POST_BATCH.bytes,
+  );
 }
 
-/** Takes the posts waiting on discussion `id`, oldest first, as many as one atomic carries. */
-function takeBatch(ctx: TableCtx, id: string): PendingPost[] {
-  const waiting = ctx.memo.posts.get(id) ?? [];
-  let bytes = 0;
-  let n = 0;
-  while (n < waiting.length && n < POST_BATCH.posts) {
-    bytes += waiting[n].body.length * 3;
-    if (n > 0 && bytes > POST_BATCH.bytes) break;
-    n++;
+/** One try at appending `batch` to discussion `id`, each post refused alone if it must be. */
+async function postsAttempt(
+  ctx: TableCtx,
+  id: string,
+  batch: readonly PendingPost[],
+  tries: number,
+): Promise<BatchAttempt<Posted>> {
+  // The first try trusts what this process last committed to the discussion (posters here
+  // take turns on it, so it is usually current); a write from elsewhere fails the
+  // versionstamp check and every later try reads afresh.
+  const cached = tries === 0 ? ctx.memo.discussions.get(id) : undefined;
+  const entry = cached ?? await readKey<Discussion>(ctx.kv, keys.discussion(id));
+  const before = requireDiscussion(entry, id);
+  let current = before;
+  const op = atomic(ctx.kv).check(entry);
+  const landed: { message: StoredMessage; discussion: Discussion; caller: Caller }[] = [];
+  const outcomes: Outcome<Posted>[] = [];
+  for (const p of batch) {
+    if (p.in_reply_to !== undefined && p.in_reply_to > current.latest_seq) {
+      if (cached !== undefined) throw new StaleRead(`discussion ${id} may be past the memo`);
+      outcomes.push({
+        error: new AppError(
+          "invalid",
+          `in_reply_to ${p.in_reply_to} names no message: discussion ${id} has seqs 1..${current.latest_seq}`,
+        ),
+      });
+      continue;
+    }
+    const message = addMessage(ctx, op, current, p.caller, p, ctx.memo);
+    current = { ...current, latest_seq: message.seq, last_message_at: message.created_at };
+    landed.push({ message, discussion: current, caller: p.caller });
+    outcomes.push({ value: { message: messageOut(message), discussion: current } });
   }
-  const batch = waiting.splice(0, n);
-  if (waiting.length === 0) ctx.memo.posts.delete(id);
-  return batch;
+  if (landed.length === 0) return { value: outcomes };
+  setActivity(op, before, current);
+  return {
+    op,
+    value: outcomes,
+    committed: (versionstamp) => {
+      for (const { message, discussion } of landed) {
+        rememberSighting(ctx.memo, discussion.workspace, message.author);
+      }
+      rememberDiscussion(ctx, current, versionstamp);
+    },
+  };
 }
 
 /**

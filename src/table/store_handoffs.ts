@@ -3,6 +3,7 @@
  * state is computed when read, never stored; there is deliberately no way to cancel one.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
@@ -116,7 +117,7 @@ export async function createHandoff(
       ws,
       caller,
       keys.handoff,
-      ctx.kv.atomic().check(entry),
+      atomic(ctx.kv).check(entry),
     );
     const at = nowIso(ctx);
     const handoff: StoredHandoff = {
@@ -192,7 +193,7 @@ export async function acceptHandoff(
       );
     }
     const before = task!;
-    const op = ctx.kv.atomic().check(hEntry).check(tEntry);
+    const op = atomic(ctx.kv).check(hEntry).check(tEntry);
     const author = noteParticipant(op, h.workspace, caller, "actions");
     const at = nowIso(ctx);
     const accepted: StoredHandoff = { ...h, accepted_by: author, accepted_at: at };

@@ -3,6 +3,7 @@
  * counts, the owner index and the pending-handoff index in the same atomic as the record.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
 import { SETTING_OF } from "./settings.ts";
@@ -198,7 +199,7 @@ export async function updateTask(
   return await commitWithRetry(async () => {
     const entry = await readKey<StoredTask>(ctx.kv, keys.task(id));
     const before = requireTask(entry, id);
-    const op = ctx.kv.atomic().check(entry);
+    const op = atomic(ctx.kv).check(entry);
     const author = noteParticipant(op, before.workspace, caller, "actions");
     const after: StoredTask = {
       ...before,

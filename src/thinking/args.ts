@@ -54,3 +54,59 @@ export function flagArg(description: string) {
   });
   return advertisedAs(schema, { type: "boolean" }, description);
 }
+
+/** What a `sequentialthinking` argument must be to be taken without its schema. */
+type Plain = "text" | "flag" | "count" | "id";
+
+/** The arguments of `sequentialthinking`, as `tools.ts` declares them (required or not). */
+const THOUGHT_ARGS: Record<string, { plain: Plain; required?: true }> = {
+  thought: { plain: "text", required: true },
+  nextThoughtNeeded: { plain: "flag", required: true },
+  thoughtNumber: { plain: "count", required: true },
+  totalThoughts: { plain: "count", required: true },
+  isRevision: { plain: "flag" },
+  revisesThought: { plain: "count" },
+  branchFromThought: { plain: "count" },
+  branchId: { plain: "id" },
+  needsMoreThoughts: { plain: "flag" },
+  sequenceId: { plain: "id" },
+  branchFromBranchId: { plain: "id" },
+};
+
+/**
+ * The quick parse of `sequentialthinking` arguments (see `parseQuickly` in `mcp/dispatch.ts`):
+ * arguments already of their listed types (a string, a boolean, a whole number in range, an id
+ * no longer than `idMax` characters; `sequenceId` at most `sequenceIdMax`) come back as the schema
+ * would return them; anything else (numbers or flags sent as strings, unknown arguments, values
+ * out of range) is left to the schema.
+ */
+export function quickThoughtArgs(numberMax: number, idMax: number, sequenceIdMax: number) {
+  return (args: Record<string, unknown>): Record<string, unknown> | undefined => {
+    let required = 0;
+    for (const name in args) {
+      const arg = Object.hasOwn(THOUGHT_ARGS, name) ? THOUGHT_ARGS[name] : undefined;
+      if (arg === undefined) return undefined;
+      const value = args[name];
+      switch (arg.plain) {
+        case "text":
+          if (typeof value !== "string") return undefined;
+          break;
+        case "flag":
+          if (typeof value !== "boolean") return undefined;
+          break;
+        case "count":
+          if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > numberMax) {
+            return undefined;
+          }
+          break;
+        case "id":
+          if (
+            typeof value !== "string" ||
+            value.length > (name === "sequenceId" ? sequenceIdMax : idMax)
+          ) return undefined;
+      }
+      if (arg.required) required++;
+    }
+    return required === 4 ? { ...args } : undefined;
+  };
+}

@@ -8,6 +8,12 @@ export interface CachedSequence {
   seq: SequenceRecord;
   /** Branch records already read or written (they never change once created). */
   branches: Map<string, BranchRecord>;
+  /**
+   * The highest thought number on each branch, when this process wrote the sequence from its
+   * creation on (else undefined): every number in the index is then known to be at most that,
+   * so a higher one is new without a check. A branch not listed has no numbers.
+   */
+  highest?: ReadonlyMap<string, number>;
 }
 
 /**

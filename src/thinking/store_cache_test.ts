@@ -91,3 +91,56 @@ Deno.test("one cache shared by many writers and sequences keeps the last written
     assert.deepEqual(history.map((t) => t.index), Array.from({ length: 21 }, (_, i) => i + 1));
   });
 });
+
+/** The keys each commit on `kv` checks, one list per commit, from now on. */
+function recordChecks(kv: Deno.Kv): Deno.KvKey[][] {
+  const commits: Deno.KvKey[][] = [];
+  const atomic = kv.atomic.bind(kv);
+  kv.atomic = () => {
+    const op = atomic();
+    const keys: Deno.KvKey[] = [];
+    const check = op.check.bind(op);
+    op.check = (...checks) => {
+      keys.push(...checks.map((c) => c.key));
+      return check(...checks);
+    };
+    const commit = op.commit.bind(op);
+    op.commit = () => {
+      commits.push(keys);
+      return commit();
+    };
+    return op;
+  };
+  return commits;
+}
+
+Deno.test("a session that wrote a sequence from its start checks no number it knows is new", async () => {
+  await withKv(async (kv) => {
+    const cache = new SequenceCache();
+    const { sequenceId } = await addThought(kv, LIMITS, step(1), { cache });
+    const mine = (n: number, extra: Partial<ThoughtInput> = {}) =>
+      addThought(kv, LIMITS, step(n, { sequenceId, totalThoughts: 20, ...extra }), { cache });
+    const commits = recordChecks(kv);
+    await mine(2);
+    await mine(5);
+    await mine(1, { branchId: "b", branchFromThought: 2 });
+    await mine(2, { branchId: "b" });
+    assert.deepEqual(commits.map((keys) => keys.length), [1, 1, 1, 1], "the sequence only");
+    // A number at or below the highest may be taken: the commit checks it, and the retry reads.
+    commits.length = 0;
+    const reused = await mine(2);
+    assert.deepEqual(reused.flags, ["NUMBER_REUSED"]);
+    assert.deepEqual(commits.map((keys) => keys.length), [2, 1]);
+    const unused = await mine(4);
+    assert.deepEqual(unused.flags, []);
+    // Another writer behind the session's back: its check fails, and from the read on the
+    // session no longer claims to know every number.
+    await addThought(kv, LIMITS, step(9, { sequenceId }));
+    commits.length = 0;
+    assert.deepEqual((await mine(9)).flags, ["NUMBER_REUSED"]);
+    assert.deepEqual((await mine(10)).flags, []);
+    assert.equal(commits.at(-1)!.length, 2, "the number is checked again");
+    const history = await readAll(kv, sequenceId);
+    assert.deepEqual(history.map((t) => t.thoughtNumber), [1, 2, 5, 1, 2, 2, 4, 9, 9, 10]);
+  });
+});

@@ -1,5 +1,6 @@
 /** Deleting a sequence with all its keys, in atomics that never leave a key without its sequence. */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry, deleteUnder, readKey } from "../kit/kv.ts";
 import { fail } from "./store_errors.ts";
@@ -34,7 +35,7 @@ export async function deleteSequence(
     if (entry.value === null) return { value: null };
     const wasLive = live(entry.value, limits, clock()) !== null;
     if (entry.value.deleting) return { value: { entry, wasLive } };
-    const op = kv.atomic().check(entry).set(
+    const op = atomic(kv).check(entry).set(
       sequenceKey(sequenceId),
       { ...entry.value, deleting: true },
       setOptions(entry.value.expiryMs),
@@ -46,7 +47,7 @@ export async function deleteSequence(
   await commitWithRetry(async () => {
     const entry = await readKey<SequenceRecord>(kv, sequenceKey(sequenceId));
     if (entry.value === null) return { value: undefined };
-    return { op: kv.atomic().check(entry).delete(sequenceKey(sequenceId)), value: undefined };
+    return { op: atomic(kv).check(entry).delete(sequenceKey(sequenceId)), value: undefined };
   }, { kv, key: sequenceKey(sequenceId) });
   // The call that took the live sequence to "deleting" deleted it, even when a concurrent
   // delete of the same sequence removed the record first.

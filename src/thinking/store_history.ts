@@ -197,12 +197,10 @@ export async function getHistory(
   const seq = await getSequence(kv, limits, sequenceId, clock);
   if (seq === null) sequenceNotFound(sequenceId);
   checkBranch(seq, branch);
-  const [branchRecords, records] = await Promise.all([
-    listAll<BranchRecord>(kv, { prefix: branchPrefix(sequenceId) }).then((all) =>
-      all.map((e) => e.value)
-    ),
-    listThoughts(kv, sequenceId, branch, order, after, limit + 1),
-  ]);
+  const branchRecords = (await listAll<BranchRecord>(kv, { prefix: branchPrefix(sequenceId) }))
+    .map((e) => e.value);
+  const mainFrom = mainIndexFrom(seq, branchRecords);
+  const records = await listThoughts(kv, sequenceId, branch, order, after, limit + 1, mainFrom);
   const page = fitPage(records, limit, maxCharacters);
   const texts = await readTexts(kv, sequenceId, page);
   const thoughts = page.map((record, i): HistoryThought => {
@@ -239,8 +237,21 @@ function checkBranch(seq: SequenceRecord, branch: string | null): void {
 }
 
 /**
+ * The history index from which the main line has per-branch index entries: that of the first
+ * branch's first thought (every thought before it is on the main line); `undefined` while the
+ * sequence has no branch (see `hasBranchEntry`).
+ */
+function mainIndexFrom(seq: SequenceRecord, branches: BranchRecord[]): number | undefined {
+  if (seq.branches.length === 0) return undefined;
+  const ours = branches.filter((b) => seq.branches.some((s) => s.id === b.id));
+  // Every branch has its record; without one, the index alone is all there is to go by.
+  return ours.length === 0 ? 1 : Math.min(...ours.map((b) => b.createdIndex));
+}
+
+/**
  * Up to `count` thought records after history index `after` in `order`: of the whole sequence,
- * or (through the per-branch index) of one branch.
+ * or (through the per-branch index) of one branch. The main line's index starts at `mainFrom`
+ * (see `mainIndexFrom`); its thoughts before that are read from the sequence's thoughts.
  */
 async function listThoughts(
   kv: Deno.Kv,
@@ -249,15 +260,45 @@ async function listThoughts(
   order: "asc" | "desc",
   after: number | undefined,
   count: number,
+  mainFrom: number | undefined,
 ): Promise<ThoughtRecord[]> {
+  const [low, high] = after === undefined
+    ? [1, Infinity]
+    : order === "asc"
+    ? [after + 1, Infinity]
+    : [1, after];
+  if (branch !== MAIN_BRANCH) {
+    return await listRange(kv, sequenceId, branch, low, high, order, count);
+  }
+  const from = mainFrom ?? Infinity;
+  const early = (n: number) => listRange(kv, sequenceId, null, low, Math.min(high, from), order, n);
+  const late = (n: number) =>
+    listRange(kv, sequenceId, MAIN_BRANCH, Math.max(low, from), high, order, n);
+  const first = await (order === "asc" ? early : late)(count);
+  const rest = await (order === "asc" ? late : early)(count - first.length);
+  return [...first, ...rest];
+}
+
+/**
+ * Up to `count` thought records with history indexes from `low` to below `high`, in `order`: of
+ * the whole sequence (`branch` null), or through the index of `branch`.
+ */
+async function listRange(
+  kv: Deno.Kv,
+  sequenceId: string,
+  branch: string | null,
+  low: number,
+  high: number,
+  order: "asc" | "desc",
+  count: number,
+): Promise<ThoughtRecord[]> {
+  if (low >= high || count <= 0) return [];
   const prefix = branch === null
     ? thoughtPrefix(sequenceId)
     : branchThoughtPrefix(sequenceId, branch);
-  const selector: Deno.KvListSelector = after === undefined
-    ? { prefix }
-    : order === "asc"
-    ? { prefix, start: [...prefix, after + 1] }
-    : { prefix, end: [...prefix, after] };
+  const selector: Deno.KvListSelector = high === Infinity
+    ? { prefix, start: [...prefix, low] }
+    : { start: [...prefix, low], end: [...prefix, high] };
   const listed = await listAll<ThoughtRecord | number>(kv, selector, {
     limit: count,
     reverse: order === "desc",

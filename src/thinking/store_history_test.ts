@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { getHistory, type HistoryThought } from "./store_history.ts";
 import { MAIN_BRANCH } from "./store_keys.ts";
 import { addThought } from "./store_write.ts";
-import { LIMITS, readAll, rejectsWith, step, withKv } from "../../tests/support/thinking_store.ts";
+import {
+  allKeys,
+  LIMITS,
+  readAll,
+  rejectsWith,
+  step,
+  withKv,
+} from "../../tests/support/thinking_store.ts";
 
 Deno.test("getHistory() pages 1,000 thoughts in pages of 7 exactly once in both orders", async () => {
   await withKv(async (kv) => {
@@ -119,6 +126,47 @@ Deno.test("getHistory() refuses a branchId that is not a well-formed id", async 
     const { sequenceId } = await addThought(kv, LIMITS, step(1));
     for (const branchId of ["\uD800", "b\uDC00", "", "  "]) {
       await rejectsWith(getHistory(kv, LIMITS, sequenceId, { branchId }), "BRANCH_ID_INVALID");
+    }
+  });
+});
+
+Deno.test("getHistory() reads the main line whether or not its early thoughts have index entries", async () => {
+  await withKv(async (kv) => {
+    const { sequenceId } = await addThought(kv, LIMITS, step(1));
+    for (let n = 2; n <= 12; n++) {
+      const onBranch = n === 5 || n === 9 ? { branchId: "b", branchFromThought: 2 } : {};
+      await addThought(kv, LIMITS, step(n, { sequenceId, ...onBranch }));
+    }
+    const indexed = async () =>
+      (await allKeys(kv)).filter((k) => k[0] === "branch_thought" && k[2] === MAIN_BRANCH)
+        .map((k) => k[3]);
+    // The first branch starts at index 5: main-line entries exist from there on only.
+    assert.deepEqual(await indexed(), [6, 7, 8, 10, 11, 12]);
+    const main = [1, 2, 3, 4, 6, 7, 8, 10, 11, 12];
+    const check = async () => {
+      for (const order of ["asc", "desc"] as const) {
+        for (const limit of [1, 2, 3, 4, 100]) {
+          const got = await readAll(kv, sequenceId, { order, limit, branchId: MAIN_BRANCH });
+          assert.deepEqual(
+            got.map((t) => t.index),
+            order === "asc" ? main : main.toReversed(),
+            `${order}, pages of ${limit}`,
+          );
+        }
+      }
+    };
+    await check();
+    // Earlier versions wrote an entry for every main-line thought: those are read past.
+    for (const i of [1, 2, 3, 4]) {
+      await kv.set(["branch_thought", sequenceId, MAIN_BRANCH, i], i);
+    }
+    await check();
+    // Without branches the main line is the whole history.
+    const other = await addThought(kv, LIMITS, step(1));
+    await addThought(kv, LIMITS, step(2, { sequenceId: other.sequenceId }));
+    for (const order of ["asc", "desc"] as const) {
+      const got = await readAll(kv, other.sequenceId, { order, limit: 1, branchId: MAIN_BRANCH });
+      assert.deepEqual(got.map((t) => t.index), order === "asc" ? [1, 2] : [2, 1]);
     }
   });
 });

@@ -120,6 +120,16 @@ export function branchThoughtKey(sequenceId: string, branchId: string, index: nu
   return [...branchThoughtPrefix(sequenceId, branchId), index];
 }
 
+/**
+ * Whether a thought on `branchId` of `seq` (as the write leaves it) gets a per-branch index
+ * entry: always on a branch, and on the main line once the sequence has a branch. Until its first
+ * branch every thought of a sequence is on the main line, so its thoughts are their own index
+ * there; earlier versions wrote those entries too, and readers do not use them.
+ */
+export function hasBranchEntry(seq: SequenceRecord, branchId: string): boolean {
+  return branchId !== MAIN_BRANCH || seq.branches.length > 0;
+}
+
 /** Every prefix that holds a sequence's keys besides its record. */
 export function childPrefixes(sequenceId: string): Deno.KvKey[] {
   return [

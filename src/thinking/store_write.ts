@@ -4,6 +4,7 @@
  * consecutive history indexes.
  */
 
+import { atomic } from "../kit/group_commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry, readKeys } from "../kit/kv.ts";
 import {
@@ -21,6 +22,7 @@ import {
   branchKey,
   type BranchRecord,
   branchThoughtKey,
+  hasBranchEntry,
   isSequenceId,
   MAIN_BRANCH,
   newSequenceId,
@@ -82,6 +84,8 @@ interface Loaded {
   numberReused: boolean | undefined;
   /** Branch records known so far. */
   branches: Map<string, BranchRecord>;
+  /** The highest thought number per branch, when known (see `CachedSequence`). */
+  highest: ReadonlyMap<string, number> | undefined;
 }
 
 /**
@@ -141,10 +145,11 @@ export async function addThought(
     if (newBranch !== undefined) loaded.branches.set(newBranch.id, newBranch);
 
     const op = writeOp(kv, loaded, seq, thought, parts, newBranch, expiryMs);
+    const highest = loaded.highest && raised(loaded.highest, thought);
     return {
       op,
       committed: (versionstamp) =>
-        options.cache?.put({ versionstamp, seq, branches: loaded.branches }),
+        options.cache?.put({ versionstamp, seq, branches: loaded.branches, highest }),
       value: resultOf(seq, thought, placement, refs, flags),
     };
     // Thoughts of one sequence take turns; a new sequence's id is new to everyone.
@@ -152,8 +157,9 @@ export async function addThought(
 }
 
 /**
- * What the write checks: the sequence as this session last committed it (no read), or else the
- * record, whether the thought number is taken, and the named branches, read in one `getMany`.
+ * What the write checks: the sequence as this session last committed it (no read; a thought
+ * number above the highest this process wrote is known to be new), or else the record, whether
+ * the thought number is taken, and the named branches, read in one `getMany`.
  */
 async function load(
   kv: Deno.Kv,
@@ -164,11 +170,15 @@ async function load(
 ): Promise<Loaded> {
   const cached = creating ? undefined : cache?.take(sequenceId);
   if (cached !== undefined) {
+    const { highest } = cached;
+    const above = highest !== undefined &&
+      input.thoughtNumber > (highest.get(namedBranch(input) ?? MAIN_BRANCH) ?? 0);
     return {
       seqCheck: { key: sequenceKey(sequenceId), versionstamp: cached.versionstamp },
       stored: cached.seq,
-      numberReused: undefined,
+      numberReused: above ? false : undefined,
       branches: new Map(cached.branches),
+      highest,
     };
   }
   const branches = new Map<string, BranchRecord>();
@@ -178,6 +188,7 @@ async function load(
       stored: null,
       numberReused: false,
       branches,
+      highest: new Map(),
     };
   }
   const branchId = namedBranch(input) ?? MAIN_BRANCH;
@@ -194,7 +205,16 @@ async function load(
     stored: seqEntry.value as SequenceRecord | null,
     numberReused: numberEntry.value !== null,
     branches,
+    // Read, not written here from the start: which numbers are taken is not known.
+    highest: undefined,
   };
+}
+
+/** `highest` with the number `thought` takes on its branch. */
+function raised(highest: ReadonlyMap<string, number>, thought: ThoughtRecord) {
+  const before = highest.get(thought.branchId) ?? 0;
+  if (thought.thoughtNumber <= before) return highest;
+  return new Map(highest).set(thought.branchId, thought.thoughtNumber);
 }
 
 /**
@@ -290,7 +310,10 @@ function advance(
   else seq.branches.find((b) => b.id === thought.branchId)!.thoughts++;
 }
 
-/** The one atomic that writes the thought with its chunks, indexes, branch and sequence. */
+/**
+ * The one atomic that writes the thought with its chunks, indexes, branch and sequence: three
+ * keys for a thought on the main line of a sequence without branches (see `hasBranchEntry`).
+ */
 function writeOp(
   kv: Deno.Kv,
   loaded: Loaded,
@@ -303,12 +326,14 @@ function writeOp(
   const { index, branchId } = thought;
   const numberKey = thoughtNumberKey(seq.id, branchId, thought.thoughtNumber);
   const expiry = setOptions(expiryMs);
-  const op = kv.atomic()
+  const op = atomic(kv)
     .check(loaded.seqCheck)
     .set(sequenceKey(seq.id), seq, expiry)
     .set(thoughtKey(seq.id, index), thought, expiry)
-    .set(numberKey, index, expiry)
-    .set(branchThoughtKey(seq.id, branchId, index), index, expiry);
+    .set(numberKey, index, expiry);
+  if (hasBranchEntry(seq, branchId)) {
+    op.set(branchThoughtKey(seq.id, branchId, index), index, expiry);
+  }
   // Assumed unused without a read: if it is used, this fails and the retry reads.
   if (loaded.numberReused === undefined && newBranch === undefined) {
     op.check({ key: numberKey, versionstamp: null });

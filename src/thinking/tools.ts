@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { nullableString } from "../mcp/schema.ts";
-import { flagArg, wholeNumberArg } from "./args.ts";
+import { flagArg, quickThoughtArgs, wholeNumberArg } from "./args.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { renderDelete, renderHistory, renderThought, type SessionFlag } from "./render.ts";
 import { SequenceCache } from "./store_cache.ts";
@@ -18,6 +18,7 @@ import { registerAppView, viewMeta } from "../mcp/apps.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { structuredResult } from "../mcp/results.ts";
 import { sessionOf } from "../mcp/session.ts";
+import { parseQuickly } from "../mcp/dispatch.ts";
 
 /** What the thinking tools need. */
 export interface ThinkingDeps {
@@ -67,7 +68,7 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
     limits,
     count: (what) =>
       wholeNumberArg(1, limits.numberMax, `${what} (a whole number from 1 to ${limits.numberMax})`),
-    sequenceId: z.string().max(64),
+    sequenceId: z.string().max(SEQUENCE_ID_MAX),
     branchName: (what) =>
       z.string().max(limits.branchIdMax).describe(
         `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
@@ -93,7 +94,7 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
   // Shared by every client of the process (tools are registered once): a stateless HTTP client
   // that names its sequence skips the reads too. Each commit checks what the cache claims.
   const cache = new SequenceCache(SEQUENCE_CACHE_SIZE);
-  server.registerTool("sequentialthinking", {
+  const tool = server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
     description: DESCRIPTION,
     inputSchema: {
@@ -158,6 +159,7 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
     const { index, flags: _, ...rest } = result;
     return structuredResult(renderThought(result, flags), { ...rest, historyIndex: index, flags });
   });
+  parseQuickly(tool, quickThoughtArgs(limits.numberMax, limits.branchIdMax, SEQUENCE_ID_MAX));
 }
 
 /** `get_thought_history`: a stored sequence read back, one page at a time. */
@@ -264,6 +266,9 @@ function registerDeleteTool(server: McpServer, ctx: ThinkingToolContext): void {
     return structuredResult(renderDelete(result), { ...result });
   });
 }
+
+/** Longest `sequenceId` argument taken (ids are 26 characters; longer ones name nothing). */
+const SEQUENCE_ID_MAX = 64;
 
 /** How many sequences the process keeps cached as last written. */
 const SEQUENCE_CACHE_SIZE = 1024;

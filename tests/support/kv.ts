@@ -10,18 +10,24 @@ export async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> 
   }
 }
 
-/** Counts the commits attempted on `kv` from now on (landed or not): read `count()` afterwards. */
-export function countCommits(kv: Deno.Kv): { count(): number } {
+/**
+ * Counts the commits attempted on `kv` from now on: `count()` all of them, `failed()` those whose
+ * check failed.
+ */
+export function countCommits(kv: Deno.Kv): { count(): number; failed(): number } {
   let commits = 0;
+  let failed = 0;
   const atomic = kv.atomic.bind(kv);
   kv.atomic = () => {
     const op = atomic();
     const commit = op.commit.bind(op);
-    op.commit = () => {
+    op.commit = async () => {
       commits++;
-      return commit();
+      const result = await commit();
+      if (!result.ok) failed++;
+      return result;
     };
     return op;
   };
-  return { count: () => commits };
+  return { count: () => commits, failed: () => failed };
 }
