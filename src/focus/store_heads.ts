@@ -6,10 +6,17 @@
  * call began: a write completed before the call is always seen. A call that arrives while a read
  * is running waits for the next one, which starts when that one ends and serves every call that
  * arrived meanwhile.
+ *
+ * When the record shows a version the cache does not hold, the calls that saw that version share
+ * one full read of the state too (after a write, every poller of the project would otherwise
+ * read all its follow-ups at once). That is still current for each of them: a read started
+ * after some call saw version V returns V or newer, and one started before returns at most the
+ * version then current, so exactly V, which that call saw as current after it began.
  */
 
 import { readKey } from "../kit/kv.ts";
-import { type Project, projectKey } from "./store.ts";
+import type { FocusState, Project } from "./store.ts";
+import { projectKey } from "./store.ts";
 
 type Head = Deno.KvEntryMaybe<Project>;
 
@@ -22,6 +29,25 @@ interface Reads {
 /** Project record reads of one process, shared by the calls waiting for the same one. */
 export class SharedHeadReads {
   readonly #reads = new Map<string, Reads>();
+  /** Full reads running, by project and the version their callers saw. */
+  readonly #loads = new Map<string, Promise<FocusState>>();
+
+  /** The state of `projectId` read by `load`, shared with the calls that saw `versionstamp`. */
+  load(
+    projectId: string,
+    versionstamp: string,
+    load: () => Promise<FocusState>,
+  ): Promise<FocusState> {
+    const key = `${versionstamp}\u0000${projectId}`;
+    let running = this.#loads.get(key);
+    if (running === undefined) {
+      running = load();
+      this.#loads.set(key, running);
+      const done = () => this.#loads.delete(key);
+      running.then(done, done);
+    }
+    return running;
+  }
 
   /** The project record of `projectId`, read after this call began. */
   read(kv: Deno.Kv, projectId: string): Promise<Head> {
