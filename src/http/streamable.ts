@@ -184,10 +184,7 @@ class RequestMux implements Transport {
       const exchange = this.#pending.get(id);
       if (exchange === undefined) return Promise.resolve(); // its POST is gone
       this.#pending.delete(id);
-      const response = this.#texts.prepare({
-        ...message,
-        id: exchange.ids.get(id)!,
-      }) as JSONRPCMessage;
+      const response = { ...message, id: exchange.ids.get(id)! } as JSONRPCMessage;
       exchange.responses.set(id, response);
       exchange.write?.(response);
       if (exchange.responses.size === exchange.ids.size) {
@@ -238,7 +235,10 @@ class RequestMux implements Transport {
           responses: new Map(),
           done: (responses) => {
             settle();
-            resolve(json(200, responses.length === 1 ? responses[0] : responses));
+            const body = responses.length === 1
+              ? this.#texts.json(responses[0])
+              : `[${responses.map((r) => this.#texts.json(r)).join(",")}]`;
+            resolve(new Response(body, { status: 200, headers: JSON_HEADERS }));
           },
         });
       });
@@ -254,7 +254,7 @@ class RequestMux implements Transport {
             if (!open) return;
             try {
               controller.enqueue(
-                encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+                encoder.encode(`event: message\ndata: ${this.#texts.json(message)}\n\n`),
               );
             } catch {
               open = false;
@@ -283,6 +283,8 @@ class RequestMux implements Transport {
     });
   }
 }
+
+const JSON_HEADERS = { "content-type": "application/json" };
 
 /** What the SDK hands a handler about the HTTP request behind it. */
 interface RequestInfo {
