@@ -349,12 +349,27 @@ export async function getState(
   if (cache?.latest(projectId) !== undefined) {
     // Every write to the focus or follow-ups rewrites the project record, so its versionstamp
     // alone says whether the cached state is current: a hit reads one key, not two.
-    const head = await readKey<Project>(kv, projectKey(projectId));
-    const cached = head.versionstamp === null
-      ? undefined
-      : cache!.get(projectId, head.versionstamp);
-    if (cached !== undefined) return cached;
+    const head = await cache!.heads.read(kv, projectId);
+    if (head.versionstamp !== null) {
+      const cached = cache!.get(projectId, head.versionstamp);
+      if (cached !== undefined) return cached;
+      // Calls that found the same newer version read it once (see `store_heads.ts`).
+      return await cache!.heads.load(
+        projectId,
+        head.versionstamp,
+        () => readState(kv, projectId, cache),
+      );
+    }
   }
+  return await readState(kv, projectId, cache);
+}
+
+/** Reads a project's state in full, and keeps it in `cache`. */
+async function readState(
+  kv: Deno.Kv,
+  projectId: string,
+  cache?: FocusStateCache,
+): Promise<FocusState> {
   const [project, focus] = await readKeys<[Project, Focus]>(kv, [
     projectKey(projectId),
     focusKey(projectId),

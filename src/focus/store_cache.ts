@@ -7,12 +7,15 @@
  */
 
 import type { FocusState } from "./store.ts";
+import { SharedHeadReads } from "./store_heads.ts";
 
 /** Most text (in UTF-16 code units of follow-up bodies) the cache holds before it drops states. */
 const BUDGET_UNITS = 4_000_000;
 
 /** A bounded cache of project states keyed by project id and checked by versionstamp. */
 export class FocusStateCache {
+  /** The version checks of concurrent calls, shared (see `store_heads.ts`). */
+  readonly heads = new SharedHeadReads();
   readonly #entries = new Map<string, { versionstamp: string; state: FocusState; size: number }>();
   #size = 0;
 

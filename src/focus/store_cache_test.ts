@@ -121,3 +121,33 @@ Deno.test("concurrent addTaskWithState() calls on one project each start from th
     assert.equal(commits.failed(), 0, "no write started from a state an earlier one had replaced");
     assert.ok(commits.count() < 20, "writes waiting for the project's turn go together");
   }));
+
+Deno.test("getState() calls that find the same newer version read the state once, and see the write", () =>
+  withKv(async (kv) => {
+    const cache = new FocusStateCache();
+    await setNorthStar(kv, limits, "p1", "Ship it");
+    for (let i = 0; i < 3; i++) await addTask(kv, limits, "p1", `tidy ${i}`, "cleanup");
+    await getState(kv, limits, "p1", cache);
+    // Full reads are the ones that read the focus (the project record alone is the version check).
+    let fullReads = 0;
+    const getMany = kv.getMany.bind(kv);
+    kv.getMany = ((keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) => {
+      if (keys.some((key) => key[0] === "focus")) fullReads++;
+      return getMany(keys, options);
+    }) as typeof kv.getMany;
+    // A write this cache did not see (another process, say): every poller finds a newer version.
+    await setFocus(kv, limits, "p1", "Docs");
+    const states = await Promise.all(
+      Array.from({ length: 8 }, () => getState(kv, limits, "p1", cache)),
+    );
+    assert.equal(fullReads, 1, "one full read for the eight calls");
+    for (const state of states) {
+      assert.equal(state, states[0]);
+      assert.equal(state.focus?.statement, "Docs");
+      assert.equal(state.followUps.length, 3);
+    }
+    await addTask(kv, limits, "p1", "tidy 3", "cleanup");
+    fullReads = 0;
+    assert.equal((await getState(kv, limits, "p1", cache)).followUps.length, 4);
+    assert.equal(fullReads, 1, "a later version is read again");
+  }));

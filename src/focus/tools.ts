@@ -21,6 +21,7 @@ import { randomToken } from "../kit/kv.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { completable, type McpServer, ResourceTemplate } from "../mcp/sdk.ts";
 import { structuredResult, textResult } from "../mcp/results.ts";
+import { parseQuickly } from "../mcp/dispatch.ts";
 
 /** What the focus tools need. */
 export interface FocusDeps {
@@ -63,6 +64,28 @@ interface FocusToolContext {
   line(what: string): z.ZodString;
 }
 
+/**
+ * A quick parse of string arguments (see `parseQuickly` in `mcp/dispatch.ts`): exactly `names`,
+ * each a string, come back as the tool's schema would return them; anything else (a missing or
+ * unknown argument, another type) is left to the schema and its message.
+ */
+function quickArgs(
+  args: Record<string, unknown>,
+  names: readonly string[],
+): Record<string, string> | undefined {
+  const parsed: Record<string, string> = {};
+  let count = 0;
+  for (const name in args) {
+    const value = args[name];
+    if (!names.includes(name) || !Object.hasOwn(args, name) || typeof value !== "string") {
+      return undefined;
+    }
+    parsed[name] = value;
+    count++;
+  }
+  return count === names.length ? parsed : undefined;
+}
+
 /** Registers the focus tools, the `resume` prompt and the project state resource. */
 export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
   const { kv, limits } = deps;
@@ -96,7 +119,7 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
 
 /** `get_state`: the north star, the one focus and the demoted follow-ups. */
 function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
-  server.registerTool("get_state", {
+  const tool = server.registerTool("get_state", {
     title: "Get project state",
     description:
       "Returns the project's NORTH STAR, the one focus to do now (本丸), and the demoted follow-ups (後処理) in a fixed format. Call it at the start of every chat, before planning or doing anything. " +
@@ -104,6 +127,7 @@ function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
     inputSchema: strictArgs({ project_id: ctx.projectId }),
     annotations: READ_ONLY,
   }, async ({ project_id }) => textResult(await ctx.state(project_id)));
+  parseQuickly(tool, (args) => quickArgs(args, ["project_id"]));
 }
 
 /** `set_north_star`: the outcome all work serves; creates the project. */
@@ -148,7 +172,7 @@ function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
 /** `add_task`: work toward the focus, or a demoted follow-up. */
 function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
   const { kv, limits, cache } = ctx;
-  server.registerTool("add_task", {
+  const tool = server.registerTool("add_task", {
     title: "Add task",
     description:
       "Records a task. kind=main is work toward the focus (stored, not listed); kind=cleanup or kind=record is a demoted follow-up (後処理) that waits until the north star is reached. Use it to park side tasks instead of doing them now.",
@@ -173,6 +197,10 @@ function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
       `OK: added ${task.kind} task ${task.id} (${note}).\n\n${renderState(state)}`,
       { task_id: task.id, project_id, kind: task.kind, demoted: task.demoted },
     );
+  });
+  parseQuickly(tool, (args) => {
+    const parsed = quickArgs(args, ["project_id", "body", "kind"]);
+    return parsed && (TASK_KINDS as readonly unknown[]).includes(parsed.kind) ? parsed : undefined;
   });
 }
 

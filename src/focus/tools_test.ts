@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
-import { GET_STATE_GUARD } from "./tools.ts";
+import type { z } from "zod";
+import { GET_STATE_GUARD, registerFocusTools } from "./tools.ts";
+import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
+import { quickParseOf } from "../mcp/dispatch.ts";
+import { McpServer, normalizeObjectSchema } from "../mcp/sdk.ts";
 import { withMcpClient } from "../../tests/support/mcp.ts";
+import { withKv } from "../../tests/support/kv.ts";
+import { loadConfig } from "../config.ts";
+import { defaultCaller } from "../mcp/caller.ts";
+import { createMcpApp } from "../mcp/server.ts";
+import { focusToolset } from "./toolset.ts";
 
 function textOf(result: Record<string, unknown>): string {
   return (result.content as { text: string }[]).map((c) => c.text).join("\n");
@@ -175,4 +184,83 @@ Deno.test("focus tools refuse unknown argument names, naming them and the accept
     assert.match(textOf(extra), /unknown argument "verbose"; accepted: project_id/);
     const listed = await client.callTool({ name: "list_projects", arguments: {} });
     assert.match(textOf(listed), /No projects yet/, "nothing was created");
+  }));
+
+Deno.test("the quick parses of get_state and add_task arguments agree with their schemas", () =>
+  withKv(async (kv) => {
+    const server = new McpServer({ name: "t", version: "1" });
+    registerFocusTools(server, { kv, limits: DEFAULT_FOCUS_LIMITS });
+    const tools =
+      (server as unknown as { _registeredTools: Record<string, { inputSchema?: unknown }> })
+        ._registeredTools;
+    const values: unknown[] = [
+      "",
+      "p",
+      "main",
+      "cleanup",
+      "record",
+      "urgent",
+      1,
+      true,
+      null,
+      [],
+      {},
+    ];
+    // A fixed pseudo-random walk, so a failure repeats.
+    let seed = 11;
+    const next = (n: number) => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    for (
+      const [name, plain] of [
+        ["get_state", { project_id: "p" }],
+        ["add_task", { project_id: "p", body: "a step", kind: "cleanup" }],
+      ] as const
+    ) {
+      const quick = quickParseOf(tools[name])!;
+      assert.ok(quick, `${name} has a quick parse`);
+      assert.deepEqual(quick({ ...plain }), plain);
+      const schema = normalizeObjectSchema(
+        tools[name].inputSchema as never,
+      ) as unknown as z.ZodObject;
+      const names = [...Object.keys(schema.shape), "projectId", "__proto__", "constructor"];
+      let taken = 0;
+      for (let i = 0; i < 5_000; i++) {
+        const args: Record<string, unknown> = { ...plain };
+        for (let k = next(3); k > 0; k--) {
+          Object.defineProperty(args, names[next(names.length)], {
+            value: values[next(values.length)],
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          });
+        }
+        if (next(5) === 0) delete args[Object.keys(plain)[next(Object.keys(plain).length)]];
+        const got = quick(args);
+        if (got === undefined) continue;
+        taken++;
+        const parsed = schema.safeParse(args);
+        assert.ok(parsed.success, `quick takes what the schema refuses: ${JSON.stringify(args)}`);
+        assert.deepEqual(got, parsed.data, JSON.stringify(args));
+      }
+      assert.ok(taken > 500, `the quick parse of ${name} took ${taken} argument sets`);
+    }
+  }));
+
+Deno.test("every server built for a connection keeps the quick parses of get_state and add_task", () =>
+  withKv((kv) => {
+    const config = loadConfig(new Map());
+    const app = createMcpApp({ kv, config, caller: defaultCaller(config) }, [
+      focusToolset.load(new Map()),
+    ]);
+    for (const server of [app.server(), app.server(undefined, { stateless: true })]) {
+      const tools = (server as unknown as { _registeredTools: Record<string, object> })
+        ._registeredTools;
+      assert.ok(quickParseOf(tools.get_state), "get_state");
+      assert.ok(quickParseOf(tools.add_task), "add_task");
+    }
+    return Promise.resolve();
   }));

@@ -27,7 +27,36 @@ export function rebindingRefusal(
   req: Request,
   allowedHosts: readonly string[],
 ): string | undefined {
+  return refusalOf(req, (name) => isLoopback(name) || allowedHosts.includes(name));
+}
+
+/** Most `Host` values a guard remembers; past that it starts over. */
+const REMEMBERED_HOSTS = 64;
+
+/**
+ * `rebindingRefusal` for one server, remembering which `Host` values it allowed: nearly every
+ * request names the same host, and checking the name cost more than the rest of the guard.
+ */
+export function rebindingGuard(
+  allowedHosts: readonly string[],
+): (req: Request) => string | undefined {
   const allowed = (name: string) => isLoopback(name) || allowedHosts.includes(name);
+  const allowedHostValues = new Set<string>();
+  return (req) => {
+    const host = req.headers.get("host");
+    if (host !== null && allowedHostValues.has(host) && !req.headers.has("origin")) {
+      return undefined;
+    }
+    const refusal = refusalOf(req, allowed);
+    if (refusal === undefined && host !== null && allowed(hostName(host))) {
+      if (allowedHostValues.size >= REMEMBERED_HOSTS) allowedHostValues.clear();
+      allowedHostValues.add(host);
+    }
+    return refusal;
+  };
+}
+
+function refusalOf(req: Request, allowed: (name: string) => boolean): string | undefined {
   const host = req.headers.get("host");
   if (host !== null && !allowed(hostName(host))) {
     return `Host "${host}" is not allowed: this server is bound to loopback (set ALLOWED_HOSTS to add names)`;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { bearerToken, isLoopback, rebindingRefusal } from "./auth.ts";
+import { bearerToken, isLoopback, rebindingGuard, rebindingRefusal } from "./auth.ts";
 
 Deno.test("bearerToken() reads only a Bearer authorization header", () => {
   const req = (value?: string) =>
@@ -36,4 +36,31 @@ Deno.test("rebindingRefusal() refuses foreign Host and Origin on loopback, allow
   }
   assert.equal(isLoopback("127.0.0.2"), true);
   assert.equal(isLoopback("LOCALHOST"), true);
+});
+
+Deno.test("rebindingGuard() answers as rebindingRefusal() does, for hosts it has allowed before too", () => {
+  const req = (headers: Record<string, string>) => new Request("http://127.0.0.1/", { headers });
+  const allowedHosts = ["my.tunnel.dev"];
+  const guard = rebindingGuard(allowedHosts);
+  const requests: Record<string, string>[] = [
+    { host: "127.0.0.1:8787" },
+    { host: "127.0.0.1:8787" },
+    { host: "127.0.0.1:8787", origin: "http://evil.example.com" },
+    { host: "127.0.0.1:8787", origin: "not a url" },
+    { host: "127.0.0.1:8787", origin: "http://localhost:3000" },
+    { host: "evil.example.com" },
+    { host: "evil.example.com" },
+    { host: "my.tunnel.dev" },
+    { host: "my.tunnel.dev", origin: "http://127.0.0.1.evil.com" },
+    {},
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const headers of requests) {
+      assert.equal(guard(req(headers)), rebindingRefusal(req(headers), allowedHosts));
+    }
+  }
+  assert.match(guard(req({ host: "127.0.0.1", origin: "http://evil.example.com" }))!, /Origin/);
+  for (let i = 0; i < 200; i++) {
+    assert.equal(guard(req({ host: `127.0.0.${i % 250}:1` })), undefined);
+  }
 });

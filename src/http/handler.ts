@@ -6,10 +6,10 @@ import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { createOAuthServer } from "../oauth/server.ts";
 import { parseToolsetNames } from "../toolsets.ts";
-import { isLoopback, rebindingRefusal } from "./auth.ts";
+import { isLoopback, rebindingGuard } from "./auth.ts";
 import { authenticate, authInfoOf, keyringOf, resolveCaller } from "./identity.ts";
 import { withOAuth } from "./oauth_gate.ts";
-import { matchRoute } from "./router.ts";
+import { RouteTable } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { StatelessStreamable } from "./streamable.ts";
 import { errorResponse } from "./status.ts";
@@ -43,7 +43,9 @@ export function createHandler(deps: HandlerDeps): Handler {
   const closed = closedReason(config) ??
     (deps.token === undefined ? "No AUTH_TOKEN is configured" : undefined);
   // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
-  const guardRebinding = !config.onDeploy && isLoopback(config.host);
+  const rebindingRefusal = !config.onDeploy && isLoopback(config.host)
+    ? rebindingGuard(config.allowedHosts)
+    : undefined;
   const app = createMcpApp(deps, deps.toolsets);
   const oauth = oauthServerOf(deps);
   const sse = new SseSessions({
@@ -62,8 +64,8 @@ export function createHandler(deps: HandlerDeps): Handler {
     ...deps.toolsets.flatMap((t) => t.routes?.(deps) ?? []),
     ...(deps.routes ?? []),
   ];
-  const routes = all.filter((r) => !r.public);
-  const publicRoutes = all.filter((r) => r.public);
+  const routes = new RouteTable(all.filter((r) => !r.public));
+  const publicRoutes = new RouteTable(all.filter((r) => r.public));
 
   const handler = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (closed !== undefined) return plain(503, `handoff-mcp is closed: ${closed}`);
@@ -71,11 +73,9 @@ export function createHandler(deps: HandlerDeps): Handler {
     if (url.pathname === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
       return plain(200, "ok");
     }
-    if (guardRebinding) {
-      const refusal = rebindingRefusal(req, config.allowedHosts);
-      if (refusal) return plain(403, refusal);
-    }
-    const open = matchRoute(publicRoutes, url.pathname.slice(1));
+    const refusal = rebindingRefusal?.(req);
+    if (refusal) return plain(403, refusal);
+    const open = publicRoutes.match(url.pathname.slice(1));
     if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller });
     if (oauth) {
       const answered = await oauth.handle(req, info);
@@ -88,7 +88,7 @@ export function createHandler(deps: HandlerDeps): Handler {
       auth = gated;
     }
     if (!auth) return NOT_FOUND();
-    const match = matchRoute(routes, auth.path);
+    const match = routes.match(auth.path);
     if (!match) return NOT_FOUND();
     let caller;
     try {
@@ -174,6 +174,7 @@ async function dispatch(
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
 function toolsetsOf(url: URL, enabled: readonly Toolset[]): readonly Toolset[] {
+  if (url.search === "") return enabled;
   const asked = url.searchParams.get("toolsets");
   if (asked === null) return enabled;
   let names: string[];

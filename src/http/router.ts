@@ -2,30 +2,42 @@
 
 import type { Route } from "../kit/web.ts";
 
-/** The route matching `path` and its parameters, or `undefined`. */
-export function matchRoute(
-  routes: readonly Route[],
-  path: string,
-): { route: Route; params: Record<string, string> } | undefined {
-  const parts = path.split("/");
-  for (const route of routes) {
-    const pattern = route.path.split("/");
-    if (pattern.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    let ok = true;
-    for (let i = 0; i < pattern.length && ok; i++) {
-      if (pattern[i].startsWith(":")) {
-        try {
-          params[pattern[i].slice(1)] = decodeURIComponent(parts[i]);
-        } catch {
-          ok = false;
-        }
-        ok &&= parts[i] !== "";
-      } else {
-        ok = pattern[i] === parts[i];
-      }
-    }
-    if (ok) return { route, params };
+/** A route found for a path, with its parameters. */
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/** Routes in order, their patterns split once (a request then splits only its own path). */
+export class RouteTable {
+  readonly #routes: { route: Route; pattern: string[] }[];
+
+  constructor(routes: readonly Route[]) {
+    this.#routes = routes.map((route) => ({ route, pattern: route.path.split("/") }));
   }
-  return undefined;
+
+  /** The first route matching `path` and its parameters, or `undefined`. */
+  match(path: string): RouteMatch | undefined {
+    if (this.#routes.length === 0) return undefined;
+    const parts = path.split("/");
+    for (const { route, pattern } of this.#routes) {
+      if (pattern.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < pattern.length && ok; i++) {
+        if (pattern[i].startsWith(":")) {
+          try {
+            params[pattern[i].slice(1)] = decodeURIComponent(parts[i]);
+          } catch {
+            ok = false;
+          }
+          ok &&= parts[i] !== "";
+        } else {
+          ok = pattern[i] === parts[i];
+        }
+      }
+      if (ok) return { route, params };
+    }
+    return undefined;
+  }
 }

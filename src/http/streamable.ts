@@ -8,6 +8,7 @@
  */
 
 import { json } from "../kit/web.ts";
+import { isRequestEnvelope } from "../mcp/dispatch.ts";
 import type { McpApp, Toolset } from "../mcp/server.ts";
 import {
   type AuthInfo,
@@ -29,6 +30,11 @@ export class StatelessStreamable {
   readonly #app: McpApp;
   readonly #maxBytes: number;
   readonly #servers = new Map<string, Promise<{ server: McpServer; mux: RequestMux }>>();
+  /** The toolset list last asked for and its server. */
+  #last?: {
+    toolsets: readonly Toolset[];
+    entry: Promise<{ server: McpServer; mux: RequestMux }>;
+  };
 
   constructor(app: McpApp, maxRequestBytes: number) {
     this.#app = app;
@@ -60,6 +66,11 @@ export class StatelessStreamable {
     }
     const messages: JSONRPCMessage[] = [];
     for (const item of list) {
+      // A plain request (nearly every message) is checked without zod, exactly as its schema would.
+      if (isRequestEnvelope(item)) {
+        messages.push(item);
+        continue;
+      }
       const parsed = JSONRPCMessageSchema.safeParse(item);
       if (!parsed.success) {
         return rpcError(400, -32700, "Parse error: Invalid JSON-RPC message");
@@ -81,13 +92,14 @@ export class StatelessStreamable {
       );
     }
     const { mux } = await this.#serverFor(toolsets);
-    return mux.exchange(messages, { authInfo, requestInfo: requestInfoOf(req) });
+    return mux.exchange(messages, { authInfo, requestInfo: new LazyRequestInfo(req) });
   }
 
   /** Closes the shared servers once every request they are answering has its answer. */
   async close(): Promise<void> {
     const servers = [...this.#servers.values()];
     this.#servers.clear();
+    this.#last = undefined;
     await Promise.all(servers.map(async (entry) => {
       const { server, mux } = await entry;
       await mux.idle();
@@ -96,6 +108,8 @@ export class StatelessStreamable {
   }
 
   #serverFor(toolsets: readonly Toolset[]) {
+    // Nearly every request asks for the same list object (all enabled toolsets).
+    if (toolsets === this.#last?.toolsets) return this.#last.entry;
     const key = toolsets.map((t) => t.name).join(",");
     let entry = this.#servers.get(key);
     if (entry === undefined) {
@@ -107,6 +121,7 @@ export class StatelessStreamable {
       })();
       this.#servers.set(key, entry);
     }
+    this.#last = { toolsets, entry };
     return entry;
   }
 }
@@ -169,10 +184,7 @@ class RequestMux implements Transport {
       const exchange = this.#pending.get(id);
       if (exchange === undefined) return Promise.resolve(); // its POST is gone
       this.#pending.delete(id);
-      const response = this.#texts.prepare({
-        ...message,
-        id: exchange.ids.get(id)!,
-      }) as JSONRPCMessage;
+      const response = { ...message, id: exchange.ids.get(id)! } as JSONRPCMessage;
       exchange.responses.set(id, response);
       exchange.write?.(response);
       if (exchange.responses.size === exchange.ids.size) {
@@ -223,7 +235,10 @@ class RequestMux implements Transport {
           responses: new Map(),
           done: (responses) => {
             settle();
-            resolve(json(200, responses.length === 1 ? responses[0] : responses));
+            const body = responses.length === 1
+              ? this.#texts.json(responses[0])
+              : `[${responses.map((r) => this.#texts.json(r)).join(",")}]`;
+            resolve(new Response(body, { status: 200, headers: JSON_HEADERS }));
           },
         });
       });
@@ -239,7 +254,7 @@ class RequestMux implements Transport {
             if (!open) return;
             try {
               controller.enqueue(
-                encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+                encoder.encode(`event: message\ndata: ${this.#texts.json(message)}\n\n`),
               );
             } catch {
               open = false;
@@ -269,6 +284,8 @@ class RequestMux implements Transport {
   }
 }
 
+const JSON_HEADERS = { "content-type": "application/json" };
+
 /** What the SDK hands a handler about the HTTP request behind it. */
 interface RequestInfo {
   readonly headers: Record<string, string>;
@@ -279,17 +296,22 @@ interface RequestInfo {
  * The request's headers and URL for the SDK's `extra.requestInfo`, built only if a handler reads
  * them (none of ours does): copying every header on every call is measurable work for nothing.
  */
-function requestInfoOf(req: Request): RequestInfo {
-  let headers: Record<string, string> | undefined;
-  let url: URL | undefined;
-  return {
-    get headers() {
-      return headers ??= Object.fromEntries(req.headers);
-    },
-    get url() {
-      return url ??= new URL(req.url);
-    },
-  };
+class LazyRequestInfo implements RequestInfo {
+  readonly #req: Request;
+  #headers?: Record<string, string>;
+  #url?: URL;
+
+  constructor(req: Request) {
+    this.#req = req;
+  }
+
+  get headers(): Record<string, string> {
+    return this.#headers ??= Object.fromEntries(this.#req.headers);
+  }
+
+  get url(): URL {
+    return this.#url ??= new URL(this.#req.url);
+  }
 }
 
 /** True for `application/json` with or without parameters. */

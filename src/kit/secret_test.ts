@@ -32,3 +32,13 @@ Deno.test("SecretSet.match() names the first secret equal to the token, and noth
   assert.equal(secrets.match(null), undefined);
   assert.equal(new SecretSet([["ünï-çødé", 1]]).match("ünï-çødé"), 1);
 });
+
+Deno.test("a guess that repeats or extends the secret is refused: the lengths are compared too", () => {
+  // Each character of the secret is compared with the guess repeated to the secret's length.
+  assert.equal(secretMatches("a", "aaaa"), false);
+  assert.equal(secretMatches("ab", "abab"), false);
+  assert.equal(secretMatches("abab", "ab"), false);
+  assert.equal(secretMatches("secret-token-and-more", "secret-token"), false);
+  assert.equal(new SecretSet([["aaaa", 1]]).match("a"), undefined);
+  assert.equal(new SecretSet([["ab", 1]]).match("abab"), undefined);
+});

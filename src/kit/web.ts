@@ -47,6 +47,9 @@ export function plain(status: number, text: string, headers: HeadersInit = {}): 
   });
 }
 
+/** A whole-body decoder keeps no state between calls, so one serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Reads the whole body as text, refusing more than `maxBytes` before it is all buffered. */
 export async function readText(req: Request, maxBytes: number): Promise<string> {
   const tooLarge = () =>
@@ -54,14 +57,15 @@ export async function readText(req: Request, maxBytes: number): Promise<string> 
   const length = req.headers.get("content-length");
   const declared = Number(length ?? "0");
   if (declared > maxBytes) throw tooLarge();
-  if (!req.body) return "";
   let all: Uint8Array;
   if (length !== null && /^\d+$/.test(length)) {
     // HTTP framing holds a body to its declared length, so it can be read in one go (far
-    // cheaper than a loop over chunks); the size is checked again all the same.
+    // cheaper than a loop over chunks); the size is checked again all the same. `req.body` is
+    // not touched here: asking for it wraps a body Deno already holds in a stream (~20 µs).
     all = new Uint8Array(await req.arrayBuffer());
     if (all.byteLength > maxBytes) throw tooLarge();
   } else {
+    if (!req.body) return "";
     const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of req.body) {
@@ -77,7 +81,7 @@ export async function readText(req: Request, maxBytes: number): Promise<string> 
     }
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(all);
+    return UTF8.decode(all);
   } catch {
     throw new AppError("invalid", "Request body is not valid UTF-8");
   }

@@ -28,4 +28,8 @@ Deno.test("readText() reads a body with or without a declared length, up to the 
     readText(post(new Uint8Array([0xff, 0xfe]), { "content-length": "2" }), 6),
     (e) => e instanceof AppError && e.kind === "invalid" && /UTF-8/.test(e.message),
   );
+  // One decoder serves every request: a refused body leaves nothing behind for the next.
+  assert.equal(await readText(post("é", { "content-length": "2" }), 6), "é");
+  await assert.rejects(readText(post(new Uint8Array([0xe2, 0x82]), { "content-length": "2" }), 6));
+  assert.equal(await readText(post("ok", { "content-length": "2" }), 6), "ok");
 });
