@@ -187,7 +187,7 @@ Deno.test("focus tools refuse unknown argument names, naming them and the accept
   }));
 
 Deno.test("the quick parses of get_state and add_task arguments agree with their schemas", () =>
-  withKv(async (kv) => {
+  withKv((kv) => {
     const server = new McpServer({ name: "t", version: "1" });
     registerFocusTools(server, { kv, limits: DEFAULT_FOCUS_LIMITS });
     const tools =
@@ -248,6 +248,7 @@ Deno.test("the quick parses of get_state and add_task arguments agree with their
       }
       assert.ok(taken > 500, `the quick parse of ${name} took ${taken} argument sets`);
     }
+    return Promise.resolve();
   }));
 
 Deno.test("every server built for a connection keeps the quick parses of get_state and add_task", () =>
