@@ -10,7 +10,7 @@
  */
 
 /** Most checks Deno KV takes in one atomic. */
-const MAX_CHECKS = 100;
+export const MAX_ATOMIC_CHECKS = 100;
 /** Most mutations (and enqueues) Deno KV takes in one atomic. */
 const MAX_MUTATIONS = 1000;
 /** Key bytes one merged atomic may carry, under KV's 80 KiB. */
@@ -223,7 +223,7 @@ class Committer {
       if (next.alone) break;
       const w = next.shape;
       if (
-        checks + w.checks > MAX_CHECKS || mutations + w.mutations > MAX_MUTATIONS ||
+        checks + w.checks > MAX_ATOMIC_CHECKS || mutations + w.mutations > MAX_MUTATIONS ||
         keyBytes + w.keyBytes > MAX_KEY_BYTES || valueBytes + w.valueBytes > MAX_VALUE_BYTES ||
         overlaps(w.written, written) || overlaps(w.written, checked) ||
         overlaps(w.checked, written)

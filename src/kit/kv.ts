@@ -3,7 +3,7 @@
  * This is the only place that knows the retry rules.
  */
 
-import { atomic } from "./group_commit.ts";
+import { atomic, keyText, MAX_ATOMIC_CHECKS, roughSize } from "./group_commit.ts";
 
 /**
  * What went wrong, so the HTTP layer can choose a status without parsing messages:
@@ -148,7 +148,7 @@ const keyQueues = new WeakMap<Deno.Kv, Map<string, Promise<void>>>();
 export function inKeyQueue<T>(kv: Deno.Kv, key: Deno.KvKey, work: () => Promise<T>): Promise<T> {
   let queues = keyQueues.get(kv);
   if (queues === undefined) keyQueues.set(kv, queues = new Map());
-  const id = queueId(key);
+  const id = keyText(key);
   const before = queues.get(id);
   const run = before === undefined ? work() : before.then(() => work());
   const tail = run.then(ignore, ignore);
@@ -160,13 +160,6 @@ export function inKeyQueue<T>(kv: Deno.Kv, key: Deno.KvKey, work: () => Promise<
 }
 
 function ignore(): void {}
-
-/** A text naming `key` (two keys that collide here only wait for each other, nothing worse). */
-function queueId(key: Deno.KvKey): string {
-  return key.map((part) =>
-    part instanceof Uint8Array ? `b${part.join(",")}` : `${typeof part}:${String(part)}`
-  ).join("\u0000");
-}
 
 /** Reads or commits, retrying while a local KV file is locked by another process. */
 export async function retryLocked<T>(work: () => Promise<T>): Promise<T> {
@@ -395,8 +388,6 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
-/** Most keys one atomic may check (Deno KV refuses more). */
-export const MAX_ATOMIC_CHECKS = 100;
 /** Bytes of values we let one batch write, well under KV's 800 KiB per atomic. */
 const BATCH_BYTES = 400 * 1024;
 
@@ -447,7 +438,7 @@ export async function resetExpiry(
       });
     };
     for await (const entry of listEntries(kv, { prefix })) {
-      const size = approximateSize(entry.value);
+      const size = roughSize(entry.value, BATCH_BYTES);
       if (keys.length === MAX_ATOMIC_CHECKS || (keys.length > 0 && bytes + size > BATCH_BYTES)) {
         await flush();
       }
@@ -455,16 +446,5 @@ export async function resetExpiry(
       bytes += size;
     }
     if (keys.length > 0) await flush();
-  }
-}
-
-/** A generous estimate of a value's stored size in bytes (strings may take two per unit). */
-function approximateSize(value: unknown): number {
-  if (typeof value === "string") return value.length * 2 + 16;
-  if (value instanceof Uint8Array) return value.byteLength + 16;
-  try {
-    return (JSON.stringify(value)?.length ?? 16) * 2 + 16;
-  } catch {
-    return 64 * 1024;
   }
 }
