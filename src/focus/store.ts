@@ -210,8 +210,7 @@ export async function addTaskWithState(
   return await commitBatched<NewTask, { task: Task; state: FocusState }>(
     { kv, key: projectKey(projectId) },
     item,
-    (items, tries) =>
-      addTasksAttempt(kv, limits, projectId, items, tries === 0 ? cache : undefined, cache),
+    (items, tries) => addTasksAttempt(kv, limits, projectId, items, tries, cache),
     (batch, next) =>
       batch.length < TASK_BATCH.tasks &&
       batch.reduce((n, t) => n + t.body.length, next.body.length) <= TASK_BATCH.chars,
@@ -219,19 +218,20 @@ export async function addTaskWithState(
 }
 
 /**
- * One try at adding `items` to the project: reads its state (from `known` when given, in the
- * write's turn, so after earlier writes of this process have cached theirs), refuses the
- * follow-ups past the limit, and writes the rest with the project record in one atomic.
+ * One try at adding `items` to the project: reads its state (on the first try from `cache`, in
+ * the write's turn, so after earlier writes of this process have cached theirs; a retry reads
+ * KV), refuses the follow-ups past the limit, and writes the rest with the project record in one
+ * atomic.
  */
 async function addTasksAttempt(
   kv: Deno.Kv,
   limits: FocusLimits,
   projectId: string,
   items: readonly NewTask[],
-  known: FocusStateCache | undefined,
+  tries: number,
   cache: FocusStateCache | undefined,
 ): Promise<BatchAttempt<{ task: Task; state: FocusState }>> {
-  const cached = known?.latest(projectId);
+  const cached = tries === 0 ? cache?.latest(projectId) : undefined;
   const { current, focus, followUps } = cached
     ? {
       current: {
