@@ -7,7 +7,7 @@ import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";
 import { checkId, checkLine, checkText } from "../kit/text.ts";
-import { type TableSettings, workspaceProblem } from "./settings.ts";
+import { SETTING_OF, type TableSettings, workspaceProblem } from "./settings.ts";
 import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
 
 /** What every store function needs: KV, the settings (limits, clock) and what this process knows. */
@@ -71,11 +71,16 @@ export function checkTitle(ctx: TableCtx, name: string, title: string): string {
 }
 
 /**
- * Checks a text body against a byte limit named by its setting. Blank text is refused: an empty
- * message or context would read as a silent loss.
+ * Checks a text body against the byte limit `limit` (its error names the limit's setting). Blank
+ * text is refused: an empty message or context would read as a silent loss.
  */
-export function checkBody(name: string, text: string, maxBytes: number, setting: string): string {
-  checkText(text, maxBytes, { name, setting });
+export function checkBody(
+  ctx: TableCtx,
+  name: string,
+  text: string,
+  limit: "messageMaxBytes" | "bodyMaxBytes" | "reasonMaxBytes",
+): string {
+  checkText(text, ctx.settings.limits[limit], { name, setting: SETTING_OF[limit] });
   if (text.trim() === "") throw new AppError("invalid", `${name} must not be empty or blank`);
   return text;
 }

@@ -7,7 +7,6 @@ import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
 import {
   bump,
   checkBody,
@@ -83,12 +82,7 @@ export async function recordDecision(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const detail = checkBody(
-    "detail",
-    input.detail,
-    ctx.settings.limits.messageMaxBytes,
-    SETTING_OF.messageMaxBytes,
-  );
+  const detail = checkBody(ctx, "detail", input.detail, "messageMaxBytes");
   await checkDiscussionIn(ctx, input.discussion_id, ws);
   return await commitWithRetry(() => {
     const { id, op, author } = newRecord(ctx, ws, caller, keys.decision);
@@ -158,12 +152,7 @@ export async function resolveDecision(
   input: Resolution,
 ): Promise<{ decision: Decision; note_seq: number | null }> {
   const id = checkUlid("decision_id", input.decision_id);
-  const reason = checkBody(
-    "reason",
-    input.reason,
-    ctx.settings.limits.reasonMaxBytes,
-    SETTING_OF.reasonMaxBytes,
-  );
+  const reason = checkBody(ctx, "reason", input.reason, "reasonMaxBytes");
   if (input.superseded_by !== undefined) checkUlid("superseded_by", input.superseded_by);
   if (input.superseded_by === id) {
     throw new AppError("invalid", `superseded_by must name another decision, not ${id} itself`);

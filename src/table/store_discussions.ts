@@ -12,7 +12,6 @@ import {
   readKeys,
   StaleRead,
 } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
 import {
   bump,
   checkBody,
@@ -84,7 +83,9 @@ export async function createDiscussion(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const body = input.body === undefined ? undefined : checkMessageBody(ctx, input.body);
+  const body = input.body === undefined
+    ? undefined
+    : checkBody(ctx, "body", input.body, "messageMaxBytes");
   return await commitWithRetry(() => {
     const at = nowIso(ctx);
     const { id, op, author } = newRecord(ctx, ws, caller, keys.discussion);
@@ -160,7 +161,7 @@ export async function postMessage(
   input: NewMessage,
 ): Promise<Posted> {
   const id = checkUlid("discussion_id", input.discussion_id);
-  const body = checkMessageBody(ctx, input.body);
+  const body = checkBody(ctx, "body", input.body, "messageMaxBytes");
   const reply = input.in_reply_to;
   if (reply !== undefined && (!Number.isInteger(reply) || reply < 1)) {
     throw new AppError("invalid", `in_reply_to must be the seq of a message (a whole number ≥ 1)`);
@@ -376,8 +377,4 @@ export async function quietDiscussions(
     end: [...keys.activityIn(ws), cutoff],
   }, { limit: limit + 1 });
   return { items: entries.slice(0, limit).map((e) => e.value), has_more: entries.length > limit };
-}
-
-function checkMessageBody(ctx: TableCtx, body: string): string {
-  return checkBody("body", body, ctx.settings.limits.messageMaxBytes, SETTING_OF.messageMaxBytes);
 }

@@ -6,7 +6,6 @@
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
 import {
   bump,
   checkBody,
@@ -96,12 +95,7 @@ export async function createHandoff(
 ): Promise<{ handoff: Handoff; task: Task; superseded: string | null }> {
   const taskId = checkUlid("task_id", input.task_id);
   const to = checkName(ctx, "to", input.to);
-  const context = checkBody(
-    "context",
-    input.context,
-    ctx.settings.limits.bodyMaxBytes,
-    SETTING_OF.bodyMaxBytes,
-  );
+  const context = checkBody(ctx, "context", input.context, "bodyMaxBytes");
   return await commitWithRetry(async () => {
     const entry = await readKey<StoredTask>(ctx.kv, keys.task(taskId));
     const before = requireTask(entry, taskId);

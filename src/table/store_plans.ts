@@ -2,7 +2,6 @@
 
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, getAll, listEntries, readKey, readKeys } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
 import {
   bump,
   checkBody,
@@ -75,12 +74,7 @@ export async function recordPlan(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const body = checkBody(
-    "body",
-    input.body,
-    ctx.settings.limits.bodyMaxBytes,
-    SETTING_OF.bodyMaxBytes,
-  );
+  const body = checkBody(ctx, "body", input.body, "bodyMaxBytes");
   await checkDiscussionIn(ctx, input.discussion_id, ws);
   if (input.decision_id !== undefined) {
     const id = checkUlid("decision_id", input.decision_id);

@@ -6,7 +6,6 @@
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
 import {
   bump,
   checkBody,
@@ -135,7 +134,9 @@ export async function createTask(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const detail = input.detail === undefined ? undefined : checkDetail(ctx, input.detail);
+  const detail = input.detail === undefined
+    ? undefined
+    : checkBody(ctx, "detail", input.detail, "messageMaxBytes");
   const owner = input.assigned_to === undefined
     ? null
     : checkName(ctx, "assigned_to", input.assigned_to);
@@ -195,7 +196,9 @@ export async function updateTask(
   const owner = input.assigned_to === undefined || input.assigned_to === null
     ? input.assigned_to
     : checkName(ctx, "assigned_to", input.assigned_to);
-  const detail = input.detail === undefined ? undefined : checkDetail(ctx, input.detail);
+  const detail = input.detail === undefined
+    ? undefined
+    : checkBody(ctx, "detail", input.detail, "messageMaxBytes");
   return await commitWithRetry(async () => {
     const entry = await readKey<StoredTask>(ctx.kv, keys.task(id));
     const before = requireTask(entry, id);
@@ -265,13 +268,4 @@ export async function getTasks(
 /** Reads tasks by id, skipping any that are gone. */
 export async function readTasks(ctx: TableCtx, ids: string[]): Promise<StoredTask[]> {
   return await readRecords<StoredTask>(ctx, ids, keys.task);
-}
-
-function checkDetail(ctx: TableCtx, detail: string): string {
-  return checkBody(
-    "detail",
-    detail,
-    ctx.settings.limits.messageMaxBytes,
-    SETTING_OF.messageMaxBytes,
-  );
 }
