@@ -26,7 +26,7 @@ function wsLine(workspace: string, source?: "caller" | "default"): string {
 }
 
 /** One message: a header line written by the server, then its body as untrusted data. */
-export function renderMessage(m: Message, nonce: string): string {
+function renderMessage(m: Message, nonce: string): string {
   const reply = m.in_reply_to === null ? "" : ` · reply to seq ${m.in_reply_to}`;
   return [
     `seq ${m.seq} · ${m.kind} · ${who(m.author)} · ${m.created_at}${reply}`,

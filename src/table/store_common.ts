@@ -29,7 +29,7 @@ export interface TableMemo {
 }
 
 /** Most discussions and sightings a memo keeps; the oldest go first. */
-export const MEMO_MAX = 1024;
+const MEMO_MAX = 1024;
 
 /** The store context of one process (or test): `kv`, `settings` and an empty memo. */
 export function tableCtx(kv: Deno.Kv, settings: TableSettings): TableCtx {

@@ -54,7 +54,7 @@ export interface Decision {
 }
 
 /** The readable form of a stored decision. */
-export function decisionOut(d: StoredDecision): Decision {
+function decisionOut(d: StoredDecision): Decision {
   return {
     id: d.id,
     workspace: d.workspace,
@@ -110,7 +110,7 @@ export async function recordDecision(
  * constant time), `relayed` when none was sent. A wrong code, or any code when no secret is
  * set, is an error: never a silent downgrade to `relayed`.
  */
-export function approvalKind(
+function approvalKind(
   ctx: TableCtx,
   code: string | undefined,
 ): "human" | "relayed" {

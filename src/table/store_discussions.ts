@@ -54,7 +54,7 @@ export interface Message {
 }
 
 /** The readable form of a stored message. */
-export function messageOut(m: StoredMessage): Message {
+function messageOut(m: StoredMessage): Message {
   return {
     discussion_id: m.discussion_id,
     seq: m.seq,
@@ -298,7 +298,7 @@ export async function checkDiscussionIn(
 }
 
 /** Reads one discussion, or throws not found. */
-export async function readDiscussion(ctx: TableCtx, id: string): Promise<Discussion> {
+async function readDiscussion(ctx: TableCtx, id: string): Promise<Discussion> {
   checkUlid("discussion_id", id);
   return requireDiscussion(await readKey<Discussion>(ctx.kv, keys.discussion(id)), id);
 }

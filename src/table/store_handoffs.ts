@@ -54,7 +54,7 @@ export interface Handoff {
  * The state of `h` now: accepted; obsolete (its task is done); superseded (a newer handoff
  * exists for the task); stale (waiting longer than `TABLE_STALE_DAYS`); else waiting.
  */
-export function handoffState(
+function handoffState(
   ctx: TableCtx,
   h: StoredHandoff,
   task: StoredTask | null,

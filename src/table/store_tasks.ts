@@ -52,7 +52,7 @@ export interface Task {
 }
 
 /** The handoff waiting on `t`, if any: only while the task is not done. */
-export function pendingHandoff(t: StoredTask): string | null {
+function pendingHandoff(t: StoredTask): string | null {
   return t.status !== "done" && t.handoff !== null ? t.handoff : null;
 }
 
