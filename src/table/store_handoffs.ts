@@ -17,6 +17,7 @@ import {
   noteParticipant,
   nowIso,
   pageIndexed,
+  readIndexed,
   readRecords,
   type TableCtx,
   type WorkspaceChoice,
@@ -246,14 +247,10 @@ export async function getHandoffs(
     );
     return { ...choice, handoffs: await withTasks(ctx, page), has_more: total > limit, total };
   }
-  const { page: stored } = await pageIndexed<StoredHandoff>(
-    ctx,
-    prefix,
-    keys.handoff,
-    Infinity,
-    keep ?? (() => true),
-  );
-  const matching = (await withTasks(ctx, stored)).filter((h) => h.state === input.status);
+  // A state filter has to see every handoff (and its task) before it can count the matches.
+  const stored = await readIndexed<StoredHandoff>(ctx, prefix, keys.handoff);
+  const matching = (await withTasks(ctx, keep ? stored.filter(keep) : stored))
+    .filter((h) => h.state === input.status);
   return {
     ...choice,
     handoffs: matching.slice(0, limit),
