@@ -163,7 +163,7 @@ export async function getWorkspaceContext(
       waitingFor(ctx, caller.name),
     ]);
   const count = (name: CountName) => countValue(counts[COUNTS.indexOf(name)]);
-  const inactive = pending.items.filter((h) => h.state === "stale");
+  const inactive = pending.filter((h) => h.state === "stale");
   const here = mine.get(ws) ?? emptyWaiting();
   const problems: string[] = [];
   if (inactive.length > 0) {
@@ -218,8 +218,8 @@ export async function getWorkspaceContext(
       },
       handoffs_pending: {
         total: count("handoffs_pending"),
-        items: pending.items.slice(0, limit),
-        has_more: count("handoffs_pending") > Math.min(limit, pending.items.length),
+        items: pending.slice(0, limit),
+        has_more: count("handoffs_pending") > Math.min(limit, pending.length),
       },
       handoffs_inactive: { total: inactive.length, items: inactive.slice(0, limit) },
       waiting_for_you: here,
@@ -237,12 +237,8 @@ export async function getWorkspaceContext(
   };
 }
 
-async function pendingHandoffs(
-  ctx: TableCtx,
-  ws: string,
-  max: number,
-): Promise<{ items: Handoff[] }> {
-  return { items: await readHandoffs(ctx, await indexedIds(ctx, keys.pendingIn(ws), max)) };
+async function pendingHandoffs(ctx: TableCtx, ws: string, max: number): Promise<Handoff[]> {
+  return await readHandoffs(ctx, await indexedIds(ctx, keys.pendingIn(ws), max));
 }
 
 function emptyWaiting(): Waiting {

@@ -1,7 +1,7 @@
 /** Plans: never edited; a changed plan is a new one that supersedes the old, once. */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, listEntries, readKey, readKeys } from "../kit/kv.ts";
+import { AppError, commitWithRetry, getAll, readKey, readKeys } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -12,6 +12,7 @@ import {
   newRecord,
   nowIso,
   pageIndexed,
+  readIndexed,
   sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
@@ -152,14 +153,6 @@ export async function getPlans(
 
 /** The newest current plan of a workspace, or `null`. */
 export async function latestPlan(ctx: TableCtx, ws: string): Promise<Plan | null> {
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.currentPlansIn(ws) }, {
-      reverse: true,
-      limit: 1,
-    })
-  ) {
-    const plan = (await readKey<StoredPlan>(ctx.kv, keys.plan(e.value))).value;
-    return plan && planOut(plan, null);
-  }
-  return null;
+  const [plan] = await readIndexed<StoredPlan>(ctx, keys.currentPlansIn(ws), keys.plan, 1);
+  return plan === undefined ? null : planOut(plan, null);
 }
