@@ -211,9 +211,9 @@ export async function readIndexed<T>(
 }
 
 /**
- * One page of the records an index under `prefix` points at, newest first, and how many there
- * are. Without `keep` the index alone gives the total and only the page's records are read; a
- * filter has to see every record.
+ * One page of the records an index under `prefix` points at, newest first, how many there are
+ * and whether the page left some out. Without `keep` the index alone gives the total and only
+ * the page's records are read; a filter has to see every record.
  */
 export async function pageIndexed<T>(
   ctx: TableCtx,
@@ -221,13 +221,14 @@ export async function pageIndexed<T>(
   keyOf: (id: string) => Deno.KvKey,
   limit: number,
   keep?: (record: T) => boolean,
-): Promise<{ page: T[]; total: number }> {
+): Promise<{ page: T[]; has_more: boolean; total: number }> {
   const ids = await indexedIds(ctx, prefix);
   if (keep === undefined) {
-    return { page: await readRecords<T>(ctx, ids.slice(0, limit), keyOf), total: ids.length };
+    const page = await readRecords<T>(ctx, ids.slice(0, limit), keyOf);
+    return { page, has_more: ids.length > limit, total: ids.length };
   }
   const all = (await readRecords<T>(ctx, ids, keyOf)).filter(keep);
-  return { page: all.slice(0, limit), total: all.length };
+  return { page: all.slice(0, limit), has_more: all.length > limit, total: all.length };
 }
 
 /**

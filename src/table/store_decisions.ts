@@ -286,14 +286,14 @@ export async function getDecisions(
   const keep = input.status === undefined
     ? undefined
     : (d: StoredDecision) => d.status === input.status;
-  const { page, total } = await pageIndexed<StoredDecision>(
+  const { page, ...counts } = await pageIndexed<StoredDecision>(
     ctx,
     keys.wsDecisionsIn(choice.workspace),
     keys.decision,
     limit,
     keep,
   );
-  return { ...choice, decisions: page.map(decisionOut), has_more: total > limit, total };
+  return { ...choice, decisions: page.map(decisionOut), ...counts };
 }
 
 /** The workspace's standing rules: approved, workspace-scoped decisions, newest first. */

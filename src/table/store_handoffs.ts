@@ -238,14 +238,14 @@ export async function getHandoffs(
   const prefix = keys.wsHandoffsIn(choice.workspace);
   if (input.status === undefined) {
     // The state is computed from each handoff's task: only the page's tasks need reading.
-    const { page, total } = await pageIndexed<StoredHandoff>(
+    const { page, ...counts } = await pageIndexed<StoredHandoff>(
       ctx,
       prefix,
       keys.handoff,
       limit,
       keep,
     );
-    return { ...choice, handoffs: await withTasks(ctx, page), has_more: total > limit, total };
+    return { ...choice, handoffs: await withTasks(ctx, page), ...counts };
   }
   // A state filter has to see every handoff (and its task) before it can count the matches.
   const stored = await readIndexed<StoredHandoff>(ctx, prefix, keys.handoff);

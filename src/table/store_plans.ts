@@ -141,13 +141,18 @@ export async function getPlans(
   const keep = input.discussion_id === undefined
     ? undefined
     : (p: StoredPlan) => p.discussion_id === input.discussion_id;
-  const { page, total } = await pageIndexed<StoredPlan>(ctx, prefix, keys.plan, limit, keep);
+  const { page, ...counts } = await pageIndexed<StoredPlan>(
+    ctx,
+    prefix,
+    keys.plan,
+    limit,
+    keep,
+  );
   const successors = await getAll<string>(ctx.kv, page.map((p) => keys.planSuccessor(p.id)));
   return {
     ...choice,
     plans: page.map((p, i) => planOut(p, successors[i].value)),
-    has_more: total > limit,
-    total,
+    ...counts,
   };
 }
 

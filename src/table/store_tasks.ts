@@ -255,14 +255,14 @@ export async function getTasks(
     : (t: StoredTask) =>
       (input.status === undefined || t.status === input.status) &&
       (who === undefined || t.assigned_to?.toLowerCase() === who);
-  const { page, total } = await pageIndexed<StoredTask>(
+  const { page, ...counts } = await pageIndexed<StoredTask>(
     ctx,
     keys.wsTasksIn(choice.workspace),
     keys.task,
     limit,
     keep,
   );
-  return { ...choice, tasks: page.map(taskOut), has_more: total > limit, total };
+  return { ...choice, tasks: page.map(taskOut), ...counts };
 }
 
 /** Reads tasks by id, skipping any that are gone. */
