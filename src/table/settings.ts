@@ -68,7 +68,8 @@ export interface TableSettings {
   now: () => number;
 }
 
-const MS_PER_DAY = 86_400_000;
+/** Milliseconds in a day, for the settings and arguments given in days. */
+export const MS_PER_DAY = 86_400_000;
 
 /** Milliseconds a handoff may wait before it is stale. */
 export function staleMs(settings: TableSettings): number {

@@ -5,7 +5,7 @@
 
 import type { Caller, CallerVia } from "../kit/caller.ts";
 import { AppError, getAll, listAll } from "../kit/kv.ts";
-import { TABLE_CONTRACT } from "./settings.ts";
+import { MS_PER_DAY, TABLE_CONTRACT } from "./settings.ts";
 import {
   checkLimit,
   chooseWorkspace,
@@ -148,7 +148,7 @@ export async function getWorkspaceContext(
       `quiet_for_days must be a number of days above 0 and at most 3650, got ${quietDays}`,
     );
   }
-  const cutoff = new Date(ctx.settings.now() - quietDays * 86_400_000).toISOString();
+  const cutoff = new Date(ctx.settings.now() - quietDays * MS_PER_DAY).toISOString();
   const pageMax = ctx.settings.limits.pageMax;
   const [counts, rules, participants, awaiting, plan, pending, recent, quiet, mine] = await Promise
     .all([

@@ -22,7 +22,7 @@ import {
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
-import { staleMs } from "./settings.ts";
+import { MS_PER_DAY, staleMs } from "./settings.ts";
 import {
   type Author,
   type HandoffState,
@@ -68,7 +68,7 @@ function handoffState(
 }
 
 function handoffOut(ctx: TableCtx, h: StoredHandoff, task: StoredTask | null): Handoff {
-  const age = (ctx.settings.now() - Date.parse(h.created_at)) / 86_400_000;
+  const age = (ctx.settings.now() - Date.parse(h.created_at)) / MS_PER_DAY;
   return {
     id: h.id,
     workspace: h.workspace,
