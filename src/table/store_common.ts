@@ -99,6 +99,19 @@ export function checkUlid(name: string, id: string): string {
   return id;
 }
 
+/** The record `entry` holds, or a not-found error naming its id and the tool that lists them. */
+export function requireRecord<T>(
+  entry: Deno.KvEntryMaybe<T>,
+  what: string,
+  id: string,
+  listedBy: string,
+): T {
+  if (entry.value === null) {
+    throw new AppError("not_found", `No ${what} has id ${id}: ${listedBy} lists them`);
+  }
+  return entry.value;
+}
+
 /** Checks a list `limit` (an integer from 1 to the page maximum); returns the default if unset. */
 export function checkLimit(ctx: TableCtx, limit: number | undefined): number {
   const { pageDefault, pageMax } = ctx.settings.limits;

@@ -19,6 +19,7 @@ import {
   nowIso,
   pageIndexed,
   readIndexed,
+  requireRecord,
   sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
@@ -230,10 +231,7 @@ function alreadyResolved(d: StoredDecision): AppError {
 }
 
 function requireDecision(entry: Deno.KvEntryMaybe<StoredDecision>, id: string): StoredDecision {
-  if (entry.value === null) {
-    throw new AppError("not_found", `No decision has id ${id}: get_decisions lists them`);
-  }
-  return entry.value;
+  return requireRecord(entry, "decision", id, "get_decisions");
 }
 
 /**

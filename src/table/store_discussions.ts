@@ -25,6 +25,7 @@ import {
   nowIso,
   rememberDiscussion,
   rememberSighting,
+  requireRecord,
   sameWorkspace,
   type TableCtx,
   type TableMemo,
@@ -280,10 +281,7 @@ function setActivity(op: Deno.AtomicOperation, before: Discussion, after: Discus
 
 /** The discussion of `entry`, or a not-found error naming `id`. */
 export function requireDiscussion(entry: Deno.KvEntryMaybe<Discussion>, id: string): Discussion {
-  if (entry.value === null) {
-    throw new AppError("not_found", `No discussion has id ${id}: get_workspace_context lists them`);
-  }
-  return entry.value;
+  return requireRecord(entry, "discussion", id, "get_workspace_context");
 }
 
 /** Checks that discussion `id`, when one is named, exists in workspace `ws`. */

@@ -19,6 +19,7 @@ import {
   pageIndexed,
   readIndexed,
   readRecords,
+  requireRecord,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
@@ -159,10 +160,7 @@ export async function acceptHandoff(
   const id = checkUlid("handoff_id", input.handoff_id);
   return await commitWithRetry(async () => {
     const hEntry = await readKey<StoredHandoff>(ctx.kv, keys.handoff(id));
-    if (hEntry.value === null) {
-      throw new AppError("not_found", `No handoff has id ${id}: get_handoffs lists them`);
-    }
-    const h = hEntry.value;
+    const h = requireRecord(hEntry, "handoff", id, "get_handoffs");
     const tEntry = await readKey<StoredTask>(ctx.kv, keys.task(h.task_id));
     const task = tEntry.value;
     const state = handoffState(ctx, h, task);

@@ -13,6 +13,7 @@ import {
   nowIso,
   pageIndexed,
   readIndexed,
+  requireRecord,
   sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
@@ -79,8 +80,8 @@ export async function recordPlan(
   await checkDiscussionIn(ctx, input.discussion_id, ws);
   if (input.decision_id !== undefined) {
     const id = checkUlid("decision_id", input.decision_id);
-    const decision = (await readKey<StoredDecision>(ctx.kv, keys.decision(id))).value;
-    if (decision === null) throw new AppError("not_found", `No decision has id ${id}`);
+    const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
+    const decision = requireRecord(entry, "decision", id, "get_decisions");
     sameWorkspace("decision", id, decision.workspace, ws);
   }
   const old = input.supersedes === undefined
@@ -93,8 +94,7 @@ export async function recordPlan(
         keys.plan(old),
         keys.planSuccessor(old),
       ]);
-      if (oldPlan.value === null) throw new AppError("not_found", `No plan has id ${old}`);
-      sameWorkspace("plan", old, oldPlan.value.workspace, ws);
+      sameWorkspace("plan", old, requireRecord(oldPlan, "plan", old, "get_plans").workspace, ws);
       if (successor.value !== null) {
         throw new AppError(
           "conflict",

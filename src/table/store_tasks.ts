@@ -19,6 +19,7 @@ import {
   nowIso,
   pageIndexed,
   readRecords,
+  requireRecord,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
@@ -234,10 +235,7 @@ export async function updateTask(
 
 /** The task of `entry`, or not found. */
 export function requireTask(entry: Deno.KvEntryMaybe<StoredTask>, id: string): StoredTask {
-  if (entry.value === null) {
-    throw new AppError("not_found", `No task has id ${id}: get_tasks lists them`);
-  }
-  return entry.value;
+  return requireRecord(entry, "task", id, "get_tasks");
 }
 
 /** Tasks of a workspace, newest first, filtered by status and owner (case-insensitive). */
