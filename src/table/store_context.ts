@@ -225,9 +225,9 @@ export async function getWorkspaceContext(
       waiting_for_you: here,
       health: { status: problems.length === 0 ? "ok" : "attention", problems },
     },
-    discussions: recent.items,
-    has_more: recent.has_more,
-    total_discussions: recent.total,
+    discussions: recent,
+    has_more: count("discussions") > recent.length,
+    total_discussions: count("discussions"),
     quiet_discussions: {
       quiet_for_days: quietDays,
       items: quiet.items,

@@ -3,15 +3,7 @@
 import { atomic } from "../kit/group_commit.ts";
 import { type BatchAttempt, commitBatched, type Outcome } from "../kit/key_batch.ts";
 import type { Caller } from "../kit/caller.ts";
-import {
-  AppError,
-  commitWithRetry,
-  listAll,
-  listEntries,
-  readKey,
-  readKeys,
-  StaleRead,
-} from "../kit/kv.ts";
+import { AppError, commitWithRetry, listAll, listEntries, readKey, StaleRead } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -19,7 +11,6 @@ import {
   checkTitle,
   checkUlid,
   chooseWorkspace,
-  countValue,
   newRecord,
   noteParticipant,
   nowIso,
@@ -348,19 +339,20 @@ export async function getDiscussion(
   return page;
 }
 
-/** Discussions of a workspace by latest activity, newest first, and how many there are. */
+/**
+ * Discussions of a workspace by latest activity, newest first, at most `limit` (how many there
+ * are is the workspace's `discussions` counter).
+ */
 export async function recentDiscussions(
   ctx: TableCtx,
   ws: string,
   limit: number,
-): Promise<{ items: DiscussionSummary[]; total: number; has_more: boolean }> {
-  const [entries, [count]] = await Promise.all([
-    listAll<DiscussionSummary>(ctx.kv, { prefix: keys.activityIn(ws) }, { reverse: true, limit }),
-    readKeys(ctx.kv, [keys.count(ws, "discussions")]),
-  ]);
-  const total = countValue(count);
-  const items = entries.map((e) => e.value);
-  return { items, total, has_more: total > items.length };
+): Promise<DiscussionSummary[]> {
+  const entries = await listAll<DiscussionSummary>(ctx.kv, { prefix: keys.activityIn(ws) }, {
+    reverse: true,
+    limit,
+  });
+  return entries.map((e) => e.value);
 }
 
 /** Discussions with no message since `cutoff`, longest quiet first, at most `limit`. */
