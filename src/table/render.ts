@@ -26,7 +26,7 @@ function wsLine(workspace: string, source?: "caller" | "default"): string {
 }
 
 /** One message: a header line written by the server, then its body as untrusted data. */
-export function renderMessage(m: Message, nonce: string): string {
+function renderMessage(m: Message, nonce: string): string {
   const reply = m.in_reply_to === null ? "" : ` · reply to seq ${m.in_reply_to}`;
   return [
     `seq ${m.seq} · ${m.kind} · ${who(m.author)} · ${m.created_at}${reply}`,
@@ -104,6 +104,18 @@ function decisionHead(d: Decision): string {
   }${d.superseded_by ? ` · superseded by ${d.superseded_by}` : ""}`;
 }
 
+/** The first line of a list: which workspace, how many shown of how many, how to see more. */
+function listHead(
+  what: string,
+  r: { workspace: string; has_more: boolean; total: number },
+  shown: number,
+  more: string,
+): string {
+  return `${what} in ${wsLine(r.workspace)}: showing ${shown} of ${r.total}${
+    r.has_more ? ` (more exist: ${more})` : ""
+  }.`;
+}
+
 /** One decision with its detail (and reason) as untrusted data. */
 export function renderDecision(d: Decision, nonce: string): string {
   const parts = [decisionHead(d), wrapUntrusted(d.detail, nonce, `${who(d.proposed_by)}, detail`)];
@@ -119,9 +131,7 @@ export function renderDecisions(
   nonce: string,
 ): string {
   return [
-    `Decisions in ${wsLine(r.workspace)}: showing ${r.decisions.length} of ${r.total}${
-      r.has_more ? " (more exist: raise limit or filter by status)" : ""
-    }.`,
+    listHead("Decisions", r, r.decisions.length, "raise limit or filter by status"),
     ...r.decisions.map((d) => `\n${renderDecision(d, nonce)}`),
   ].join("\n");
 }
@@ -148,9 +158,7 @@ export function renderPlans(
   nonce: string,
 ): string {
   return [
-    `Plans in ${wsLine(r.workspace)}: showing ${r.plans.length} of ${r.total}${
-      r.has_more ? " (more exist: raise limit)" : ""
-    }.`,
+    listHead("Plans", r, r.plans.length, "raise limit"),
     ...r.plans.map((p) => `\n${renderPlan(p, nonce)}`),
   ].join("\n");
 }
@@ -172,9 +180,7 @@ export function renderTasks(
   r: { workspace: string; tasks: Task[]; has_more: boolean; total: number },
 ): string {
   return [
-    `Tasks in ${wsLine(r.workspace)}: showing ${r.tasks.length} of ${r.total}${
-      r.has_more ? " (more exist: raise limit or filter)" : ""
-    }.`,
+    listHead("Tasks", r, r.tasks.length, "raise limit or filter"),
     ...r.tasks.map(renderTask),
   ].join("\n");
 }
@@ -196,9 +202,7 @@ export function renderHandoffs(
   nonce: string,
 ): string {
   return [
-    `Handoffs in ${wsLine(r.workspace)}: showing ${r.handoffs.length} of ${r.total}${
-      r.has_more ? " (more exist: raise limit or filter)" : ""
-    }.`,
+    listHead("Handoffs", r, r.handoffs.length, "raise limit or filter"),
     ...r.handoffs.map((h) => `\n${renderHandoff(h, nonce)}`),
   ].join("\n");
 }

@@ -13,7 +13,7 @@ import {
 const VIAS = ["oauth", "token", "header", "local", "default"] as const;
 
 /** Who did something and how the name was established. */
-export const authorSchema = z.object({
+const authorSchema = z.object({
   name: z.string(),
   via: z.enum(VIAS).describe("How the name was established: oauth, token, header, local, default"),
   client_id: z.string().optional(),
@@ -31,7 +31,7 @@ export const discussionSchema = z.object({
 });
 
 /** A discussion as the workspace context lists it. */
-export const discussionSummarySchema = discussionSchema.pick({
+const discussionSummarySchema = discussionSchema.pick({
   id: true,
   title: true,
   latest_seq: true,
@@ -135,7 +135,7 @@ export const workspaceSource = z.enum(["caller", "default"]).describe(
 const ids = z.array(z.string());
 
 /** What waits for the caller in one workspace. */
-export const waitingSchema = z.object({
+const waitingSchema = z.object({
   unaccepted: z.object({ handoffs: ids, tasks: ids, total: z.number().int() }),
   in_progress: z.object({ tasks: ids, total: z.number().int() }),
   total: z.number().int(),

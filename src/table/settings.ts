@@ -68,7 +68,8 @@ export interface TableSettings {
   now: () => number;
 }
 
-const MS_PER_DAY = 86_400_000;
+/** Milliseconds in a day, for the settings and arguments given in days. */
+export const MS_PER_DAY = 86_400_000;
 
 /** Milliseconds a handoff may wait before it is stale. */
 export function staleMs(settings: TableSettings): number {
@@ -116,13 +117,18 @@ export function loadTableSettings(
     viewTimeZone: zone,
     limits: {
       ...DEFAULT_TABLE_LIMITS,
-      titleMaxChars: intVar(env, SETTING_OF.titleMaxChars, 200, 10, 1000),
-      messageMaxBytes: intVar(env, SETTING_OF.messageMaxBytes, 32 * 1024, 1024, MAX_MESSAGE_BYTES),
-      bodyMaxBytes: intVar(env, SETTING_OF.bodyMaxBytes, 48 * 1024, 1024, MAX_BODY_BYTES),
-      reasonMaxBytes: intVar(env, SETTING_OF.reasonMaxBytes, 8 * 1024, 256, MAX_REASON_BYTES),
+      titleMaxChars: limitVar(env, "titleMaxChars", 10, 1000),
+      messageMaxBytes: limitVar(env, "messageMaxBytes", 1024, MAX_MESSAGE_BYTES),
+      bodyMaxBytes: limitVar(env, "bodyMaxBytes", 1024, MAX_BODY_BYTES),
+      reasonMaxBytes: limitVar(env, "reasonMaxBytes", 256, MAX_REASON_BYTES),
     },
     now,
   };
+}
+
+/** A configurable limit from its setting, defaulting to `DEFAULT_TABLE_LIMITS`. */
+function limitVar(env: EnvSource, limit: keyof typeof SETTING_OF, min: number, max: number) {
+  return intVar(env, SETTING_OF[limit], DEFAULT_TABLE_LIMITS[limit], min, max);
 }
 
 /** What is wrong with `name` as a workspace, or `undefined`. */

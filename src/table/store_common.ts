@@ -7,7 +7,7 @@ import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";
 import { checkId, checkLine, checkText } from "../kit/text.ts";
-import { type TableSettings, workspaceProblem } from "./settings.ts";
+import { SETTING_OF, type TableSettings, workspaceProblem } from "./settings.ts";
 import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
 
 /** What every store function needs: KV, the settings (limits, clock) and what this process knows. */
@@ -29,7 +29,7 @@ export interface TableMemo {
 }
 
 /** Most discussions and sightings a memo keeps; the oldest go first. */
-export const MEMO_MAX = 1024;
+const MEMO_MAX = 1024;
 
 /** The store context of one process (or test): `kv`, `settings` and an empty memo. */
 export function tableCtx(kv: Deno.Kv, settings: TableSettings): TableCtx {
@@ -71,11 +71,16 @@ export function checkTitle(ctx: TableCtx, name: string, title: string): string {
 }
 
 /**
- * Checks a text body against a byte limit named by its setting. Blank text is refused: an empty
- * message or context would read as a silent loss.
+ * Checks a text body against the byte limit `limit` (its error names the limit's setting). Blank
+ * text is refused: an empty message or context would read as a silent loss.
  */
-export function checkBody(name: string, text: string, maxBytes: number, setting: string): string {
-  checkText(text, maxBytes, { name, setting });
+export function checkBody(
+  ctx: TableCtx,
+  name: string,
+  text: string,
+  limit: "messageMaxBytes" | "bodyMaxBytes" | "reasonMaxBytes",
+): string {
+  checkText(text, ctx.settings.limits[limit], { name, setting: SETTING_OF[limit] });
   if (text.trim() === "") throw new AppError("invalid", `${name} must not be empty or blank`);
   return text;
 }
@@ -92,6 +97,19 @@ export function checkUlid(name: string, id: string): string {
     throw new AppError("not_found", `No ${name.replace(/_id$/, "")} has id "${clip(id)}"`);
   }
   return id;
+}
+
+/** The record `entry` holds, or a not-found error naming its id and the tool that lists them. */
+export function requireRecord<T>(
+  entry: Deno.KvEntryMaybe<T>,
+  what: string,
+  id: string,
+  listedBy: string,
+): T {
+  if (entry.value === null) {
+    throw new AppError("not_found", `No ${what} has id ${id}: ${listedBy} lists them`);
+  }
+  return entry.value;
 }
 
 /** Checks a list `limit` (an integer from 1 to the page maximum); returns the default if unset. */
@@ -206,9 +224,9 @@ export async function readIndexed<T>(
 }
 
 /**
- * One page of the records an index under `prefix` points at, newest first, and how many there
- * are. Without `keep` the index alone gives the total and only the page's records are read; a
- * filter has to see every record.
+ * One page of the records an index under `prefix` points at, newest first, how many there are
+ * and whether the page left some out. Without `keep` the index alone gives the total and only
+ * the page's records are read; a filter has to see every record.
  */
 export async function pageIndexed<T>(
   ctx: TableCtx,
@@ -216,13 +234,14 @@ export async function pageIndexed<T>(
   keyOf: (id: string) => Deno.KvKey,
   limit: number,
   keep?: (record: T) => boolean,
-): Promise<{ page: T[]; total: number }> {
+): Promise<{ page: T[]; has_more: boolean; total: number }> {
   const ids = await indexedIds(ctx, prefix);
   if (keep === undefined) {
-    return { page: await readRecords<T>(ctx, ids.slice(0, limit), keyOf), total: ids.length };
+    const page = await readRecords<T>(ctx, ids.slice(0, limit), keyOf);
+    return { page, has_more: ids.length > limit, total: ids.length };
   }
   const all = (await readRecords<T>(ctx, ids, keyOf)).filter(keep);
-  return { page: all.slice(0, limit), total: all.length };
+  return { page: all.slice(0, limit), has_more: all.length > limit, total: all.length };
 }
 
 /**

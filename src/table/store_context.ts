@@ -5,7 +5,7 @@
 
 import type { Caller, CallerVia } from "../kit/caller.ts";
 import { AppError, getAll, listAll } from "../kit/kv.ts";
-import { TABLE_CONTRACT } from "./settings.ts";
+import { MS_PER_DAY, TABLE_CONTRACT } from "./settings.ts";
 import {
   checkLimit,
   chooseWorkspace,
@@ -31,7 +31,7 @@ export interface Participant {
 }
 
 /** What a name does and does not prove; shown wherever participants are. */
-export const NAME_LIMITATIONS =
+const NAME_LIMITATIONS =
   "A name says how a client connected, not who is behind it: via token is whoever holds that named token (tokens can be passed on); via header is a label the client chose itself; via local is the owner of the machine running stdio; via default is everyone on a shared path; via oauth is a verified OAuth client. Only a decision with decided_by_kind=human proves a person approved it.";
 
 /** Participants of a workspace, most active first, at most `limit`. */
@@ -148,7 +148,7 @@ export async function getWorkspaceContext(
       `quiet_for_days must be a number of days above 0 and at most 3650, got ${quietDays}`,
     );
   }
-  const cutoff = new Date(ctx.settings.now() - quietDays * 86_400_000).toISOString();
+  const cutoff = new Date(ctx.settings.now() - quietDays * MS_PER_DAY).toISOString();
   const pageMax = ctx.settings.limits.pageMax;
   const [counts, rules, participants, awaiting, plan, pending, recent, quiet, mine] = await Promise
     .all([
@@ -163,7 +163,7 @@ export async function getWorkspaceContext(
       waitingFor(ctx, caller.name),
     ]);
   const count = (name: CountName) => countValue(counts[COUNTS.indexOf(name)]);
-  const inactive = pending.items.filter((h) => h.state === "stale");
+  const inactive = pending.filter((h) => h.state === "stale");
   const here = mine.get(ws) ?? emptyWaiting();
   const problems: string[] = [];
   if (inactive.length > 0) {
@@ -218,16 +218,16 @@ export async function getWorkspaceContext(
       },
       handoffs_pending: {
         total: count("handoffs_pending"),
-        items: pending.items.slice(0, limit),
-        has_more: count("handoffs_pending") > Math.min(limit, pending.items.length),
+        items: pending.slice(0, limit),
+        has_more: count("handoffs_pending") > Math.min(limit, pending.length),
       },
       handoffs_inactive: { total: inactive.length, items: inactive.slice(0, limit) },
       waiting_for_you: here,
       health: { status: problems.length === 0 ? "ok" : "attention", problems },
     },
-    discussions: recent.items,
-    has_more: recent.has_more,
-    total_discussions: recent.total,
+    discussions: recent,
+    has_more: count("discussions") > recent.length,
+    total_discussions: count("discussions"),
     quiet_discussions: {
       quiet_for_days: quietDays,
       items: quiet.items,
@@ -237,12 +237,8 @@ export async function getWorkspaceContext(
   };
 }
 
-async function pendingHandoffs(
-  ctx: TableCtx,
-  ws: string,
-  max: number,
-): Promise<{ items: Handoff[] }> {
-  return { items: await readHandoffs(ctx, await indexedIds(ctx, keys.pendingIn(ws), max)) };
+async function pendingHandoffs(ctx: TableCtx, ws: string, max: number): Promise<Handoff[]> {
+  return await readHandoffs(ctx, await indexedIds(ctx, keys.pendingIn(ws), max));
 }
 
 function emptyWaiting(): Waiting {

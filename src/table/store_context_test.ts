@@ -33,6 +33,24 @@ const OPEN_ITEM_KEYS = [
   "health",
 ];
 
+/** A standing rule: a decision codex proposes, the owner approves and scopes with the code; its id. */
+async function standingRule(ctx: TableCtx, title: string): Promise<string> {
+  const d = (await recordDecision(ctx, CODEX, { title, detail: "d" })).decision;
+  const code = "secret-code";
+  await resolveDecision(ctx, OWNER, {
+    decision_id: d.id,
+    verdict: "approved",
+    reason: "r",
+    approval_code: code,
+  });
+  await setDecisionScope(ctx, OWNER, {
+    decision_id: d.id,
+    scope: "workspace",
+    approval_code: code,
+  });
+  return d.id;
+}
+
 Deno.test("getWorkspaceContext() returns exactly the pinned keys", async () => {
   await withTable({}, async ({ ctx }) => {
     const c = await getWorkspaceContext(ctx, CODEX, {});
@@ -100,18 +118,7 @@ Deno.test("elsewhere shows what waits for the caller in other workspaces", async
 
 Deno.test("the context shows rules, awaiting decisions, plans, stale handoffs, health and quiet discussions", async () => {
   await withTable({ APPROVAL_SECRET: "secret-code" }, async ({ ctx, clock }) => {
-    const rule = (await recordDecision(ctx, CODEX, { title: "Test first", detail: "d" })).decision;
-    await resolveDecision(ctx, OWNER, {
-      decision_id: rule.id,
-      verdict: "approved",
-      reason: "r",
-      approval_code: "secret-code",
-    });
-    await setDecisionScope(ctx, OWNER, {
-      decision_id: rule.id,
-      scope: "workspace",
-      approval_code: "secret-code",
-    });
+    const ruleId = await standingRule(ctx, "Test first");
     await recordDecision(ctx, CODEX, { title: "Awaiting", detail: "d" });
     await recordPlan(ctx, CODEX, { title: "Plan A", body: "b" });
     const d = await createDiscussion(ctx, CODEX, { title: "Old talk", body: "x" });
@@ -120,7 +127,7 @@ Deno.test("the context shows rules, awaiting decisions, plans, stale handoffs, h
     clock.advanceDays(8);
     await createDiscussion(ctx, CLAUDE, { title: "New talk", body: "x" });
     const c = await getWorkspaceContext(ctx, CODEX, {});
-    assert.deepEqual(c.standing_rules.map((r) => r.id), [rule.id]);
+    assert.deepEqual(c.standing_rules.map((r) => r.id), [ruleId]);
     assert.equal(c.open_items.decisions_awaiting.total, 1);
     assert.equal(c.open_items.plans_current, 1);
     assert.equal(c.open_items.latest_plan?.title, "Plan A");
@@ -223,20 +230,7 @@ Deno.test("counters stay equal to a recount after a seeded mix of concurrent wri
 
 Deno.test("lists without has_more of their own say in health when the limit cut them", async () => {
   await withTable({ APPROVAL_SECRET: "secret-code" }, async ({ ctx }) => {
-    for (const title of ["Rule one", "Rule two"]) {
-      const d = (await recordDecision(ctx, CODEX, { title, detail: "d" })).decision;
-      await resolveDecision(ctx, OWNER, {
-        decision_id: d.id,
-        verdict: "approved",
-        reason: "r",
-        approval_code: "secret-code",
-      });
-      await setDecisionScope(ctx, OWNER, {
-        decision_id: d.id,
-        scope: "workspace",
-        approval_code: "secret-code",
-      });
-    }
+    for (const title of ["Rule one", "Rule two"]) await standingRule(ctx, title);
     await createTask(ctx, CLAUDE, { title: "x" });
     const full = await getWorkspaceContext(ctx, CODEX, {});
     assert.equal(full.standing_rules.length, 2);

@@ -7,7 +7,6 @@ import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
 import {
   bump,
   checkBody,
@@ -20,6 +19,7 @@ import {
   nowIso,
   pageIndexed,
   readIndexed,
+  requireRecord,
   sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
@@ -55,7 +55,7 @@ export interface Decision {
 }
 
 /** The readable form of a stored decision. */
-export function decisionOut(d: StoredDecision): Decision {
+function decisionOut(d: StoredDecision): Decision {
   return {
     id: d.id,
     workspace: d.workspace,
@@ -83,12 +83,7 @@ export async function recordDecision(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const detail = checkBody(
-    "detail",
-    input.detail,
-    ctx.settings.limits.messageMaxBytes,
-    SETTING_OF.messageMaxBytes,
-  );
+  const detail = checkBody(ctx, "detail", input.detail, "messageMaxBytes");
   await checkDiscussionIn(ctx, input.discussion_id, ws);
   return await commitWithRetry(() => {
     const { id, op, author } = newRecord(ctx, ws, caller, keys.decision);
@@ -116,7 +111,7 @@ export async function recordDecision(
  * constant time), `relayed` when none was sent. A wrong code, or any code when no secret is
  * set, is an error: never a silent downgrade to `relayed`.
  */
-export function approvalKind(
+function approvalKind(
   ctx: TableCtx,
   code: string | undefined,
 ): "human" | "relayed" {
@@ -158,12 +153,7 @@ export async function resolveDecision(
   input: Resolution,
 ): Promise<{ decision: Decision; note_seq: number | null }> {
   const id = checkUlid("decision_id", input.decision_id);
-  const reason = checkBody(
-    "reason",
-    input.reason,
-    ctx.settings.limits.reasonMaxBytes,
-    SETTING_OF.reasonMaxBytes,
-  );
+  const reason = checkBody(ctx, "reason", input.reason, "reasonMaxBytes");
   if (input.superseded_by !== undefined) checkUlid("superseded_by", input.superseded_by);
   if (input.superseded_by === id) {
     throw new AppError("invalid", `superseded_by must name another decision, not ${id} itself`);
@@ -241,10 +231,7 @@ function alreadyResolved(d: StoredDecision): AppError {
 }
 
 function requireDecision(entry: Deno.KvEntryMaybe<StoredDecision>, id: string): StoredDecision {
-  if (entry.value === null) {
-    throw new AppError("not_found", `No decision has id ${id}: get_decisions lists them`);
-  }
-  return entry.value;
+  return requireRecord(entry, "decision", id, "get_decisions");
 }
 
 /**
@@ -297,14 +284,14 @@ export async function getDecisions(
   const keep = input.status === undefined
     ? undefined
     : (d: StoredDecision) => d.status === input.status;
-  const { page, total } = await pageIndexed<StoredDecision>(
+  const { page, ...counts } = await pageIndexed<StoredDecision>(
     ctx,
     keys.wsDecisionsIn(choice.workspace),
     keys.decision,
     limit,
     keep,
   );
-  return { ...choice, decisions: page.map(decisionOut), has_more: total > limit, total };
+  return { ...choice, decisions: page.map(decisionOut), ...counts };
 }
 
 /** The workspace's standing rules: approved, workspace-scoped decisions, newest first. */

@@ -3,16 +3,7 @@
 import { atomic } from "../kit/group_commit.ts";
 import { type BatchAttempt, commitBatched, type Outcome } from "../kit/key_batch.ts";
 import type { Caller } from "../kit/caller.ts";
-import {
-  AppError,
-  commitWithRetry,
-  listAll,
-  listEntries,
-  readKey,
-  readKeys,
-  StaleRead,
-} from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
+import { AppError, commitWithRetry, listAll, listEntries, readKey, StaleRead } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -20,12 +11,12 @@ import {
   checkTitle,
   checkUlid,
   chooseWorkspace,
-  countValue,
   newRecord,
   noteParticipant,
   nowIso,
   rememberDiscussion,
   rememberSighting,
+  requireRecord,
   sameWorkspace,
   type TableCtx,
   type TableMemo,
@@ -55,7 +46,7 @@ export interface Message {
 }
 
 /** The readable form of a stored message. */
-export function messageOut(m: StoredMessage): Message {
+function messageOut(m: StoredMessage): Message {
   return {
     discussion_id: m.discussion_id,
     seq: m.seq,
@@ -84,7 +75,9 @@ export async function createDiscussion(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const body = input.body === undefined ? undefined : checkMessageBody(ctx, input.body);
+  const body = input.body === undefined
+    ? undefined
+    : checkBody(ctx, "body", input.body, "messageMaxBytes");
   return await commitWithRetry(() => {
     const at = nowIso(ctx);
     const { id, op, author } = newRecord(ctx, ws, caller, keys.discussion);
@@ -160,7 +153,7 @@ export async function postMessage(
   input: NewMessage,
 ): Promise<Posted> {
   const id = checkUlid("discussion_id", input.discussion_id);
-  const body = checkMessageBody(ctx, input.body);
+  const body = checkBody(ctx, "body", input.body, "messageMaxBytes");
   const reply = input.in_reply_to;
   if (reply !== undefined && (!Number.isInteger(reply) || reply < 1)) {
     throw new AppError("invalid", `in_reply_to must be the seq of a message (a whole number ≥ 1)`);
@@ -279,10 +272,7 @@ function setActivity(op: Deno.AtomicOperation, before: Discussion, after: Discus
 
 /** The discussion of `entry`, or a not-found error naming `id`. */
 export function requireDiscussion(entry: Deno.KvEntryMaybe<Discussion>, id: string): Discussion {
-  if (entry.value === null) {
-    throw new AppError("not_found", `No discussion has id ${id}: get_workspace_context lists them`);
-  }
-  return entry.value;
+  return requireRecord(entry, "discussion", id, "get_workspace_context");
 }
 
 /** Checks that discussion `id`, when one is named, exists in workspace `ws`. */
@@ -297,7 +287,7 @@ export async function checkDiscussionIn(
 }
 
 /** Reads one discussion, or throws not found. */
-export async function readDiscussion(ctx: TableCtx, id: string): Promise<Discussion> {
+async function readDiscussion(ctx: TableCtx, id: string): Promise<Discussion> {
   checkUlid("discussion_id", id);
   return requireDiscussion(await readKey<Discussion>(ctx.kv, keys.discussion(id)), id);
 }
@@ -349,19 +339,20 @@ export async function getDiscussion(
   return page;
 }
 
-/** Discussions of a workspace by latest activity, newest first, and how many there are. */
+/**
+ * Discussions of a workspace by latest activity, newest first, at most `limit` (how many there
+ * are is the workspace's `discussions` counter).
+ */
 export async function recentDiscussions(
   ctx: TableCtx,
   ws: string,
   limit: number,
-): Promise<{ items: DiscussionSummary[]; total: number; has_more: boolean }> {
-  const [entries, [count]] = await Promise.all([
-    listAll<DiscussionSummary>(ctx.kv, { prefix: keys.activityIn(ws) }, { reverse: true, limit }),
-    readKeys(ctx.kv, [keys.count(ws, "discussions")]),
-  ]);
-  const total = countValue(count);
-  const items = entries.map((e) => e.value);
-  return { items, total, has_more: total > items.length };
+): Promise<DiscussionSummary[]> {
+  const entries = await listAll<DiscussionSummary>(ctx.kv, { prefix: keys.activityIn(ws) }, {
+    reverse: true,
+    limit,
+  });
+  return entries.map((e) => e.value);
 }
 
 /** Discussions with no message since `cutoff`, longest quiet first, at most `limit`. */
@@ -376,8 +367,4 @@ export async function quietDiscussions(
     end: [...keys.activityIn(ws), cutoff],
   }, { limit: limit + 1 });
   return { items: entries.slice(0, limit).map((e) => e.value), has_more: entries.length > limit };
-}
-
-function checkMessageBody(ctx: TableCtx, body: string): string {
-  return checkBody("body", body, ctx.settings.limits.messageMaxBytes, SETTING_OF.messageMaxBytes);
 }

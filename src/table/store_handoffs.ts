@@ -6,7 +6,6 @@
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
 import {
   bump,
   checkBody,
@@ -18,11 +17,13 @@ import {
   noteParticipant,
   nowIso,
   pageIndexed,
+  readIndexed,
   readRecords,
+  requireRecord,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
-import { staleMs } from "./settings.ts";
+import { MS_PER_DAY, staleMs } from "./settings.ts";
 import {
   type Author,
   type HandoffState,
@@ -55,7 +56,7 @@ export interface Handoff {
  * The state of `h` now: accepted; obsolete (its task is done); superseded (a newer handoff
  * exists for the task); stale (waiting longer than `TABLE_STALE_DAYS`); else waiting.
  */
-export function handoffState(
+function handoffState(
   ctx: TableCtx,
   h: StoredHandoff,
   task: StoredTask | null,
@@ -68,7 +69,7 @@ export function handoffState(
 }
 
 function handoffOut(ctx: TableCtx, h: StoredHandoff, task: StoredTask | null): Handoff {
-  const age = (ctx.settings.now() - Date.parse(h.created_at)) / 86_400_000;
+  const age = (ctx.settings.now() - Date.parse(h.created_at)) / MS_PER_DAY;
   return {
     id: h.id,
     workspace: h.workspace,
@@ -96,12 +97,7 @@ export async function createHandoff(
 ): Promise<{ handoff: Handoff; task: Task; superseded: string | null }> {
   const taskId = checkUlid("task_id", input.task_id);
   const to = checkName(ctx, "to", input.to);
-  const context = checkBody(
-    "context",
-    input.context,
-    ctx.settings.limits.bodyMaxBytes,
-    SETTING_OF.bodyMaxBytes,
-  );
+  const context = checkBody(ctx, "context", input.context, "bodyMaxBytes");
   return await commitWithRetry(async () => {
     const entry = await readKey<StoredTask>(ctx.kv, keys.task(taskId));
     const before = requireTask(entry, taskId);
@@ -164,10 +160,7 @@ export async function acceptHandoff(
   const id = checkUlid("handoff_id", input.handoff_id);
   return await commitWithRetry(async () => {
     const hEntry = await readKey<StoredHandoff>(ctx.kv, keys.handoff(id));
-    if (hEntry.value === null) {
-      throw new AppError("not_found", `No handoff has id ${id}: get_handoffs lists them`);
-    }
-    const h = hEntry.value;
+    const h = requireRecord(hEntry, "handoff", id, "get_handoffs");
     const tEntry = await readKey<StoredTask>(ctx.kv, keys.task(h.task_id));
     const task = tEntry.value;
     const state = handoffState(ctx, h, task);
@@ -243,23 +236,19 @@ export async function getHandoffs(
   const prefix = keys.wsHandoffsIn(choice.workspace);
   if (input.status === undefined) {
     // The state is computed from each handoff's task: only the page's tasks need reading.
-    const { page, total } = await pageIndexed<StoredHandoff>(
+    const { page, ...counts } = await pageIndexed<StoredHandoff>(
       ctx,
       prefix,
       keys.handoff,
       limit,
       keep,
     );
-    return { ...choice, handoffs: await withTasks(ctx, page), has_more: total > limit, total };
+    return { ...choice, handoffs: await withTasks(ctx, page), ...counts };
   }
-  const { page: stored } = await pageIndexed<StoredHandoff>(
-    ctx,
-    prefix,
-    keys.handoff,
-    Infinity,
-    keep ?? (() => true),
-  );
-  const matching = (await withTasks(ctx, stored)).filter((h) => h.state === input.status);
+  // A state filter has to see every handoff (and its task) before it can count the matches.
+  const stored = await readIndexed<StoredHandoff>(ctx, prefix, keys.handoff);
+  const matching = (await withTasks(ctx, keep ? stored.filter(keep) : stored))
+    .filter((h) => h.state === input.status);
   return {
     ...choice,
     handoffs: matching.slice(0, limit),

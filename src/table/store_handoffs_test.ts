@@ -65,6 +65,10 @@ Deno.test("handoff state is computed when read: waiting, stale, superseded, obso
     assert.deepEqual(filtered.handoffs.map((x) => x.id), [h.id]);
     assert.equal((await getHandoffs(ctx, { to: "CLAUDE" })).total, 2);
     assert.equal((await getHandoffs(ctx, { task_id: t.id })).total, 2);
+    // A state filter and a field filter together: both must hold (both handoffs of t are obsolete).
+    const both = await getHandoffs(ctx, { status: "obsolete", to: "claude" });
+    assert.deepEqual(both.handoffs.map((x) => x.id), [first.id]);
+    assert.equal((await getHandoffs(ctx, { status: "accepted", task_id: t.id })).total, 0);
   });
 });
 

@@ -1,8 +1,7 @@
 /** Plans: never edited; a changed plan is a new one that supersedes the old, once. */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, listEntries, readKey, readKeys } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
+import { AppError, commitWithRetry, getAll, readKey, readKeys } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -13,6 +12,8 @@ import {
   newRecord,
   nowIso,
   pageIndexed,
+  readIndexed,
+  requireRecord,
   sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
@@ -75,17 +76,12 @@ export async function recordPlan(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const body = checkBody(
-    "body",
-    input.body,
-    ctx.settings.limits.bodyMaxBytes,
-    SETTING_OF.bodyMaxBytes,
-  );
+  const body = checkBody(ctx, "body", input.body, "bodyMaxBytes");
   await checkDiscussionIn(ctx, input.discussion_id, ws);
   if (input.decision_id !== undefined) {
     const id = checkUlid("decision_id", input.decision_id);
-    const decision = (await readKey<StoredDecision>(ctx.kv, keys.decision(id))).value;
-    if (decision === null) throw new AppError("not_found", `No decision has id ${id}`);
+    const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
+    const decision = requireRecord(entry, "decision", id, "get_decisions");
     sameWorkspace("decision", id, decision.workspace, ws);
   }
   const old = input.supersedes === undefined
@@ -98,8 +94,7 @@ export async function recordPlan(
         keys.plan(old),
         keys.planSuccessor(old),
       ]);
-      if (oldPlan.value === null) throw new AppError("not_found", `No plan has id ${old}`);
-      sameWorkspace("plan", old, oldPlan.value.workspace, ws);
+      sameWorkspace("plan", old, requireRecord(oldPlan, "plan", old, "get_plans").workspace, ws);
       if (successor.value !== null) {
         throw new AppError(
           "conflict",
@@ -146,26 +141,23 @@ export async function getPlans(
   const keep = input.discussion_id === undefined
     ? undefined
     : (p: StoredPlan) => p.discussion_id === input.discussion_id;
-  const { page, total } = await pageIndexed<StoredPlan>(ctx, prefix, keys.plan, limit, keep);
+  const { page, ...counts } = await pageIndexed<StoredPlan>(
+    ctx,
+    prefix,
+    keys.plan,
+    limit,
+    keep,
+  );
   const successors = await getAll<string>(ctx.kv, page.map((p) => keys.planSuccessor(p.id)));
   return {
     ...choice,
     plans: page.map((p, i) => planOut(p, successors[i].value)),
-    has_more: total > limit,
-    total,
+    ...counts,
   };
 }
 
 /** The newest current plan of a workspace, or `null`. */
 export async function latestPlan(ctx: TableCtx, ws: string): Promise<Plan | null> {
-  for await (
-    const e of listEntries<string>(ctx.kv, { prefix: keys.currentPlansIn(ws) }, {
-      reverse: true,
-      limit: 1,
-    })
-  ) {
-    const plan = (await readKey<StoredPlan>(ctx.kv, keys.plan(e.value))).value;
-    return plan && planOut(plan, null);
-  }
-  return null;
+  const [plan] = await readIndexed<StoredPlan>(ctx, keys.currentPlansIn(ws), keys.plan, 1);
+  return plan === undefined ? null : planOut(plan, null);
 }

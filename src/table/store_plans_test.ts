@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { ulid } from "../kit/kv.ts";
 import { CODEX, fails, withTable } from "../../tests/support/table_mcp.ts";
 import { getPlans, latestPlan, recordPlan } from "./store_plans.ts";
 
@@ -32,6 +33,23 @@ Deno.test("recordPlan() with supersedes hides the old plan unless include_supers
       "too_large",
       /at most 49152 bytes \(TABLE_BODY_MAX_BYTES\)/,
     );
+  });
+});
+
+Deno.test("recordPlan() names an unknown decision or plan as not found, and where they are listed", async () => {
+  await withTable({}, async ({ ctx }) => {
+    const nobody = ulid(Date.now());
+    await fails(
+      recordPlan(ctx, CODEX, { title: "x", body: "b", decision_id: nobody }),
+      "not_found",
+      new RegExp(`No decision has id ${nobody}: get_decisions lists them`),
+    );
+    await fails(
+      recordPlan(ctx, CODEX, { title: "x", body: "b", supersedes: nobody }),
+      "not_found",
+      new RegExp(`No plan has id ${nobody}: get_plans lists them`),
+    );
+    assert.equal((await getPlans(ctx, { include_superseded: true })).total, 0);
   });
 });
 

@@ -6,7 +6,6 @@
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
-import { SETTING_OF } from "./settings.ts";
 import {
   bump,
   checkBody,
@@ -20,6 +19,7 @@ import {
   nowIso,
   pageIndexed,
   readRecords,
+  requireRecord,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
@@ -53,7 +53,7 @@ export interface Task {
 }
 
 /** The handoff waiting on `t`, if any: only while the task is not done. */
-export function pendingHandoff(t: StoredTask): string | null {
+function pendingHandoff(t: StoredTask): string | null {
   return t.status !== "done" && t.handoff !== null ? t.handoff : null;
 }
 
@@ -135,7 +135,9 @@ export async function createTask(
   const choice = chooseWorkspace(ctx, input.workspace);
   const ws = choice.workspace;
   const title = checkTitle(ctx, "title", input.title);
-  const detail = input.detail === undefined ? undefined : checkDetail(ctx, input.detail);
+  const detail = input.detail === undefined
+    ? undefined
+    : checkBody(ctx, "detail", input.detail, "messageMaxBytes");
   const owner = input.assigned_to === undefined
     ? null
     : checkName(ctx, "assigned_to", input.assigned_to);
@@ -195,7 +197,9 @@ export async function updateTask(
   const owner = input.assigned_to === undefined || input.assigned_to === null
     ? input.assigned_to
     : checkName(ctx, "assigned_to", input.assigned_to);
-  const detail = input.detail === undefined ? undefined : checkDetail(ctx, input.detail);
+  const detail = input.detail === undefined
+    ? undefined
+    : checkBody(ctx, "detail", input.detail, "messageMaxBytes");
   return await commitWithRetry(async () => {
     const entry = await readKey<StoredTask>(ctx.kv, keys.task(id));
     const before = requireTask(entry, id);
@@ -231,10 +235,7 @@ export async function updateTask(
 
 /** The task of `entry`, or not found. */
 export function requireTask(entry: Deno.KvEntryMaybe<StoredTask>, id: string): StoredTask {
-  if (entry.value === null) {
-    throw new AppError("not_found", `No task has id ${id}: get_tasks lists them`);
-  }
-  return entry.value;
+  return requireRecord(entry, "task", id, "get_tasks");
 }
 
 /** Tasks of a workspace, newest first, filtered by status and owner (case-insensitive). */
@@ -252,26 +253,17 @@ export async function getTasks(
     : (t: StoredTask) =>
       (input.status === undefined || t.status === input.status) &&
       (who === undefined || t.assigned_to?.toLowerCase() === who);
-  const { page, total } = await pageIndexed<StoredTask>(
+  const { page, ...counts } = await pageIndexed<StoredTask>(
     ctx,
     keys.wsTasksIn(choice.workspace),
     keys.task,
     limit,
     keep,
   );
-  return { ...choice, tasks: page.map(taskOut), has_more: total > limit, total };
+  return { ...choice, tasks: page.map(taskOut), ...counts };
 }
 
 /** Reads tasks by id, skipping any that are gone. */
 export async function readTasks(ctx: TableCtx, ids: string[]): Promise<StoredTask[]> {
   return await readRecords<StoredTask>(ctx, ids, keys.task);
-}
-
-function checkDetail(ctx: TableCtx, detail: string): string {
-  return checkBody(
-    "detail",
-    detail,
-    ctx.settings.limits.messageMaxBytes,
-    SETTING_OF.messageMaxBytes,
-  );
 }

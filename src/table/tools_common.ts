@@ -6,6 +6,7 @@ import { structuredResult } from "../mcp/results.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
+import { workspaceSource } from "./schemas.ts";
 import { MESSAGE_KINDS } from "./store_schema.ts";
 
 /** What the table tools are registered with. */
@@ -58,11 +59,15 @@ export function fields(settings: TableSettings) {
   };
 }
 
-/** The keys every cut list reports beside its rows. */
+/** What every result of a call that names a workspace reports about it. */
+export const WORKSPACE_FIELDS = { workspace: z.string(), workspace_source: workspaceSource };
+
+/** The keys every cut list of a workspace reports beside its rows. */
 export const LIST_FIELDS = {
   workspace: z.string(),
   has_more: z.boolean(),
   total: z.number().int(),
+  workspace_source: workspaceSource,
 };
 
 /** The approval code field of the tools a person's verdict passes through. */

@@ -6,7 +6,7 @@ import { callerOf } from "../mcp/caller.ts";
 import { advertisedAs, strictArgs } from "../mcp/schema.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { renderDecision, renderDecisions, renderPlan, renderPlans } from "./render.ts";
-import { decisionSchema, planSchema, workspaceSource } from "./schemas.ts";
+import { decisionSchema, planSchema } from "./schemas.ts";
 import {
   getDecisions,
   recordDecision,
@@ -23,6 +23,7 @@ import {
   nonce,
   result,
   type TableToolDeps,
+  WORKSPACE_FIELDS,
 } from "./tools_common.ts";
 
 /** Registers the decision and plan tools. */
@@ -55,8 +56,7 @@ function registerRecordDecisionTool(server: McpServer, t: TableToolDeps): void {
     }),
     outputSchema: {
       decision: decisionSchema,
-      workspace: z.string(),
-      workspace_source: workspaceSource,
+      ...WORKSPACE_FIELDS,
     },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
@@ -86,7 +86,6 @@ function registerGetDecisionsTool(server: McpServer, t: TableToolDeps): void {
     }),
     outputSchema: {
       ...LIST_FIELDS,
-      workspace_source: workspaceSource,
       decisions: z.array(decisionSchema),
     },
     annotations: READ_ONLY,
@@ -179,7 +178,7 @@ function registerRecordPlanTool(server: McpServer, t: TableToolDeps): void {
       decision_id: f.id("decision").optional(),
       supersedes: f.id("plan this one replaces").optional(),
     }),
-    outputSchema: { plan: planSchema, workspace: z.string(), workspace_source: workspaceSource },
+    outputSchema: { plan: planSchema, ...WORKSPACE_FIELDS },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await recordPlan(t.ctx, callerOf(extra, t.deps), args);
@@ -202,7 +201,7 @@ function registerGetPlansTool(server: McpServer, t: TableToolDeps): void {
       include_superseded: z.boolean().optional().describe("Also list superseded plans"),
       limit: f.limit,
     }),
-    outputSchema: { ...LIST_FIELDS, workspace_source: workspaceSource, plans: z.array(planSchema) },
+    outputSchema: { ...LIST_FIELDS, plans: z.array(planSchema) },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getPlans(t.ctx, args);

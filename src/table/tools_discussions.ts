@@ -11,10 +11,17 @@ import {
   renderParticipants,
   renderPosted,
 } from "./render.ts";
-import { discussionSchema, messageSchema, participantSchema, workspaceSource } from "./schemas.ts";
+import { discussionSchema, messageSchema, participantSchema } from "./schemas.ts";
 import { getParticipants } from "./store_context.ts";
 import { createDiscussion, getDiscussion, postMessage } from "./store_discussions.ts";
-import { contractDescription, fields, nonce, result, type TableToolDeps } from "./tools_common.ts";
+import {
+  contractDescription,
+  fields,
+  nonce,
+  result,
+  type TableToolDeps,
+  WORKSPACE_FIELDS,
+} from "./tools_common.ts";
 
 /** Registers create_discussion, post_message, get_discussion and get_participants. */
 export function registerDiscussionTools(server: McpServer, t: TableToolDeps): void {
@@ -42,8 +49,7 @@ function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void
     outputSchema: {
       discussion: discussionSchema,
       message: messageSchema.nullable(),
-      workspace: z.string(),
-      workspace_source: workspaceSource,
+      ...WORKSPACE_FIELDS,
     },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
@@ -119,8 +125,7 @@ function registerGetParticipantsTool(server: McpServer, t: TableToolDeps): void 
     ),
     inputSchema: strictArgs({ workspace: f.workspace, limit: f.limit }),
     outputSchema: {
-      workspace: z.string(),
-      workspace_source: workspaceSource,
+      ...WORKSPACE_FIELDS,
       participants: z.array(participantSchema),
       has_more: z.boolean(),
       total: z.number().int(),

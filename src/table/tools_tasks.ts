@@ -6,7 +6,7 @@ import { callerOf } from "../mcp/caller.ts";
 import { advertisedAs, nullableString, strictArgs } from "../mcp/schema.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { renderHandoff, renderHandoffs, renderTask, renderTasks } from "./render.ts";
-import { handoffSchema, taskSchema, workspaceSource } from "./schemas.ts";
+import { handoffSchema, taskSchema } from "./schemas.ts";
 import { acceptHandoff, createHandoff, getHandoffs } from "./store_handoffs.ts";
 import { HANDOFF_STATES, TASK_STATUSES } from "./store_schema.ts";
 import { createTask, getTasks, updateTask } from "./store_tasks.ts";
@@ -17,6 +17,7 @@ import {
   nonce,
   result,
   type TableToolDeps,
+  WORKSPACE_FIELDS,
 } from "./tools_common.ts";
 
 /** Registers the task and handoff tools. */
@@ -45,7 +46,7 @@ function registerCreateTaskTool(server: McpServer, t: TableToolDeps): void {
       discussion_id: f.id("discussion").optional(),
       assigned_to: f.name("The owner").optional(),
     }),
-    outputSchema: { task: taskSchema, workspace: z.string(), workspace_source: workspaceSource },
+    outputSchema: { task: taskSchema, ...WORKSPACE_FIELDS },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await createTask(t.ctx, callerOf(extra, t.deps), args);
@@ -106,7 +107,7 @@ function registerGetTasksTool(server: McpServer, t: TableToolDeps): void {
       assigned_to: f.name("Only tasks of this owner").optional(),
       limit: f.limit,
     }),
-    outputSchema: { ...LIST_FIELDS, workspace_source: workspaceSource, tasks: z.array(taskSchema) },
+    outputSchema: { ...LIST_FIELDS, tasks: z.array(taskSchema) },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getTasks(t.ctx, args);
@@ -158,7 +159,6 @@ function registerGetHandoffsTool(server: McpServer, t: TableToolDeps): void {
     }),
     outputSchema: {
       ...LIST_FIELDS,
-      workspace_source: workspaceSource,
       handoffs: z.array(handoffSchema),
     },
     annotations: READ_ONLY,

@@ -15,7 +15,7 @@ import { getDiscussion, type Message } from "./store_discussions.ts";
 import { discussionPage, keyPage, problemPage, workspacePage } from "./view_html.ts";
 
 /** The cookie the view key is kept in. */
-export const VIEW_COOKIE = "table_view_key";
+const VIEW_COOKIE = "table_view_key";
 
 const SECURITY_HEADERS = {
   "content-security-policy":

@@ -15,7 +15,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** An ISO time shown as `YYYY-MM-DD HH:MM` in `zone`. */
-export function formatTime(iso: string, zone: string): string {
+function formatTime(iso: string, zone: string): string {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat("en-CA", {
       timeZone: zone,
