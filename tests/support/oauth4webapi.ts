@@ -9,13 +9,19 @@ import assert from "node:assert/strict";
 // deno-lint-ignore no-import-prefix
 import * as o from "npm:oauth4webapi@3.8.8";
 import { startServer, type TestServer } from "./harness.ts";
-import { approve, movableClock, openConsent, REDIRECT_URI, submitConsent } from "./oauth.ts";
+import {
+  approve,
+  movableClock,
+  OAUTH_ENV,
+  openConsent,
+  OWNER_SECRET,
+  REDIRECT_URI,
+  submitConsent,
+} from "./oauth.ts";
 import { initializeBody, MCP_POST_HEADERS } from "./rpc.ts";
 
-export { o };
+export { o, OWNER_SECRET };
 
-/** The owner secret every OAuth test server asks for. */
-export const OWNER_SECRET = "owner-secret-for-tests-0123456789";
 /** Loopback http is allowed by the server, and must be allowed explicitly in oauth4webapi. */
 export const INSECURE = { [o.allowInsecureRequests]: true } as const;
 
@@ -34,7 +40,7 @@ export interface OAuthWorld {
 export async function oauthWorld(env: Record<string, string> = {}): Promise<OAuthWorld> {
   const clock = movableClock();
   const server = await startServer({
-    env: { OAUTH: "on", OAUTH_OWNER_SECRET: OWNER_SECRET, ...env },
+    env: { ...OAUTH_ENV, ...env },
     now: clock.now,
   });
   try {
