@@ -191,6 +191,20 @@ export async function exchange(
   );
 }
 
+/** Exchanges the callback's code and checks the answer: the tokens it carries. */
+export async function redeem(
+  as: o.AuthorizationServer,
+  reg: Registered,
+  callback: URLSearchParams,
+  request: AuthRequest,
+): Promise<o.TokenEndpointResponse> {
+  return await o.processAuthorizationCodeResponse(
+    as,
+    reg.client,
+    await exchange(as, reg, callback, request),
+  );
+}
+
 /** Registers, consents and exchanges: a client holding a fresh access and refresh token. */
 export async function signedIn(
   world: OAuthWorld,
@@ -199,12 +213,7 @@ export async function signedIn(
   const reg = await registerClient(world.as, options);
   const request = await authorizationUrl(world.as, reg.client);
   const callback = await consentTo(world.as, reg.client, request);
-  const tokens = await o.processAuthorizationCodeResponse(
-    world.as,
-    reg.client,
-    await exchange(world.as, reg, callback, request),
-  );
-  return { ...reg, tokens };
+  return { ...reg, tokens: await redeem(world.as, reg, callback, request) };
 }
 
 /** The OAuth error code a token endpoint response carries (it must be an error). */
