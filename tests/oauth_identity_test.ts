@@ -12,10 +12,9 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-  UnauthorizedError,
 } from "../src/mcp/sdk_client.ts";
 import { call } from "./support/harness.ts";
-import { approve, MemoryProvider } from "./support/oauth.ts";
+import { MemoryProvider, signIn } from "./support/oauth.ts";
 import { whoamiToolset } from "./support/whoami.ts";
 
 const OWNER_SECRET = randomToken(32);
@@ -44,19 +43,6 @@ async function withServer(
   }
 }
 
-async function signIn(origin: string, provider: MemoryProvider): Promise<void> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
-    authProvider: provider,
-  });
-  await assert.rejects(
-    new Client({ name: "c", version: "1" }).connect(transport),
-    UnauthorizedError,
-  );
-  await transport.finishAuth(
-    (await approve(provider.authorizationUrl!, OWNER_SECRET)).get("code")!,
-  );
-}
-
 async function whoami(
   kind: "http" | "sse",
   url: string,
@@ -82,7 +68,7 @@ Deno.test("an OAuth client reaches tools as its registered name via oauth; X-Cli
   try {
     await withServer(kv, {}, async (origin) => {
       const provider = new MemoryProvider("Claude.ai connector");
-      await signIn(origin, provider);
+      await signIn(origin, provider, OWNER_SECRET);
       const expected = {
         name: "Claude.ai connector",
         via: "oauth",
@@ -116,7 +102,7 @@ Deno.test("CLIENT_NAME_ALIASES renames an OAuth client for every request, tokens
     const PORT = String(probe.addr.port);
     probe.close();
     const provider = new MemoryProvider("chatgpt-connector-7f3a");
-    await withServer(kv, { PORT }, (origin) => signIn(origin, provider));
+    await withServer(kv, { PORT }, (origin) => signIn(origin, provider, OWNER_SECRET));
     const id = provider.client!.client_id;
     await withServer(kv, { PORT, CLIENT_NAME_ALIASES: `${id}=ChatGPT` }, async (origin) => {
       assert.deepEqual(await whoami("http", origin, provider), {

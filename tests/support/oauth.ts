@@ -132,17 +132,21 @@ export function movableClock(): { now: () => number; advance(ms: number): void }
 
 /**
  * Signs the SDK client of `provider` in through the consent form of the server at `origin`, as
- * the owner: the first connect is refused, the owner approves, the code is exchanged. `provider`
- * then holds the tokens.
+ * the owner holding `secret`: the first connect is refused, the owner approves, the code is
+ * exchanged. `provider` then holds the tokens.
  */
-export async function signIn(origin: string, provider: MemoryProvider): Promise<void> {
+export async function signIn(
+  origin: string,
+  provider: MemoryProvider,
+  secret = OWNER_SECRET,
+): Promise<void> {
   const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
     authProvider: provider,
   });
   const client = new Client({ name: "sdk-oauth", version: "1.0.0" });
   await assert.rejects(client.connect(transport), UnauthorizedError);
   assert.ok(provider.authorizationUrl, "the SDK was sent to the authorization endpoint");
-  const back = await approve(provider.authorizationUrl, OWNER_SECRET);
+  const back = await approve(provider.authorizationUrl, secret);
   assert.equal(back.get("state"), provider.expectedState);
   assert.equal(back.get("iss"), `${origin}/`);
   await transport.finishAuth(back.get("code")!);
