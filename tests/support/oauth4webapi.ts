@@ -26,7 +26,6 @@ export { o, OWNER_SECRET };
 export const INSECURE = { [o.allowInsecureRequests]: true } as const;
 
 const INIT = initializeBody();
-const MCP_HEADERS = MCP_POST_HEADERS;
 
 /** A server with OAuth on, the metadata its 401 led to, and a movable clock. */
 export interface OAuthWorld {
@@ -80,7 +79,7 @@ export async function challengeOf(
     token,
     "POST",
     new URL(`${origin}${path}`),
-    new Headers(MCP_HEADERS),
+    new Headers(MCP_POST_HEADERS),
     INIT,
     INSECURE,
   ).then(() => undefined, (e) => e);
@@ -93,7 +92,7 @@ export async function challengeOf(
 export async function mcpStatus(origin: string, token: string): Promise<number> {
   const res = await fetch(`${origin}/mcp`, {
     method: "POST",
-    headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+    headers: { ...MCP_POST_HEADERS, authorization: `Bearer ${token}` },
     body: INIT,
   });
   await res.body?.cancel();
