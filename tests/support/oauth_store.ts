@@ -21,8 +21,8 @@ export const LIFE: Lifetimes = {
 };
 /** A fixed start time. */
 export const T0 = Date.parse("2026-01-01T00:00:00Z");
-/** A PKCE verifier and its S256 challenge are computed by `pkcePair`. */
-export const VERIFIER = "v".repeat(43);
+/** The PKCE verifier of every consent here; its SHA-256 is the stored challenge. */
+const VERIFIER = "v".repeat(43);
 
 /** Registers a public client named `name`. */
 export async function makeClient(kv: Deno.Kv, name = "Claude", id = `client_${name}`) {
