@@ -10,7 +10,6 @@ import { call, startServer } from "./support/harness.ts";
 import { initializeBody, MCP_POST_HEADERS } from "./support/rpc.ts";
 
 const INIT = initializeBody();
-const MCP_HEADERS = MCP_POST_HEADERS;
 
 async function status(url: string, init: RequestInit = {}): Promise<number> {
   const res = await fetch(url, init);
@@ -37,7 +36,7 @@ Deno.test("a wrong, missing or misplaced token gets 404 on every route", async (
   const { origin, token } = server;
   const post = (headers: Record<string, string> = {}) => ({
     method: "POST",
-    headers: { ...MCP_HEADERS, ...headers },
+    headers: { ...MCP_POST_HEADERS, ...headers },
     body: INIT,
   });
   try {
@@ -113,7 +112,7 @@ Deno.test("a foreign Origin or Host is refused on loopback; a local Origin is se
     assert.equal(
       await status(url, {
         method: "POST",
-        headers: { ...MCP_HEADERS, origin: "https://evil.example" },
+        headers: { ...MCP_POST_HEADERS, origin: "https://evil.example" },
         body: INIT,
       }),
       403,
@@ -124,7 +123,7 @@ Deno.test("a foreign Origin or Host is refused on loopback; a local Origin is se
     assert.equal(
       await status(url, {
         method: "POST",
-        headers: { ...MCP_HEADERS, origin: server.origin },
+        headers: { ...MCP_POST_HEADERS, origin: server.origin },
         body: INIT,
       }),
       200,
@@ -144,7 +143,7 @@ Deno.test("Streamable HTTP is stateless: GET and DELETE on /mcp get 405", async 
       assert.equal(res.headers.get("allow"), "POST");
       await res.body?.cancel();
     }
-    const res = await fetch(url, { method: "POST", headers: MCP_HEADERS, body: INIT });
+    const res = await fetch(url, { method: "POST", headers: MCP_POST_HEADERS, body: INIT });
     assert.equal(res.headers.get("content-type"), "application/json", "answers plain JSON");
     assert.equal(res.headers.get("mcp-session-id"), null);
     assert.match(await res.text(), /"serverInfo":\{"name":"handoff-mcp"/);
@@ -176,7 +175,7 @@ Deno.test("on Deno Deploy with a long token, requests from other sites are serve
   try {
     const res = await fetch(`${server.origin}/${token}/mcp`, {
       method: "POST",
-      headers: { ...MCP_HEADERS, origin: "https://claude.ai" },
+      headers: { ...MCP_POST_HEADERS, origin: "https://claude.ai" },
       body: INIT,
     });
     assert.equal(res.status, 200);

@@ -13,6 +13,7 @@ import {
   oauthWorld,
   openConsent,
   OWNER_SECRET,
+  redeem,
   REDIRECT_URI,
   registerClient,
   signedIn,
@@ -172,11 +173,7 @@ Deno.test("OAuth token endpoint refuses a wrong PKCE verifier (and the code stay
     const callback = await consentTo(world.as, reg.client, request);
     const wrong = { ...request, verifier: o.generateRandomCodeVerifier() };
     assert.equal(await tokenError(exchange(world.as, reg, callback, wrong)), "invalid_grant");
-    const tokens = await o.processAuthorizationCodeResponse(
-      world.as,
-      reg.client,
-      await exchange(world.as, reg, callback, request),
-    );
+    const tokens = await redeem(world.as, reg, callback, request);
     assert.equal(await mcpStatus(world.server.origin, tokens.access_token), 200);
   } finally {
     await world.close();
@@ -189,11 +186,7 @@ Deno.test("OAuth code reused: refused, and the tokens the first use produced are
     const reg = await registerClient(world.as);
     const request = await authorizationUrl(world.as, reg.client);
     const callback = await consentTo(world.as, reg.client, request);
-    const first = await o.processAuthorizationCodeResponse(
-      world.as,
-      reg.client,
-      await exchange(world.as, reg, callback, request),
-    );
+    const first = await redeem(world.as, reg, callback, request);
     assert.equal(await mcpStatus(world.server.origin, first.access_token), 200);
     assert.equal(await tokenError(exchange(world.as, reg, callback, request)), "invalid_grant");
     assert.equal(await mcpStatus(world.server.origin, first.access_token), 401);

@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import { browserTest, screenshotPath } from "./support/browser.ts";
 import {
   authorizationUrl,
-  exchange,
   mcpStatus,
   o,
   oauthWorld,
   OWNER_SECRET,
+  redeem,
   REDIRECT_URI,
   registerClient,
 } from "./support/oauth4webapi.ts";
@@ -45,11 +45,7 @@ browserTest(
       await page.click('button[value="approve"]');
       const back = new URL(await callback.promise);
       const params = o.validateAuthResponse(world.as, reg.client, back, request.state);
-      const tokens = await o.processAuthorizationCodeResponse(
-        world.as,
-        reg.client,
-        await exchange(world.as, reg, params, request),
-      );
+      const tokens = await redeem(world.as, reg, params, request);
       assert.equal(await mcpStatus(world.server.origin, tokens.access_token), 200);
       assert.deepEqual(errors, []);
     } finally {

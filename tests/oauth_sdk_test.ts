@@ -9,34 +9,15 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-  UnauthorizedError,
 } from "../src/mcp/sdk_client.ts";
 import { call, startServer } from "./support/harness.ts";
-import { approve, MemoryProvider, movableClock } from "./support/oauth.ts";
-
-const OWNER_SECRET = "owner-secret-for-tests-0123456789";
-const ENV = { OAUTH: "on", OAUTH_OWNER_SECRET: OWNER_SECRET };
-
-/** Signs the SDK client in through the consent form; returns the provider holding its tokens. */
-async function signIn(origin: string, provider: MemoryProvider): Promise<void> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
-    authProvider: provider,
-  });
-  const client = new Client({ name: "sdk-oauth", version: "1.0.0" });
-  await assert.rejects(client.connect(transport), UnauthorizedError);
-  assert.ok(provider.authorizationUrl, "the SDK was sent to the authorization endpoint");
-  const back = await approve(provider.authorizationUrl, OWNER_SECRET);
-  assert.equal(back.get("state"), provider.expectedState);
-  assert.equal(back.get("iss"), `${origin}/`);
-  await transport.finishAuth(back.get("code")!);
-  await transport.close();
-}
+import { MemoryProvider, movableClock, OAUTH_ENV, signIn } from "./support/oauth.ts";
 
 for (const confidential of [false, true]) {
   const kind = confidential ? "confidential" : "public";
   Deno.test(`SDK client (${kind}) signs in by plain URL, calls tools, refreshes, calls again`, async () => {
     const clock = movableClock();
-    const server = await startServer({ env: ENV, now: clock.now });
+    const server = await startServer({ env: OAUTH_ENV, now: clock.now });
     try {
       const provider = new MemoryProvider(`SDK ${kind}`, confidential);
       await signIn(server.origin, provider);
@@ -76,7 +57,7 @@ for (const confidential of [false, true]) {
 }
 
 Deno.test("SDK client signed in with OAuth also connects over legacy SSE", async () => {
-  const server = await startServer({ env: ENV });
+  const server = await startServer({ env: OAUTH_ENV });
   try {
     const provider = new MemoryProvider("SDK over SSE");
     await signIn(server.origin, provider);
@@ -93,7 +74,7 @@ Deno.test("SDK client signed in with OAuth also connects over legacy SSE", async
 });
 
 Deno.test("OAuth on leaves the path token and the static bearer working as before", async () => {
-  const server = await startServer({ env: ENV });
+  const server = await startServer({ env: OAUTH_ENV });
   try {
     const byPath = new Client({ name: "path", version: "1.0.0" });
     await byPath.connect(

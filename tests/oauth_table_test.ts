@@ -9,12 +9,9 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-  UnauthorizedError,
 } from "../src/mcp/sdk_client.ts";
 import { call, startServer } from "./support/harness.ts";
-import { approve, MemoryProvider } from "./support/oauth.ts";
-
-const OWNER_SECRET = "owner-secret-for-tests-0123456789";
+import { MemoryProvider, OAUTH_ENV, signIn } from "./support/oauth.ts";
 
 async function ok(client: InstanceType<typeof Client>, tool: string, args = {}) {
   const r = await call(client, tool, args);
@@ -24,18 +21,13 @@ async function ok(client: InstanceType<typeof Client>, tool: string, args = {}) 
 
 Deno.test("an OAuth client's table messages carry its registered name via oauth; X-Client-Name changes nothing", async () => {
   const server = await startServer({
-    env: { OAUTH: "on", OAUTH_OWNER_SECRET: OWNER_SECRET, TOOLSETS: "table" },
+    env: { ...OAUTH_ENV, TOOLSETS: "table" },
   });
   const clients: InstanceType<typeof Client>[] = [];
   try {
     const provider = new MemoryProvider("Claude.ai connector");
     const mcp = new URL(`${server.origin}/mcp`);
-    const signIn = new StreamableHTTPClientTransport(mcp, { authProvider: provider });
-    await assert.rejects(
-      new Client({ name: "c", version: "1" }).connect(signIn),
-      UnauthorizedError,
-    );
-    await signIn.finishAuth((await approve(provider.authorizationUrl!, OWNER_SECRET)).get("code")!);
+    await signIn(server.origin, provider);
     const clientId = provider.client!.client_id;
 
     // The OAuth client claims to be someone else in a header, over both transports.

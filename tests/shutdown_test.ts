@@ -8,21 +8,9 @@
 import assert from "node:assert/strict";
 import { openKv } from "../src/kit/kv.ts";
 import { ROOT, spawnServer, tempKvPath } from "./support/harness.ts";
+import { INITIALIZED, initializeRequest, MCP_POST_HEADERS } from "./support/rpc.ts";
 
 const SAVES = 30;
-
-function initialize(id: number) {
-  return {
-    jsonrpc: "2.0",
-    id,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "one-shot", version: "1" },
-    },
-  };
-}
 
 function save(id: number, key: string, size = 20_000) {
   return {
@@ -71,8 +59,8 @@ Deno.test("a one-shot stdio client that closes stdin at once gets every answer, 
   try {
     const child = spawnStdio(kv.path);
     const messages: unknown[] = [
-      initialize(0),
-      { jsonrpc: "2.0", method: "notifications/initialized" },
+      initializeRequest(0),
+      INITIALIZED,
     ];
     const keys = Array.from({ length: SAVES }, (_, i) => `one-shot-${String(i).padStart(2, "0")}`);
     keys.forEach((key, i) => messages.push(save(i + 1, key)));
@@ -121,7 +109,7 @@ async function stdioBusyWithSaves(kvPath: string, prefix: string) {
   const stdin = child.stdin.getWriter();
   const send = (messages: unknown[]) =>
     stdin.write(new TextEncoder().encode(messages.map((m) => JSON.stringify(m) + "\n").join("")));
-  await send([initialize(0), { jsonrpc: "2.0", method: "notifications/initialized" }]);
+  await send([initializeRequest(0), INITIALIZED]);
   await readUntil(() => answers.length > 0);
   const keys = Array.from({ length: SAVES }, (_, i) => `${prefix}-${String(i).padStart(2, "0")}`);
   const ping = SAVES + 1;
@@ -224,8 +212,8 @@ Deno.test("SIGTERM answers every SSE request already accepted and keeps every sa
       await r.body?.cancel();
       assert.equal(r.status, 202);
     };
-    await post(initialize(0));
-    await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await post(initializeRequest(0));
+    await post(INITIALIZED);
     const keys = Array.from({ length: SAVES }, (_, i) => `sse-${String(i).padStart(2, "0")}`);
     await Promise.all(keys.map((key, i) => post(save(i + 1, key, 200_000))));
     const [messages] = await Promise.all([sseMessages(reader, seen), server.close("SIGTERM")]);
@@ -249,10 +237,7 @@ Deno.test("SIGTERM with Streamable HTTP requests running keeps every acknowledge
       try {
         const r = await fetch(`${server.origin}/${token}/mcp`, {
           method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-          },
+          headers: MCP_POST_HEADERS,
           body: JSON.stringify(save(i + 1, key, 50_000)),
         });
         const text = await r.text();

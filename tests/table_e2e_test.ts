@@ -7,18 +7,10 @@ import assert from "node:assert/strict";
 import {
   Client,
   SSEClientTransport,
-  StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "../src/mcp/sdk_client.ts";
 import { randomToken } from "../src/kit/kv.ts";
-import {
-  call,
-  connectStdio,
-  ROOT,
-  spawnServer,
-  startServer,
-  tempKvPath,
-} from "./support/harness.ts";
+import { call, connectStdio, spawnServer, startServer, tempKvPath } from "./support/harness.ts";
 
 const CLAUDE_TOKEN = randomToken(24);
 const MANUS_TOKEN = randomToken(24);
@@ -208,30 +200,10 @@ Deno.test("16 concurrent posters on two server processes sharing one KV file: se
 
 Deno.test("stdio: --client-name beats CLIENT_NAME, recorded via local", async () => {
   const tmp = await tempKvPath();
-  const client = new Client({ name: "table-e2e-stdio-flag", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({
-      command: Deno.execPath(),
-      args: [
-        "run",
-        "--allow-env",
-        "--allow-read",
-        "--allow-write",
-        "main.ts",
-        "--stdio",
-        "--client-name",
-        "Cursor",
-      ],
-      cwd: ROOT,
-      env: {
-        ...Deno.env.toObject(),
-        KV_PATH: tmp.path,
-        CLIENT_NAME: "ignored",
-        TOOLSETS: "table",
-        NO_COLOR: "1",
-      },
-      stderr: "pipe",
-    }),
+  const client = await connectStdio(
+    tmp.path,
+    { CLIENT_NAME: "ignored", TOOLSETS: "table" },
+    ["--client-name", "Cursor"],
   );
   try {
     const c = await ok(client, "get_workspace_context");

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import type { z } from "zod";
 import { GET_STATE_GUARD, registerFocusTools } from "./tools.ts";
 import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
 import { quickParseOf } from "../mcp/dispatch.ts";
-import { McpServer, normalizeObjectSchema } from "../mcp/sdk.ts";
+import { McpServer } from "../mcp/sdk.ts";
 import { withMcpClient } from "../../tests/support/mcp.ts";
 import { withKv } from "../../tests/support/kv.ts";
+import { assertQuickParseAgrees, registeredTools } from "../../tests/support/quick_parse.ts";
 import { loadConfig } from "../config.ts";
 import { defaultCaller } from "../mcp/caller.ts";
 import { createMcpApp } from "../mcp/server.ts";
@@ -190,63 +190,23 @@ Deno.test("the quick parses of get_state and add_task arguments agree with their
   withKv((kv) => {
     const server = new McpServer({ name: "t", version: "1" });
     registerFocusTools(server, { kv, limits: DEFAULT_FOCUS_LIMITS });
-    const tools =
-      (server as unknown as { _registeredTools: Record<string, { inputSchema?: unknown }> })
-        ._registeredTools;
-    const values: unknown[] = [
-      "",
-      "p",
-      "main",
-      "cleanup",
-      "record",
-      "urgent",
-      1,
-      true,
-      null,
-      [],
-      {},
-    ];
-    // A fixed pseudo-random walk, so a failure repeats.
-    let seed = 11;
-    const next = (n: number) => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) % n;
-    };
+    const tools = registeredTools(server);
+    const values = ["", "p", "main", "cleanup", "record", "urgent", 1, true, null, [], {}];
     for (
       const [name, plain] of [
         ["get_state", { project_id: "p" }],
         ["add_task", { project_id: "p", body: "a step", kind: "cleanup" }],
       ] as const
     ) {
-      const quick = quickParseOf(tools[name])!;
-      assert.ok(quick, `${name} has a quick parse`);
-      assert.deepEqual(quick({ ...plain }), plain);
-      const schema = normalizeObjectSchema(
-        tools[name].inputSchema as never,
-      ) as unknown as z.ZodObject;
-      const names = [...Object.keys(schema.shape), "projectId", "__proto__", "constructor"];
-      let taken = 0;
-      for (let i = 0; i < 5_000; i++) {
-        const args: Record<string, unknown> = { ...plain };
-        for (let k = next(3); k > 0; k--) {
-          Object.defineProperty(args, names[next(names.length)], {
-            value: values[next(values.length)],
-            enumerable: true,
-            configurable: true,
-            writable: true,
-          });
-        }
-        if (next(5) === 0) delete args[Object.keys(plain)[next(Object.keys(plain).length)]];
-        const got = quick(args);
-        if (got === undefined) continue;
-        taken++;
-        const parsed = schema.safeParse(args);
-        assert.ok(parsed.success, `quick takes what the schema refuses: ${JSON.stringify(args)}`);
-        assert.deepEqual(got, parsed.data, JSON.stringify(args));
-      }
-      assert.ok(taken > 500, `the quick parse of ${name} took ${taken} argument sets`);
+      assertQuickParseAgrees(tools[name], {
+        plain,
+        values,
+        extraNames: ["projectId", "__proto__", "constructor"],
+        rounds: 5_000,
+        maxChanges: 3,
+        seed: 11,
+        minTaken: 500,
+      });
     }
     return Promise.resolve();
   }));
@@ -258,8 +218,7 @@ Deno.test("every server built for a connection keeps the quick parses of get_sta
       focusToolset.load(new Map()),
     ]);
     for (const server of [app.server(), app.server(undefined, { stateless: true })]) {
-      const tools = (server as unknown as { _registeredTools: Record<string, object> })
-        ._registeredTools;
+      const tools = registeredTools(server);
       assert.ok(quickParseOf(tools.get_state), "get_state");
       assert.ok(quickParseOf(tools.add_task), "add_task");
     }

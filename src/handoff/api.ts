@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { HandoffSettings } from "./settings.ts";
 import { mergeShape, saveShape } from "./schemas.ts";
+import { mergedFacts, mergeInputOf, savedFacts, saveInputOf } from "./inputs.ts";
 import { loadedJson, mergedJson, savedJson, statsJson, summaryJson } from "./render.ts";
 import { audited, type AuditFacts } from "./audit.ts";
 import { deleteHandoff } from "./store_delete.ts";
@@ -118,23 +119,8 @@ function listRoute(api: ApiContext): Route {
             key: body.key ?? null,
             bytes_in: utf8Bytes(body.conversation),
           },
-          () =>
-            saveHandoff(kv, limits, {
-              key: body.key,
-              title: body.title,
-              summary: body.summary,
-              conversation: body.conversation,
-              fromAi: body.from_ai,
-              fromProject: body.from_project,
-              status: body.status,
-              nextAction: body.next_action,
-              tags: body.tags,
-            }),
-          (r) => ({
-            key: r.handoff.key,
-            bytes: r.handoff.bytes,
-            evicted: r.evicted?.key ?? null,
-          }),
+          () => saveHandoff(kv, limits, saveInputOf(body)),
+          savedFacts,
         );
         return json(result.overwritten ? 200 : 201, savedJson(result), {
           location: `${base}api/handoffs/${result.handoff.key}`,
@@ -155,21 +141,8 @@ function mergeRoute(api: ApiContext): Route {
         const body = parse(mergeBody, await readJsonBody(req, maxRequestBytes));
         const result = await audit(
           { tool: "handoff_merge", key: body.new_key ?? null, keys: body.keys },
-          () =>
-            mergeHandoffs(kv, limits, {
-              keys: body.keys,
-              newKey: body.new_key,
-              newTitle: body.new_title,
-              newSummary: body.new_summary,
-              deleteSources: body.delete_sources,
-              strategy: body.strategy,
-            }),
-          (r) => ({
-            key: r.handoff.key,
-            bytes: r.handoff.bytes,
-            deleted: r.deletedSources,
-            evicted: r.evicted?.key ?? null,
-          }),
+          () => mergeHandoffs(kv, limits, mergeInputOf(body)),
+          mergedFacts,
         );
         return json(201, mergedJson(result), {
           location: `${base}api/handoffs/${result.handoff.key}`,

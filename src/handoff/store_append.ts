@@ -24,7 +24,7 @@ import {
 } from "./store_schema.ts";
 import { validateKey } from "./store_validate.ts";
 import { checkText } from "../kit/text.ts";
-import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
+import { chunkEntries, collectAfter, putRecord, reportLanded } from "./store_write.ts";
 
 /** Appends larger than this are staged before their atomic; smaller ones are written inline. */
 export const INLINE_APPEND_BYTES = INLINE_BYTES - CHUNK_BYTES;
@@ -106,7 +106,7 @@ export async function appendHandoff(
         messageCount: countMessages(text),
         chunks,
       };
-      op.set(handoffKey(key), handoff).set(handoffTimeKey(order), key);
+      putRecord(op, handoff);
       const collect = deleteWith(kv, op, garbage);
       return { op, value: { result: { handoff, appendedBytes: add.byteLength }, collect } };
     }, { kv, key: handoffKey(key) });

@@ -15,19 +15,17 @@ import { notFound, readComments, readWhole } from "./store_read.ts";
 import {
   type Evicted,
   type Handoff,
-  handoffChunkKey,
   type HandoffComment,
   handoffCommentKey,
   handoffCountKey,
   handoffKey,
   handoffLeaseKey,
-  handoffTimeKey,
   type Lease,
   type Progress,
 } from "./store_schema.ts";
 import { checkText, optionalLine } from "../kit/text.ts";
 import { generateKey, truncateBytes, truncateChars, validateKey } from "./store_validate.ts";
-import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
+import { chunkEntries, collectAfter, putRecord, replaceInto, reportLanded } from "./store_write.ts";
 import { countMessages } from "./store_messages.ts";
 import { AppError, commitWithRetry, invalid, nowIso, readKeys, ulid } from "../kit/kv.ts";
 
@@ -342,8 +340,7 @@ async function commitMerge(
       if (!deleteSources || h.key === newKey) op.delete(handoffLeaseKey(h.key));
       if (!deleteSources) continue;
       if (h.key === newKey) {
-        op.delete(handoffTimeKey(h.order));
-        garbage.push(...h.chunks.map((c) => handoffChunkKey(h.key, c.id)));
+        replaceInto(op, garbage, h);
       } else {
         removeInto(op, garbage, h);
         deleted.push(h.key);
@@ -370,7 +367,7 @@ async function commitMerge(
       order,
       ...draft.fields,
     };
-    op.set(handoffKey(newKey), handoff).set(handoffTimeKey(order), newKey);
+    putRecord(op, handoff);
     staged.adopt(op);
     const collect = deleteWith(kv, op, garbage);
     const result: MergeResult = {

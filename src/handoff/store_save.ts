@@ -18,11 +18,9 @@ import { makeRoom, refuseEarlyWhenFull } from "./store_evict.ts";
 import {
   type Evicted,
   type Handoff,
-  handoffChunkKey,
   handoffCountKey,
   handoffKey,
   type HandoffStatus,
-  handoffTimeKey,
   type Progress,
 } from "./store_schema.ts";
 import { checkText, optionalLine } from "../kit/text.ts";
@@ -33,7 +31,7 @@ import {
   titleFromSummary,
   validateKey,
 } from "./store_validate.ts";
-import { chunkEntries, collectAfter, reportLanded } from "./store_write.ts";
+import { chunkEntries, collectAfter, putRecord, replaceInto, reportLanded } from "./store_write.ts";
 
 const encoder = new TextEncoder();
 
@@ -214,8 +212,7 @@ async function commitSave(
     const garbage: Deno.KvKey[] = [];
     let evicted: Evicted | null = null;
     if (existing) {
-      op.delete(handoffTimeKey(existing.order));
-      garbage.push(...existing.chunks.map((c) => handoffChunkKey(key, c.id)));
+      replaceInto(op, garbage, existing);
     } else {
       evicted = await makeRoom(kv, limits, op, garbage, count, 1, new Set([key]), what);
     }
@@ -237,7 +234,7 @@ async function commitSave(
       commentIds: existing?.commentIds ?? [],
       mergedFrom: null,
     };
-    op.set(handoffKey(key), handoff).set(handoffTimeKey(order), key);
+    putRecord(op, handoff);
     target.staged!.adopt(op);
     const result: SaveResult = {
       handoff,

@@ -1,11 +1,18 @@
 /**
- * What every handoff write shares: chunk entries under fresh ids, collecting what a commit left
- * behind, and the last progress report of a write that has landed.
+ * What every handoff write shares: chunk entries under fresh ids, a record written with its time
+ * entry, collecting what a commit left behind, and the last progress report of a write that has
+ * landed.
  */
 
 import { type ChunkRef, splitBytes } from "../kit/chunks.ts";
 import { ulid } from "../kit/kv.ts";
-import { handoffChunkKey, type Progress } from "./store_schema.ts";
+import {
+  type Handoff,
+  handoffChunkKey,
+  handoffKey,
+  handoffTimeKey,
+  type Progress,
+} from "./store_schema.ts";
 
 /** Chunk entries for `bytes` under `key`, with fresh ids. */
 export function chunkEntries(
@@ -20,6 +27,20 @@ export function chunkEntries(
     entries.push([handoffChunkKey(key, id), part.slice()]);
   }
   return { refs, entries };
+}
+
+/** Adds `handoff` and its time entry to `op`: the list order reads one, the other is the record. */
+export function putRecord(op: Deno.AtomicOperation, handoff: Handoff): void {
+  op.set(handoffKey(handoff.key), handoff).set(handoffTimeKey(handoff.order), handoff.key);
+}
+
+/**
+ * Adds to `op` and `garbage` what a record rewritten whole under its own key leaves behind: its
+ * time entry and its chunks. Its comments stay with the key.
+ */
+export function replaceInto(op: Deno.AtomicOperation, garbage: Deno.KvKey[], old: Handoff): void {
+  op.delete(handoffTimeKey(old.order));
+  garbage.push(...old.chunks.map((c) => handoffChunkKey(old.key, c.id)));
 }
 
 /** Reports the last step of a write that has landed: a report that fails cannot undo it. */

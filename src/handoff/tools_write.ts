@@ -13,6 +13,7 @@ import { invalid } from "../kit/kv.ts";
 import { writes } from "../mcp/annotations.ts";
 import { CLEAR_ALL_CONFIRMATION, type HandoffToolContext, progressOf } from "./context.ts";
 import { evictedSchema, keyArg, mergeShape, saveShape } from "./schemas.ts";
+import { mergedFacts, mergeInputOf, savedFacts, saveInputOf } from "./inputs.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { structuredResult, textResult } from "../mcp/results.ts";
 
@@ -42,19 +43,8 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
         key: args.key ?? null,
         bytes_in: utf8Bytes(args.conversation),
       },
-      () =>
-        saveHandoff(kv, limits, {
-          key: args.key,
-          title: args.title,
-          summary: args.summary,
-          conversation: args.conversation,
-          fromAi: args.from_ai,
-          fromProject: args.from_project,
-          status: args.status,
-          nextAction: args.next_action,
-          tags: args.tags,
-        }, progressOf(extra)),
-      (r) => ({ key: r.handoff.key, bytes: r.handoff.bytes, evicted: r.evicted?.key ?? null }),
+      () => saveHandoff(kv, limits, saveInputOf(args), progressOf(extra)),
+      savedFacts,
     );
     return structuredResult(renderSaved(result), savedJson(result));
   });
@@ -116,21 +106,8 @@ export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): v
   }, async (args, extra) => {
     const result = await audit(
       { tool: "handoff_merge", via: "mcp", key: args.new_key ?? null, keys: args.keys },
-      () =>
-        mergeHandoffs(kv, limits, {
-          keys: args.keys,
-          newKey: args.new_key,
-          newTitle: args.new_title,
-          newSummary: args.new_summary,
-          deleteSources: args.delete_sources,
-          strategy: args.strategy,
-        }, progressOf(extra)),
-      (r) => ({
-        key: r.handoff.key,
-        bytes: r.handoff.bytes,
-        deleted: r.deletedSources,
-        evicted: r.evicted?.key ?? null,
-      }),
+      () => mergeHandoffs(kv, limits, mergeInputOf(args), progressOf(extra)),
+      mergedFacts,
     );
     return structuredResult(renderMerged(result), mergedJson(result));
   });

@@ -1,21 +1,16 @@
 /**
- * The body of a Streamable HTTP POST, read before the SDK sees it so that input the SDK would
- * wrongly accept (an empty batch, answered 202 there) is refused as JSON-RPC says.
+ * The body of a Streamable HTTP POST, read and parsed once, so that input JSON-RPC refuses (an
+ * empty batch, a body cut short) gets its JSON-RPC error.
  */
 
 import { AppError } from "../kit/kv.ts";
 import { json, readText } from "../kit/web.ts";
 
-/** The parsed body for the SDK (`parsed: undefined` lets the SDK read it), or a refusal. */
+/** The parsed body, or a refusal. */
 export type RpcBody = { parsed: unknown } | Response;
 
-/**
- * Reads and parses a JSON body under `maxBytes`. A body that is not declared JSON is left for
- * the SDK to refuse with its 415.
- */
+/** Reads and parses a JSON body under `maxBytes`; the caller has checked it is declared JSON. */
 export async function readRpcBody(req: Request, maxBytes: number): Promise<RpcBody> {
-  const type = req.headers.get("content-type") ?? "";
-  if (!/^application\/json\s*(;|$)/i.test(type.trim())) return { parsed: undefined };
   let text: string;
   try {
     text = await readText(req, maxBytes);
@@ -39,6 +34,7 @@ export async function readRpcBody(req: Request, maxBytes: number): Promise<RpcBo
   return { parsed };
 }
 
-function rpcError(status: number, code: number, message: string): Response {
+/** A JSON-RPC error without an id, as the SDK's transport answers a malformed request. */
+export function rpcError(status: number, code: number, message: string): Response {
   return json(status, { jsonrpc: "2.0", id: null, error: { code, message } });
 }

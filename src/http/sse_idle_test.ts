@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
 import { createMcpServer, type Toolset } from "../mcp/server.ts";
 import { withKv } from "../../tests/support/kv.ts";
+import { INITIALIZED, initializeRequest } from "../../tests/support/rpc.ts";
 import { SseSessions } from "./sse.ts";
 import { authInfoOf } from "./identity.ts";
 import { defaultCaller } from "../mcp/caller.ts";
@@ -45,17 +46,8 @@ Deno.test("SseSessions: a request still running is activity, so the idle timeout
         sessionId,
         authInfoOf(defaultCaller(config)),
       );
-    await post({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2024-11-05",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    });
-    await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await post(initializeRequest(1, "2024-11-05"));
+    await post(INITIALIZED);
     assert.equal(
       (await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "wait" } }))
         .status,
@@ -108,17 +100,8 @@ Deno.test("SseSessions: a message whose body arrives after shutdown began is ref
         sessionId,
         auth,
       );
-    await send(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2024-11-05",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }));
-    await send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await send(JSON.stringify(initializeRequest(1, "2024-11-05")));
+    await send(JSON.stringify(INITIALIZED));
     // The body of the call is still arriving when the server starts shutting down.
     const call = JSON.stringify({
       jsonrpc: "2.0",

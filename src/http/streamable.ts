@@ -7,7 +7,6 @@
  * (and, as JSON-RPC says, an empty batch is refused; see `body.ts`).
  */
 
-import { json } from "../kit/web.ts";
 import { isRequestEnvelope } from "../mcp/dispatch.ts";
 import type { McpApp, Toolset } from "../mcp/server.ts";
 import {
@@ -19,7 +18,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "../mcp/sdk.ts";
-import { readRpcBody } from "./body.ts";
+import { readRpcBody, rpcError } from "./body.ts";
 import { EncodedTexts } from "./encoded_texts.ts";
 
 /** Most messages one POST may carry (the SDK transport's limit). */
@@ -317,9 +316,4 @@ class LazyRequestInfo implements RequestInfo {
 /** True for `application/json` with or without parameters. */
 function isJson(type: string | null): boolean {
   return type !== null && /^\s*application\/json\s*(;|$)/i.test(type);
-}
-
-/** A JSON-RPC error without an id, as the SDK's transport answers a malformed request. */
-function rpcError(status: number, code: number, message: string): Response {
-  return json(status, { jsonrpc: "2.0", id: null, error: { code, message } });
 }

@@ -96,37 +96,3 @@ export async function readJson(req: Request, maxBytes: number): Promise<unknown>
     throw new AppError("invalid", "Request body is not valid JSON");
   }
 }
-
-/** Calls `done` once the response body has been fully sent or abandoned by the client. */
-export function onBodyDone(res: Response, done: () => void): Response {
-  if (!res.body) {
-    done();
-    return res;
-  }
-  const reader = res.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done: end } = await reader.read();
-        if (end) {
-          controller.close();
-          done();
-        } else {
-          controller.enqueue(value);
-        }
-      } catch (error) {
-        controller.error(error);
-        done();
-      }
-    },
-    async cancel(reason) {
-      await reader.cancel(reason).catch(() => {});
-      done();
-    },
-  });
-  return new Response(body, {
-    status: res.status,
-    statusText: res.statusText,
-    headers: res.headers,
-  });
-}

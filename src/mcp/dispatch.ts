@@ -39,6 +39,7 @@ import {
   safeParse,
   type Transport,
 } from "./sdk.ts";
+import { errorResult } from "./results.ts";
 
 type RequestHandler = (request: unknown, extra: unknown) => unknown;
 
@@ -211,10 +212,7 @@ async function runTool(tool: RegisteredTool, args: unknown, extra: unknown): Pro
     return await (tool.inputSchema === undefined ? tool.handler(extra) : tool.handler(args, extra));
   } catch (error) {
     if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error;
-    return {
-      content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }],
-      isError: true,
-    };
+    return errorResult(error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -7,6 +7,7 @@ import { isPlainToolCall, isRequestEnvelope } from "./dispatch.ts";
 import { CallToolRequestSchema, isJSONRPCRequest, type JSONRPCMessage, McpServer } from "./sdk.ts";
 import { InMemoryTransport } from "./sdk_client.ts";
 import { createMcpServer, type Toolset } from "./server.ts";
+import { INITIALIZED, initializeRequest } from "../../tests/support/rpc.ts";
 
 const RELATED = "io.modelcontextprotocol/related-task";
 
@@ -125,17 +126,9 @@ Deno.test("fastRequests() answers requests by the short path and leaves the rest
       slow++;
       onrequest(...args);
     };
-    const init = await ask({
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    });
+    const init = await ask(initializeRequest(1));
     assert.ok("result" in init);
-    await clientEnd.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await clientEnd.send(INITIALIZED);
     const echo = await ask({
       id: 2,
       method: "tools/call",

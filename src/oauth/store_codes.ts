@@ -18,10 +18,10 @@ import {
 } from "./store_keys.ts";
 import {
   type IssuedTokens,
+  issueGrant,
   type Lifetimes,
   newGrant,
   newTokenPair,
-  putGrant,
   revokeGrant,
 } from "./store_grants.ts";
 
@@ -143,22 +143,8 @@ export async function redeemCode(
     const op = atomic(kv).check(entry, client)
       .set(codeKey(hash), { ...record, usedBy: grant.id }, {
         expireIn: remaining(record.expiresAt, now) + life.codeTtlMs,
-      })
-      .set(clientKey(client.value.id), {
-        ...client.value,
-        lastUsedAt: new Date(now).toISOString(),
       });
-    putGrant(op, grant, client.value, life, now);
-    return {
-      op,
-      value: {
-        grantId: grant.id,
-        accessToken: pair.accessToken,
-        refreshToken: pair.refreshToken,
-        expiresIn: Math.floor(life.accessTtlMs / 1000),
-        scope: grant.scope,
-      },
-    };
+    return { op, value: issueGrant(op, grant, pair, client.value, life, now) };
   });
   if ("reused" in outcome) {
     await revokeGrant(kv, outcome.reused);

@@ -1,42 +1,25 @@
 import assert from "node:assert/strict";
 import { sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
-import { approveConsent, createConsent, getConsent, redeemCode } from "./store_codes.ts";
+import { approveConsent, getConsent, redeemCode } from "./store_codes.ts";
 import { findAccess } from "./store_grants.ts";
-import { clientKey, codeKey, type CodeRecord } from "./store_keys.ts";
+import { clientKey, type ClientRecord, codeKey, type CodeRecord } from "./store_keys.ts";
 import {
   approvedCode,
   dump,
   keysUnder,
   LIFE,
   makeClient,
+  redemption,
+  requestConsent,
   T0,
-  VERIFIER,
   withKv,
 } from "../../tests/support/oauth_store.ts";
-
-const redemption = (code: string, clientId: string) => ({
-  code,
-  clientId,
-  redirectUri: "https://app.example/cb",
-  verify: () => Promise.resolve(),
-});
 
 Deno.test("approveConsent() consumes the consent, approves the client and stores only the code's hash", async () => {
   await withKv(async (kv) => {
     const client = await makeClient(kv);
-    const csrf = await createConsent(
-      kv,
-      {
-        clientId: client.id,
-        redirectUri: client.redirectUris[0],
-        challenge: await sha256(VERIFIER),
-        resource: "https://handoff.example/mcp",
-        state: "s1",
-      },
-      600_000,
-      T0,
-    );
+    const csrf = await requestConsent(kv, client, { state: "s1" });
     assert.ok(await getConsent(kv, csrf, T0));
     assert.equal(await getConsent(kv, csrf, T0 + 600_000), undefined, "expired by the clock");
     const approved = await approveConsent(kv, csrf, LIFE.codeTtlMs, T0);
@@ -57,6 +40,8 @@ Deno.test("redeemCode() issues a grant once; a second redemption revokes it", as
     const code = await approvedCode(kv, client);
     const tokens = await redeemCode(kv, redemption(code, client.id), LIFE, T0);
     assert.ok(await findAccess(kv, tokens.accessToken, T0));
+    const used = (await kv.get<ClientRecord>(clientKey(client.id))).value?.lastUsedAt;
+    assert.equal(used, new Date(T0).toISOString(), "the client is marked used");
     assert.equal((await keysUnder(kv, ["oauth_client_grant", client.id])).length, 1);
     await assert.rejects(
       redeemCode(kv, redemption(code, client.id), LIFE, T0 + 1000),
@@ -111,21 +96,8 @@ Deno.test("redeemCode() run twice at once issues exactly one grant", async () =>
 Deno.test("redeemCode() asks for redirect_uri again exactly when the request had it", async () => {
   await withKv(async (kv) => {
     const client = await makeClient(kv);
-    const consent = async (omitted: boolean) => {
-      const csrf = await createConsent(
-        kv,
-        {
-          clientId: client.id,
-          redirectUri: client.redirectUris[0],
-          ...(omitted ? { redirectUriOmitted: true as const } : {}),
-          challenge: await sha256(VERIFIER),
-          resource: "https://handoff.example/mcp",
-        },
-        600_000,
-        T0,
-      );
-      return (await approveConsent(kv, csrf, LIFE.codeTtlMs, T0))!.code;
-    };
+    const consent = (omitted: boolean) =>
+      approvedCode(kv, client, T0, omitted ? { redirectUriOmitted: true } : {});
     const without = (code: string) => ({ ...redemption(code, client.id), redirectUri: undefined });
     await assert.rejects(
       redeemCode(kv, without(await consent(false)), LIFE, T0),

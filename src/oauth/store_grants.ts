@@ -46,14 +46,18 @@ export async function newTokenPair() {
   return { accessToken, refreshToken, accessHash, refreshHash };
 }
 
-/** Adds a grant's current tokens and its record to `op`. */
-export function putGrant(
+/**
+ * Adds a grant's record and current tokens to `op`, marks its client used, and returns what the
+ * token endpoint hands back.
+ */
+export function issueGrant(
   op: Deno.AtomicOperation,
   grant: GrantRecord,
+  pair: { accessToken: string; refreshToken: string },
   client: ClientRecord,
   life: Lifetimes,
   now: number,
-): Deno.AtomicOperation {
+): IssuedTokens {
   const access: AccessRecord = {
     grantId: grant.id,
     clientId: client.id,
@@ -67,11 +71,19 @@ export function putGrant(
     expiresAt: grant.expiresAt,
   };
   const expireIn = remaining(grant.expiresAt, now);
-  return op
+  op
     .set(grantKey(grant.id), grant, { expireIn })
     .set(clientGrantKey(client.id, grant.id), grant.id, { expireIn })
     .set(accessKey(grant.accessHash), access, { expireIn: life.accessTtlMs })
-    .set(refreshKey(grant.refreshHash), refresh, { expireIn });
+    .set(refreshKey(grant.refreshHash), refresh, { expireIn })
+    .set(clientKey(client.id), { ...client, lastUsedAt: new Date(now).toISOString() });
+  return {
+    grantId: grant.id,
+    accessToken: pair.accessToken,
+    refreshToken: pair.refreshToken,
+    expiresIn: Math.floor(life.accessTtlMs / 1000),
+    scope: grant.scope,
+  };
 }
 
 /** A new grant record for `client`, valid for the refresh lifetime. */
@@ -134,19 +146,8 @@ export async function rotateRefreshToken(
       .set(refreshKey(hash), { ...record, rotated: true }, {
         expireIn: remaining(record.expiresAt, now),
       })
-      .delete(accessKey(grant.value.accessHash))
-      .set(clientKey(clientId), { ...client.value, lastUsedAt: new Date(now).toISOString() });
-    putGrant(op, next, client.value, life, now);
-    return {
-      op,
-      value: {
-        grantId: next.id,
-        accessToken: pair.accessToken,
-        refreshToken: pair.refreshToken,
-        expiresIn: Math.floor(life.accessTtlMs / 1000),
-        scope: next.scope,
-      },
-    };
+      .delete(accessKey(grant.value.accessHash));
+    return { op, value: issueGrant(op, next, pair, client.value, life, now) };
   });
   if ("reused" in outcome) {
     await revokeGrant(kv, outcome.reused);

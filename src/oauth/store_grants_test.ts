@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { OAuthError } from "./errors.ts";
 import { findAccess, findTokenOwner, revokeGrant, rotateRefreshToken } from "./store_grants.ts";
+import { clientKey, type ClientRecord } from "./store_keys.ts";
 import { dump, issued, keysUnder, LIFE, T0, withKv } from "../../tests/support/oauth_store.ts";
 
 Deno.test("a grant stores hashes only, with its index entry", async () => {
@@ -30,6 +31,8 @@ Deno.test("rotateRefreshToken() rotates; reusing the old one revokes the grant",
     assert.equal(next.grantId, tokens.grantId);
     assert.equal(await findAccess(kv, tokens.accessToken, T0), undefined, "old access retired");
     assert.ok(await findAccess(kv, next.accessToken, T0 + 1000));
+    const used = (await kv.get<ClientRecord>(clientKey(client.id))).value?.lastUsedAt;
+    assert.equal(used, new Date(T0 + 1000).toISOString(), "the client is marked used again");
     await assert.rejects(
       rotateRefreshToken(kv, tokens.refreshToken, client.id, LIFE, T0 + 2000),
       (e) => e instanceof OAuthError && /already used/.test(e.message),

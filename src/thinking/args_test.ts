@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { flagArg, wholeNumberArg } from "./args.ts";
 import { quickParseOf } from "../mcp/dispatch.ts";
-import { McpServer, normalizeObjectSchema } from "../mcp/sdk.ts";
+import { McpServer } from "../mcp/sdk.ts";
 import { DEFAULT_THINKING_LIMITS } from "./settings.ts";
 import { registerThinkingTools } from "./tools.ts";
 import { loadConfig } from "../config.ts";
@@ -10,11 +10,7 @@ import { defaultCaller } from "../mcp/caller.ts";
 import { createMcpApp } from "../mcp/server.ts";
 import { thinkingToolset } from "./toolset.ts";
 import { withKv } from "../../tests/support/kv.ts";
-
-/** The parts of the SDK's registered tool this test reads. */
-interface RegisteredTool {
-  inputSchema?: unknown;
-}
+import { assertQuickParseAgrees, registeredTools } from "../../tests/support/quick_parse.ts";
 
 Deno.test("wholeNumberArg() takes numbers and decimal digits, and nothing else as a number", () => {
   const arg = wholeNumberArg(1, 100, "n");
@@ -57,77 +53,42 @@ Deno.test("the thinking arguments are listed as one type each, with their descri
   });
 });
 
-Deno.test("the quick parse of sequentialthinking arguments agrees with their schema", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+Deno.test("the quick parse of sequentialthinking arguments agrees with their schema", () =>
+  withKv((kv) => {
     const server = new McpServer({ name: "t", version: "1" });
     registerThinkingTools(server, { kv, limits: DEFAULT_THINKING_LIMITS });
-    const tool = (server as unknown as { _registeredTools: Record<string, RegisteredTool> })
-      ._registeredTools.sequentialthinking;
-    const quick = quickParseOf(tool)!;
-    assert.ok(quick, "sequentialthinking has a quick parse");
-    const schema = normalizeObjectSchema(tool.inputSchema as never) as unknown as z.ZodObject;
     const max = DEFAULT_THINKING_LIMITS.numberMax;
-    const values: unknown[] = [
-      "",
-      "a thought",
-      "x".repeat(64),
-      "x".repeat(65),
-      "é".repeat(64),
-      true,
-      false,
-      "true",
-      0,
-      1,
-      7,
-      1.5,
-      -1,
-      max,
-      max + 1,
-      "4",
-      null,
-      [],
-      {},
-    ];
-    const names = [...Object.keys(schema.shape), "unknown", "__proto__", "constructor"];
-    // A fixed pseudo-random walk, so a failure repeats.
-    let seed = 7;
-    const next = (n: number) => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) % n;
-    };
-    let taken = 0;
-    for (let i = 0; i < 20_000; i++) {
-      const args: Record<string, unknown> = {
-        thought: "t",
-        nextThoughtNeeded: true,
-        thoughtNumber: 1,
-        totalThoughts: 3,
-      };
-      for (let k = next(4); k > 0; k--) {
-        const name = names[next(names.length)];
-        Object.defineProperty(args, name, {
-          value: values[next(values.length)],
-          enumerable: true,
-          configurable: true,
-          writable: true,
-        });
-      }
-      if (next(5) === 0) delete args[names[next(4)]];
-      const got = quick(args);
-      if (got === undefined) continue;
-      taken++;
-      const parsed = schema.safeParse(args);
-      assert.ok(parsed.success, `quick takes what the schema refuses: ${JSON.stringify(args)}`);
-      assert.deepEqual(got, parsed.data, JSON.stringify(args));
-    }
-    assert.ok(taken > 1000, `the quick parse took ${taken} of the plain argument sets`);
-  } finally {
-    kv.close();
-  }
-});
+    assertQuickParseAgrees(registeredTools(server).sequentialthinking, {
+      plain: { thought: "t", nextThoughtNeeded: true, thoughtNumber: 1, totalThoughts: 3 },
+      values: [
+        "",
+        "a thought",
+        "x".repeat(64),
+        "x".repeat(65),
+        "é".repeat(64),
+        true,
+        false,
+        "true",
+        0,
+        1,
+        7,
+        1.5,
+        -1,
+        max,
+        max + 1,
+        "4",
+        null,
+        [],
+        {},
+      ],
+      extraNames: ["unknown", "__proto__", "constructor"],
+      rounds: 20_000,
+      maxChanges: 4,
+      seed: 7,
+      minTaken: 1000,
+    });
+    return Promise.resolve();
+  }));
 
 Deno.test("every server built for a connection keeps the quick parse of sequentialthinking", async () => {
   await withKv((kv) => {
@@ -135,8 +96,7 @@ Deno.test("every server built for a connection keeps the quick parse of sequenti
     const toolsets = [thinkingToolset.load(new Map())];
     const app = createMcpApp({ kv, config, caller: defaultCaller(config) }, toolsets);
     for (const server of [app.server(), app.server(), app.server(undefined, { stateless: true })]) {
-      const tools = (server as unknown as { _registeredTools: Record<string, RegisteredTool> })
-        ._registeredTools;
+      const tools = registeredTools(server);
       assert.ok(quickParseOf(tools.sequentialthinking), "the quick parse applies");
     }
     return Promise.resolve();

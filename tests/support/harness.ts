@@ -61,12 +61,19 @@ export async function connect(server: { origin: string; token?: string }, kind: 
   return client;
 }
 
-/** An SDK client talking to `main.ts --stdio` in a child process on the given KV file. */
-export async function connectStdio(kvPath: string, env: Record<string, string> = {}) {
+/**
+ * An SDK client talking to `main.ts --stdio` in a child process on the given KV file, with `env`
+ * and command-line `flags` added.
+ */
+export async function connectStdio(
+  kvPath: string,
+  env: Record<string, string> = {},
+  flags: string[] = [],
+) {
   const client = new Client({ name: "test-stdio", version: "1.0.0" });
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", "--allow-env", "--allow-read", "--allow-write", "main.ts", "--stdio"],
+    args: ["run", "--allow-env", "--allow-read", "--allow-write", "main.ts", "--stdio", ...flags],
     cwd: ROOT,
     // The SDK passes only a few variables by default; DENO_DIR, proxies and the like must reach
     // the child too, or it cannot load its modules on a machine that sets them.

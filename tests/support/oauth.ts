@@ -3,10 +3,21 @@
  * owner driving the consent form with fetch as a browser would, and a movable clock.
  */
 
-import type { OAuthClientProvider } from "../../src/mcp/sdk_client.ts";
+import assert from "node:assert/strict";
+import {
+  Client,
+  type OAuthClientProvider,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from "../../src/mcp/sdk_client.ts";
 
 type Saved<K extends keyof OAuthClientProvider> = NonNullable<OAuthClientProvider[K]> extends
   (arg: infer A) => unknown ? A : never;
+
+/** The owner secret every OAuth test server asks for. */
+export const OWNER_SECRET = "owner-secret-for-tests-0123456789";
+/** The environment of a test server with OAuth on. */
+export const OAUTH_ENV = { OAUTH: "on", OAUTH_OWNER_SECRET: OWNER_SECRET } as const;
 
 /** A loopback redirect URI nothing listens on: the test reads the code from the Location header. */
 export const REDIRECT_URI = "http://127.0.0.1:9/callback";
@@ -117,4 +128,27 @@ export async function approve(
 export function movableClock(): { now: () => number; advance(ms: number): void } {
   let offset = 0;
   return { now: () => Date.now() + offset, advance: (ms) => void (offset += ms) };
+}
+
+/**
+ * Signs the SDK client of `provider` in through the consent form of the server at `origin`, as
+ * the owner holding `secret`: the first connect is refused, the owner approves, the code is
+ * exchanged. `provider` then holds the tokens.
+ */
+export async function signIn(
+  origin: string,
+  provider: MemoryProvider,
+  secret = OWNER_SECRET,
+): Promise<void> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), {
+    authProvider: provider,
+  });
+  const client = new Client({ name: "sdk-oauth", version: "1.0.0" });
+  await assert.rejects(client.connect(transport), UnauthorizedError);
+  assert.ok(provider.authorizationUrl, "the SDK was sent to the authorization endpoint");
+  const back = await approve(provider.authorizationUrl, secret);
+  assert.equal(back.get("state"), provider.expectedState);
+  assert.equal(back.get("iss"), `${origin}/`);
+  await transport.finishAuth(back.get("code")!);
+  await transport.close();
 }

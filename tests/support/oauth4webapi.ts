@@ -9,18 +9,23 @@ import assert from "node:assert/strict";
 // deno-lint-ignore no-import-prefix
 import * as o from "npm:oauth4webapi@3.8.8";
 import { startServer, type TestServer } from "./harness.ts";
-import { approve, movableClock, openConsent, REDIRECT_URI, submitConsent } from "./oauth.ts";
+import {
+  approve,
+  movableClock,
+  OAUTH_ENV,
+  openConsent,
+  OWNER_SECRET,
+  REDIRECT_URI,
+  submitConsent,
+} from "./oauth.ts";
 import { initializeBody, MCP_POST_HEADERS } from "./rpc.ts";
 
-export { o };
+export { o, OWNER_SECRET };
 
-/** The owner secret every OAuth test server asks for. */
-export const OWNER_SECRET = "owner-secret-for-tests-0123456789";
 /** Loopback http is allowed by the server, and must be allowed explicitly in oauth4webapi. */
 export const INSECURE = { [o.allowInsecureRequests]: true } as const;
 
 const INIT = initializeBody();
-const MCP_HEADERS = MCP_POST_HEADERS;
 
 /** A server with OAuth on, the metadata its 401 led to, and a movable clock. */
 export interface OAuthWorld {
@@ -34,7 +39,7 @@ export interface OAuthWorld {
 export async function oauthWorld(env: Record<string, string> = {}): Promise<OAuthWorld> {
   const clock = movableClock();
   const server = await startServer({
-    env: { OAUTH: "on", OAUTH_OWNER_SECRET: OWNER_SECRET, ...env },
+    env: { ...OAUTH_ENV, ...env },
     now: clock.now,
   });
   try {
@@ -74,7 +79,7 @@ export async function challengeOf(
     token,
     "POST",
     new URL(`${origin}${path}`),
-    new Headers(MCP_HEADERS),
+    new Headers(MCP_POST_HEADERS),
     INIT,
     INSECURE,
   ).then(() => undefined, (e) => e);
@@ -87,7 +92,7 @@ export async function challengeOf(
 export async function mcpStatus(origin: string, token: string): Promise<number> {
   const res = await fetch(`${origin}/mcp`, {
     method: "POST",
-    headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+    headers: { ...MCP_POST_HEADERS, authorization: `Bearer ${token}` },
     body: INIT,
   });
   await res.body?.cancel();
@@ -185,6 +190,20 @@ export async function exchange(
   );
 }
 
+/** Exchanges the callback's code and checks the answer: the tokens it carries. */
+export async function redeem(
+  as: o.AuthorizationServer,
+  reg: Registered,
+  callback: URLSearchParams,
+  request: AuthRequest,
+): Promise<o.TokenEndpointResponse> {
+  return await o.processAuthorizationCodeResponse(
+    as,
+    reg.client,
+    await exchange(as, reg, callback, request),
+  );
+}
+
 /** Registers, consents and exchanges: a client holding a fresh access and refresh token. */
 export async function signedIn(
   world: OAuthWorld,
@@ -193,12 +212,7 @@ export async function signedIn(
   const reg = await registerClient(world.as, options);
   const request = await authorizationUrl(world.as, reg.client);
   const callback = await consentTo(world.as, reg.client, request);
-  const tokens = await o.processAuthorizationCodeResponse(
-    world.as,
-    reg.client,
-    await exchange(world.as, reg, callback, request),
-  );
-  return { ...reg, tokens };
+  return { ...reg, tokens: await redeem(world.as, reg, callback, request) };
 }
 
 /** The OAuth error code a token endpoint response carries (it must be an error). */

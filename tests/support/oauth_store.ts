@@ -2,9 +2,14 @@
 
 import { sha256 } from "../../src/oauth/crypto.ts";
 import { createClient } from "../../src/oauth/store_clients.ts";
-import { approveConsent, createConsent, redeemCode } from "../../src/oauth/store_codes.ts";
+import {
+  approveConsent,
+  type CodeRedemption,
+  createConsent,
+  redeemCode,
+} from "../../src/oauth/store_codes.ts";
 import type { IssuedTokens, Lifetimes } from "../../src/oauth/store_grants.ts";
-import type { ClientRecord } from "../../src/oauth/store_keys.ts";
+import type { ClientRecord, ConsentRecord } from "../../src/oauth/store_keys.ts";
 
 export { withKv } from "./kv.ts";
 
@@ -16,8 +21,8 @@ export const LIFE: Lifetimes = {
 };
 /** A fixed start time. */
 export const T0 = Date.parse("2026-01-01T00:00:00Z");
-/** A PKCE verifier and its S256 challenge are computed by `pkcePair`. */
-export const VERIFIER = "v".repeat(43);
+/** The PKCE verifier of every consent here; its SHA-256 is the stored challenge. */
+const VERIFIER = "v".repeat(43);
 
 /** Registers a public client named `name`. */
 export async function makeClient(kv: Deno.Kv, name = "Claude", id = `client_${name}`) {
@@ -34,22 +39,43 @@ export async function makeClient(kv: Deno.Kv, name = "Claude", id = `client_${na
   return client;
 }
 
-/** Runs consent → approval → code for `client`; returns the code. */
-export async function approvedCode(kv: Deno.Kv, client: ClientRecord, now = T0): Promise<string> {
-  const csrf = await createConsent(
+/** Stores a consent request of `client` (with `extra` fields); returns its CSRF token. */
+export async function requestConsent(
+  kv: Deno.Kv,
+  client: ClientRecord,
+  extra: Partial<Omit<ConsentRecord, "expiresAt">> = {},
+  now = T0,
+): Promise<string> {
+  return await createConsent(
     kv,
     {
       clientId: client.id,
       redirectUri: client.redirectUris[0],
       challenge: await sha256(VERIFIER),
       resource: "https://handoff.example/mcp",
+      ...extra,
     },
     600_000,
     now,
   );
+}
+
+/** Runs consent → approval → code for `client`; returns the code. */
+export async function approvedCode(
+  kv: Deno.Kv,
+  client: ClientRecord,
+  now = T0,
+  extra: Partial<Omit<ConsentRecord, "expiresAt">> = {},
+): Promise<string> {
+  const csrf = await requestConsent(kv, client, extra, now);
   const approved = await approveConsent(kv, csrf, LIFE.codeTtlMs, now);
   if (!approved) throw new Error("consent was not approved");
   return approved.code;
+}
+
+/** A redemption of `code` by the client `clientId` at its registered redirect URI. */
+export function redemption(code: string, clientId: string): CodeRedemption {
+  return { code, clientId, redirectUri: "https://app.example/cb", verify: () => Promise.resolve() };
 }
 
 /** A client holding a fresh grant. */
@@ -59,17 +85,7 @@ export async function issued(
 ): Promise<{ client: ClientRecord; tokens: IssuedTokens }> {
   const client = await makeClient(kv, name);
   const code = await approvedCode(kv, client);
-  const tokens = await redeemCode(
-    kv,
-    {
-      code,
-      clientId: client.id,
-      redirectUri: client.redirectUris[0],
-      verify: () => Promise.resolve(),
-    },
-    LIFE,
-    T0,
-  );
+  const tokens = await redeemCode(kv, redemption(code, client.id), LIFE, T0);
   return { client, tokens };
 }
 

@@ -1,8 +1,18 @@
-/** A test-only toolset with one tool that answers who called it, as tools see it. */
+/** A test-only toolset with one tool that answers who called it, and a server and client for it. */
 
+import { loadConfig } from "../../src/config.ts";
+import { startHttpServer } from "../../src/http/serve.ts";
+import { randomToken } from "../../src/kit/kv.ts";
 import { callerOf } from "../../src/mcp/caller.ts";
+import {
+  Client,
+  type OAuthClientProvider,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from "../../src/mcp/sdk_client.ts";
 import type { Toolset } from "../../src/mcp/toolset.ts";
 import type { Route } from "../../src/kit/web.ts";
+import { call } from "./mcp.ts";
 
 /** A toolset whose `whoami` tool returns `callerOf(extra, deps)` as structured content. */
 export function whoamiToolset(routes: Route[] = []): Toolset {
@@ -20,4 +30,47 @@ export function whoamiToolset(routes: Route[] = []): Toolset {
     },
     routes: () => routes,
   };
+}
+
+/**
+ * Runs `fn` against the real HTTP server on `kv` serving only `whoami`, configured by `env` on a
+ * free port with a fresh master token (unless `env` sets them); the server stops afterwards.
+ */
+export async function withWhoamiServer(
+  kv: Deno.Kv,
+  env: Record<string, string>,
+  fn: (origin: string, master: string) => Promise<void>,
+): Promise<void> {
+  const config = loadConfig(
+    new Map(Object.entries({ PORT: "0", AUTH_TOKEN: randomToken(32), ...env })),
+  );
+  const server = await startHttpServer(config, kv, [whoamiToolset()]);
+  try {
+    await fn(server.origin, server.token!);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+/** Who the `whoami` tool at `url` (a base with or without a token) says is calling, over `kind`. */
+export async function whoami(
+  kind: "http" | "sse",
+  url: string,
+  options: { headers?: Record<string, string>; authProvider?: OAuthClientProvider } = {},
+): Promise<unknown> {
+  const client = new Client({ name: "whoami-test", version: "1.0.0" });
+  const transport = {
+    authProvider: options.authProvider,
+    requestInit: { headers: options.headers ?? {} },
+  };
+  await client.connect(
+    kind === "http"
+      ? new StreamableHTTPClientTransport(new URL(`${url}/mcp`), transport)
+      : new SSEClientTransport(new URL(`${url}/sse`), transport),
+  );
+  try {
+    return (await call(client, "whoami")).structured;
+  } finally {
+    await client.close();
+  }
 }
