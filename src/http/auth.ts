@@ -1,11 +1,4 @@
-/** Reading the bearer token, and the loopback Origin/Host guard against DNS rebinding. */
-
-/** The token of an `Authorization: Bearer …` header, or `null`. */
-export function bearerToken(req: Request): string | null {
-  const header = req.headers.get("authorization");
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match ? match[1] : null;
-}
+/** The loopback Origin/Host guard against DNS rebinding. */
 
 const LOOPBACK_NAMES = new Set(["localhost", "[::1]", "::1"]);
 const LOOPBACK_V4 = /^127(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;

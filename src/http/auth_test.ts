@@ -1,14 +1,5 @@
 import assert from "node:assert/strict";
-import { bearerToken, isLoopback, rebindingGuard, rebindingRefusal } from "./auth.ts";
-
-Deno.test("bearerToken() reads only a Bearer authorization header", () => {
-  const req = (value?: string) =>
-    new Request("http://x/", { headers: value ? { authorization: value } : {} });
-  assert.equal(bearerToken(req("Bearer abc")), "abc");
-  assert.equal(bearerToken(req("bearer abc")), "abc");
-  assert.equal(bearerToken(req("Basic abc")), null);
-  assert.equal(bearerToken(req()), null);
-});
+import { isLoopback, rebindingGuard, rebindingRefusal } from "./auth.ts";
 
 Deno.test("rebindingRefusal() refuses foreign Host and Origin on loopback, allows local ones", () => {
   const req = (headers: Record<string, string>) => new Request("http://127.0.0.1/", { headers });

@@ -9,7 +9,7 @@ import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { AppError } from "../kit/kv.ts";
 import type { AuthInfo } from "../mcp/sdk.ts";
 import { SecretSet } from "../kit/secret.ts";
-import { bearerToken } from "./auth.ts";
+import { bearerToken } from "../kit/web.ts";
 
 /** What authentication proved about a request. */
 export type Authenticated =

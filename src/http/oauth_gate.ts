@@ -5,7 +5,7 @@
  */
 
 import type { OAuthServer } from "../oauth/server.ts";
-import { bearerToken } from "./auth.ts";
+import { bearerToken } from "../kit/web.ts";
 import type { Authentication } from "./identity.ts";
 
 /** `auth` (the token check's result) with OAuth applied: an authentication, a 401, or none. */

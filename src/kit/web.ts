@@ -96,3 +96,25 @@ export async function readJson(req: Request, maxBytes: number): Promise<unknown>
     throw new AppError("invalid", "Request body is not valid JSON");
   }
 }
+
+/** The token of an `Authorization: Bearer …` header, or `null`. */
+export function bearerToken(req: Request): string | null {
+  const header = req.headers.get("authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? match[1] : null;
+}
+
+/** The value of cookie `name` in the request's `Cookie` header, or `undefined`. */
+export function cookieValue(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** Escapes text for HTML content and double-quoted or single-quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+}

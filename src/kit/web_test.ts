@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { AppError } from "./kv.ts";
-import { readText } from "./web.ts";
+import { bearerToken, cookieValue, escapeHtml, readText } from "./web.ts";
 
 function post(body: BodyInit, headers: Record<string, string> = {}): Request {
   return new Request("http://x/", { method: "POST", body, headers });
@@ -32,4 +32,27 @@ Deno.test("readText() reads a body with or without a declared length, up to the 
   assert.equal(await readText(post("é", { "content-length": "2" }), 6), "é");
   await assert.rejects(readText(post(new Uint8Array([0xe2, 0x82]), { "content-length": "2" }), 6));
   assert.equal(await readText(post("ok", { "content-length": "2" }), 6), "ok");
+});
+
+Deno.test("bearerToken() reads only a Bearer authorization header", () => {
+  const req = (value?: string) =>
+    new Request("http://x/", { headers: value ? { authorization: value } : {} });
+  assert.equal(bearerToken(req("Bearer abc")), "abc");
+  assert.equal(bearerToken(req("bearer abc")), "abc");
+  assert.equal(bearerToken(req("Basic abc")), null);
+  assert.equal(bearerToken(req()), null);
+});
+
+Deno.test("cookieValue() finds one cookie among several, and only by its whole name", () => {
+  const req = new Request("http://x/", { headers: { cookie: "a=1; view_key=abc ;other=2" } });
+  assert.equal(cookieValue(req, "view_key"), "abc");
+  assert.equal(cookieValue(req, "key"), undefined);
+  assert.equal(cookieValue(new Request("http://x/"), "a"), undefined);
+});
+
+Deno.test("escapeHtml() escapes markup and both quotes", () => {
+  assert.equal(
+    escapeHtml(`<a href="x" title='y'>&</a>`),
+    "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;",
+  );
 });

@@ -4,7 +4,7 @@
  */
 
 import { AppError } from "../kit/kv.ts";
-import { readText } from "../kit/web.ts";
+import { cookieValue, readText } from "../kit/web.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import { PAGE_HEADERS, renderConsent, renderProblem } from "./consent.ts";
 import { secretMatches } from "../kit/secret.ts";
@@ -243,12 +243,4 @@ function redirect(
 
 function clearCookie(): string {
   return `${CSRF_COOKIE}=; Path=/authorize; HttpOnly; SameSite=Strict; Max-Age=0`;
-}
-
-function cookieValue(req: Request, name: string): string | undefined {
-  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }

@@ -1,5 +1,7 @@
 /** The consent page: plain server-rendered HTML, no script, never framed. */
 
+import { escapeHtml } from "../kit/web.ts";
+
 /** Headers of every consent page: no framing, no script, no caching, no referrer. */
 export const PAGE_HEADERS: Record<string, string> = {
   "content-type": "text/html; charset=utf-8",
@@ -69,10 +71,4 @@ input{font:inherit;width:100%;padding:.3rem}button{font:inherit;padding:.3rem 1r
 ${body}
 </body></html>
 `;
-}
-
-/** Escapes text for HTML content and double-quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }

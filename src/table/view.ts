@@ -7,7 +7,7 @@
 
 import { secretMatches } from "../kit/secret.ts";
 import { AppError } from "../kit/kv.ts";
-import { plain, type Route } from "../kit/web.ts";
+import { bearerToken, cookieValue, plain, type Route } from "../kit/web.ts";
 import type { TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
 import { getWorkspaceContext } from "./store_context.ts";
@@ -54,7 +54,7 @@ export function viewRoutes(ctx: TableCtx): Route[] {
           },
         });
       }
-      const presented = bearer(req) ?? cookie(req, VIEW_COOKIE);
+      const presented = bearerToken(req) ?? cookieValue(req, VIEW_COOKIE);
       if (presented === undefined) return html(401, keyPage("missing"));
       if (!secretMatches(presented, token)) return html(401, keyPage("mismatch"));
       return await serve(req, url, params.id);
@@ -110,17 +110,4 @@ async function discussionView(ctx: TableCtx, id: string): Promise<Response> {
 
 function errorPage(error: AppError, settings: TableSettings): string {
   return problemPage(error.message, settings.defaultWorkspace, settings.viewTimeZone);
-}
-
-function bearer(req: Request): string | undefined {
-  const match = req.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match?.[1];
-}
-
-function cookie(req: Request, name: string): string | undefined {
-  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }

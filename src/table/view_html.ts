@@ -3,16 +3,11 @@
  * string escaped. Pure: the route in `view.ts` reads and authorizes, this only renders.
  */
 
+import { escapeHtml } from "../kit/web.ts";
 import { TABLE_CONTRACT } from "./settings.ts";
 import type { WorkspaceContext } from "./store_context.ts";
 import type { Message } from "./store_discussions.ts";
 import type { Author, Discussion } from "./store_schema.ts";
-
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
-}
 
 /** An ISO time shown as `YYYY-MM-DD HH:MM` in `zone`. */
 function formatTime(iso: string, zone: string): string {
