@@ -38,3 +38,8 @@ export async function readRpcBody(req: Request, maxBytes: number): Promise<RpcBo
 export function rpcError(status: number, code: number, message: string): Response {
   return json(status, { jsonrpc: "2.0", id: null, error: { code, message } });
 }
+
+/** True when a Content-Type is JSON (`application/json`, with parameters or not). */
+export function isJson(type: string | null): boolean {
+  return type !== null && /^\s*application\/json\s*(;|$)/i.test(type);
+}

@@ -7,6 +7,7 @@
 import { AppError } from "../kit/kv.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { json, plain, readJson } from "../kit/web.ts";
+import { isJson } from "./body.ts";
 import { statusOf } from "./status.ts";
 import { InFlight } from "../mcp/in_flight.ts";
 import {
@@ -87,8 +88,7 @@ export class SseSessions {
       return plain(404, "Session not found: open a new one with GET on the sse endpoint");
     }
     if (this.#closing) return SHUTTING_DOWN();
-    const type = req.headers.get("content-type") ?? "";
-    if (!type.toLowerCase().startsWith("application/json")) {
+    if (!isJson(req.headers.get("content-type"))) {
       return plain(415, "Content-Type must be application/json");
     }
     let raw: unknown;

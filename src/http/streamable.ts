@@ -18,7 +18,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "../mcp/sdk.ts";
-import { readRpcBody, rpcError } from "./body.ts";
+import { isJson, readRpcBody, rpcError } from "./body.ts";
 import { EncodedTexts } from "./encoded_texts.ts";
 
 /** Most messages one POST may carry (the SDK transport's limit). */
@@ -314,6 +314,3 @@ class LazyRequestInfo implements RequestInfo {
 }
 
 /** True for `application/json` with or without parameters. */
-function isJson(type: string | null): boolean {
-  return type !== null && /^\s*application\/json\s*(;|$)/i.test(type);
-}
