@@ -10,13 +10,13 @@
  */
 
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import { randomToken } from "../src/kit/kv.ts";
 import { loadTableSettings } from "../src/table/settings.ts";
 import { type TableCtx, tableCtx } from "../src/table/store_common.ts";
 import { createDiscussion, postMessage } from "../src/table/store_discussions.ts";
 import { acceptHandoff, createHandoff } from "../src/table/store_handoffs.ts";
 import { createTask, updateTask } from "../src/table/store_tasks.ts";
-import { ROOT, tempKvPath } from "../tests/support/harness.ts";
+import { tempKvPath } from "../tests/support/harness.ts";
+import { processCpuMs, startServerProcess } from "./process.ts";
 import { type BenchGroup, goal, measureInterleaved, ratio, round } from "./lib.ts";
 
 const CLIENTS = 16;
@@ -62,13 +62,6 @@ async function seed(ctx: TableCtx): Promise<void> {
   }
 }
 
-/** CPU seconds (user + system) the process `pid` has used, from /proc. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 function percentile(sorted: number[], q: number): number {
   return round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
 }
@@ -91,7 +84,7 @@ async function callRun(
   once: (client: McpClient, i: number, n: number) => Promise<unknown>,
 ) {
   const latencies: number[] = [];
-  const cpuBefore = await cpuSeconds(pid);
+  const cpuBefore = await processCpuMs(pid) / 1000;
   const started = performance.now();
   await Promise.all(clients.map(async (client, i) => {
     for (let n = 0; n < POSTS_PER_CLIENT; n++) {
@@ -101,7 +94,7 @@ async function callRun(
     }
   }));
   const seconds = (performance.now() - started) / 1000;
-  const cpu = await cpuSeconds(pid) - cpuBefore;
+  const cpu = await processCpuMs(pid) / 1000 - cpuBefore;
   const posts = clients.length * POSTS_PER_CLIENT;
   latencies.sort((a, b) => a - b);
   return {
@@ -133,33 +126,18 @@ async function contiguous(client: McpClient, id: string, expected: number): Prom
 /** Runs the table benchmark. */
 export async function benchTable(): Promise<Record<string, unknown>> {
   const kvFile = await tempKvPath();
-  const token = randomToken(32);
   const seedStarted = performance.now();
   const kv = await Deno.openKv(kvFile.path);
   await seed(tableCtx(kv, loadTableSettings(new Map())));
   kv.close();
   const seedSeconds = round((performance.now() - seedStarted) / 1000);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "main.ts"],
-    cwd: ROOT,
-    env: { PORT: "0", KV_PATH: kvFile.path, AUTH_TOKEN: token, TOOLSETS: "table", NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  while (!/Connect an MCP client to: \S+\n/.test(output)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited before listening:\n${output}`);
-    output += value;
-  }
-  const origin = output.match(/listening on (http:\/\/\S+)/)![1];
+  const server = await startServerProcess({ KV_PATH: kvFile.path, TOOLSETS: "table" });
   const clients: McpClient[] = [];
   try {
     for (let i = 0; i < CLIENTS; i++) {
       const client = new Client({ name: `bench-${i}`, version: "1" });
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${origin}/${token}/mcp`), {
+        new StreamableHTTPClientTransport(new URL(server.mcpUrl), {
           requestInit: { headers: { "x-client-name": `poster-${i}` } },
         }),
       );
@@ -174,12 +152,12 @@ export async function benchTable(): Promise<Record<string, unknown>> {
     };
     // Warm both paths once, on discussions of their own.
     const warm = await open("warm");
-    await postRun(clients.slice(0, 4), () => warm, child.pid);
+    await postRun(clients.slice(0, 4), () => warm, server.pid);
     const one = await open("one table");
     const many = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => open(`table ${i}`)));
-    const pingRun = await callRun(clients, child.pid, (client) => client.ping());
-    const oneRun = await postRun(clients, () => one, child.pid);
-    const manyRun = await postRun(clients, (i) => many[i], child.pid);
+    const pingRun = await callRun(clients, server.pid, (client) => client.ping());
+    const oneRun = await postRun(clients, () => one, server.pid);
+    const manyRun = await postRun(clients, (i) => many[i], server.pid);
     const seqsContiguous = await contiguous(clients[1], one, CLIENTS * POSTS_PER_CLIENT);
 
     const context = (workspace: string) => () =>
@@ -216,9 +194,7 @@ export async function benchTable(): Promise<Record<string, unknown>> {
     };
   } finally {
     for (const c of clients) await c.close();
-    child.kill("SIGTERM");
-    await child.status;
-    await reader.cancel().catch(() => undefined);
+    await server.close();
     await kvFile.cleanup();
   }
 }
