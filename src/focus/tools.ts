@@ -19,9 +19,9 @@ import {
 } from "./store.ts";
 import { randomToken } from "../kit/kv.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
-import { completable, type McpServer, ResourceTemplate } from "../mcp/sdk.ts";
+import { completable, ResourceTemplate } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import { structuredResult, textResult } from "../mcp/results.ts";
-import { parseQuickly } from "../mcp/dispatch.ts";
 
 /** What the focus tools need. */
 export interface FocusDeps {
@@ -64,30 +64,8 @@ interface FocusToolContext {
   line(what: string): z.ZodString;
 }
 
-/**
- * A quick parse of string arguments (see `parseQuickly` in `mcp/dispatch.ts`): exactly `names`,
- * each a string, come back as the tool's schema would return them; anything else (a missing or
- * unknown argument, another type) is left to the schema and its message.
- */
-function quickArgs(
-  args: Record<string, unknown>,
-  names: readonly string[],
-): Record<string, string> | undefined {
-  const parsed: Record<string, string> = {};
-  let count = 0;
-  for (const name in args) {
-    const value = args[name];
-    if (!names.includes(name) || !Object.hasOwn(args, name) || typeof value !== "string") {
-      return undefined;
-    }
-    parsed[name] = value;
-    count++;
-  }
-  return count === names.length ? parsed : undefined;
-}
-
 /** Registers the focus tools, the `resume` prompt and the project state resource. */
-export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
+export function registerFocusTools(server: ToolRegistrar, deps: FocusDeps): void {
   const { kv, limits } = deps;
   const cache = new FocusStateCache();
   // A cached state is shared, so its text is rendered once too.
@@ -118,8 +96,8 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
 }
 
 /** `get_state`: the north star, the one focus and the demoted follow-ups. */
-function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
-  const tool = server.registerTool("get_state", {
+function registerGetStateTool(server: ToolRegistrar, ctx: FocusToolContext): void {
+  server.registerTool("get_state", {
     title: "Get project state",
     description:
       "Returns the project's NORTH STAR, the one focus to do now (本丸), and the demoted follow-ups (後処理) in a fixed format. Call it at the start of every chat, before planning or doing anything. " +
@@ -127,11 +105,10 @@ function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
     inputSchema: strictArgs({ project_id: ctx.projectId }),
     annotations: READ_ONLY,
   }, async ({ project_id }) => textResult(await ctx.state(project_id)));
-  parseQuickly(tool, (args) => quickArgs(args, ["project_id"]));
 }
 
 /** `set_north_star`: the outcome all work serves; creates the project. */
-function registerSetNorthStarTool(server: McpServer, ctx: FocusToolContext): void {
+function registerSetNorthStarTool(server: ToolRegistrar, ctx: FocusToolContext): void {
   const { kv, limits, state } = ctx;
   server.registerTool("set_north_star", {
     title: "Set north star",
@@ -151,7 +128,7 @@ function registerSetNorthStarTool(server: McpServer, ctx: FocusToolContext): voi
 }
 
 /** `set_focus`: the one thing to do now, replacing the previous focus. */
-function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
+function registerSetFocusTool(server: ToolRegistrar, ctx: FocusToolContext): void {
   const { kv, limits, state, line } = ctx;
   server.registerTool("set_focus", {
     title: "Set focus",
@@ -170,9 +147,9 @@ function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
 }
 
 /** `add_task`: work toward the focus, or a demoted follow-up. */
-function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
+function registerAddTaskTool(server: ToolRegistrar, ctx: FocusToolContext): void {
   const { kv, limits, cache } = ctx;
-  const tool = server.registerTool("add_task", {
+  server.registerTool("add_task", {
     title: "Add task",
     description:
       "Records a task. kind=main is work toward the focus (stored, not listed); kind=cleanup or kind=record is a demoted follow-up (後処理) that waits until the north star is reached. Use it to park side tasks instead of doing them now.",
@@ -198,14 +175,10 @@ function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
       { task_id: task.id, project_id, kind: task.kind, demoted: task.demoted },
     );
   });
-  parseQuickly(tool, (args) => {
-    const parsed = quickArgs(args, ["project_id", "body", "kind"]);
-    return parsed && (TASK_KINDS as readonly unknown[]).includes(parsed.kind) ? parsed : undefined;
-  });
 }
 
 /** `complete_task`: marks a task done by its id alone. */
-function registerCompleteTaskTool(server: McpServer, ctx: FocusToolContext): void {
+function registerCompleteTaskTool(server: ToolRegistrar, ctx: FocusToolContext): void {
   const { kv, state } = ctx;
   server.registerTool("complete_task", {
     title: "Complete task",
@@ -225,7 +198,7 @@ function registerCompleteTaskTool(server: McpServer, ctx: FocusToolContext): voi
 }
 
 /** `list_projects`: project ids with their north stars, paged. */
-function registerListProjectsTool(server: McpServer, ctx: FocusToolContext): void {
+function registerListProjectsTool(server: ToolRegistrar, ctx: FocusToolContext): void {
   const { kv, limits } = ctx;
   server.registerTool("list_projects", {
     title: "List projects",
@@ -266,7 +239,7 @@ function registerListProjectsTool(server: McpServer, ctx: FocusToolContext): voi
 }
 
 /** The `resume` prompt: a chat started from the project's state, fenced as earlier data. */
-function registerResumePrompt(server: McpServer, ctx: FocusToolContext): void {
+function registerResumePrompt(server: ToolRegistrar, ctx: FocusToolContext): void {
   const { kv, state } = ctx;
   const completeProjectId = completable(
     z.string().describe("The project's id"),
@@ -290,7 +263,7 @@ function registerResumePrompt(server: McpServer, ctx: FocusToolContext): void {
 }
 
 /** The `handoff://projects/{project_id}/state` resource: the `get_state` text of a project. */
-function registerStateResource(server: McpServer, ctx: FocusToolContext): void {
+function registerStateResource(server: ToolRegistrar, ctx: FocusToolContext): void {
   const { kv, limits, state } = ctx;
   server.registerResource(
     "project-state",

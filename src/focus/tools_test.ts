@@ -1,15 +1,6 @@
 import assert from "node:assert/strict";
-import { GET_STATE_GUARD, registerFocusTools } from "./tools.ts";
-import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
-import { quickParseOf } from "../mcp/dispatch.ts";
-import { McpServer } from "../mcp/sdk.ts";
+import { GET_STATE_GUARD } from "./tools.ts";
 import { withMcpClient } from "../../tests/support/mcp.ts";
-import { withKv } from "../../tests/support/kv.ts";
-import { assertQuickParseAgrees, registeredTools } from "../../tests/support/quick_parse.ts";
-import { loadConfig } from "../config.ts";
-import { defaultCaller } from "../mcp/caller.ts";
-import { createMcpApp } from "../mcp/server.ts";
-import { focusToolset } from "./toolset.ts";
 
 function textOf(result: Record<string, unknown>): string {
   return (result.content as { text: string }[]).map((c) => c.text).join("\n");
@@ -186,41 +177,3 @@ Deno.test("focus tools refuse unknown argument names, naming them and the accept
     assert.match(textOf(listed), /No projects yet/, "nothing was created");
   }));
 
-Deno.test("the quick parses of get_state and add_task arguments agree with their schemas", () =>
-  withKv((kv) => {
-    const server = new McpServer({ name: "t", version: "1" });
-    registerFocusTools(server, { kv, limits: DEFAULT_FOCUS_LIMITS });
-    const tools = registeredTools(server);
-    const values = ["", "p", "main", "cleanup", "record", "urgent", 1, true, null, [], {}];
-    for (
-      const [name, plain] of [
-        ["get_state", { project_id: "p" }],
-        ["add_task", { project_id: "p", body: "a step", kind: "cleanup" }],
-      ] as const
-    ) {
-      assertQuickParseAgrees(tools[name], {
-        plain,
-        values,
-        extraNames: ["projectId", "__proto__", "constructor"],
-        rounds: 5_000,
-        maxChanges: 3,
-        seed: 11,
-        minTaken: 500,
-      });
-    }
-    return Promise.resolve();
-  }));
-
-Deno.test("every server built for a connection keeps the quick parses of get_state and add_task", () =>
-  withKv((kv) => {
-    const config = loadConfig(new Map());
-    const app = createMcpApp({ kv, config, caller: defaultCaller(config) }, [
-      focusToolset.load(new Map()),
-    ]);
-    for (const server of [app.server(), app.server(undefined, { stateless: true })]) {
-      const tools = registeredTools(server);
-      assert.ok(quickParseOf(tools.get_state), "get_state");
-      assert.ok(quickParseOf(tools.add_task), "add_task");
-    }
-    return Promise.resolve();
-  }));

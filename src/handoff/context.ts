@@ -42,24 +42,26 @@ export function toolContext(deps: HandoffDeps): HandoffToolContext {
   };
 }
 
-/** The tool handler's `extra` as far as progress needs it. */
-interface ProgressExtra {
-  _meta?: { progressToken?: string | number };
-  sendNotification(notification: {
-    method: "notifications/progress";
-    params: { progressToken: string | number; progress: number; total?: number; message?: string };
-  }): Promise<void>;
+/** The tool handler's context (the SDK's `ctx`) as far as progress needs it. */
+interface ProgressContext {
+  mcpReq: {
+    _meta?: { progressToken?: string | number };
+    notify(notification: {
+      method: "notifications/progress";
+      params: { progressToken: string | number; progress: number; total?: number; message?: string };
+    }): Promise<void>;
+  };
 }
 
 /** Progress notifications for the call, when its client sent a progress token. */
-export function progressOf(extra: ProgressExtra): Progress | undefined {
-  const token = extra._meta?.progressToken;
+export function progressOf(ctx: ProgressContext): Progress | undefined {
+  const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return undefined;
   const last = { progress: -1 };
   return async (progress, total, message) => {
     if (progress <= last.progress) return; // progress must grow, even across a rebuilt merge
     last.progress = progress;
-    await extra.sendNotification({
+    await ctx.mcpReq.notify({
       method: "notifications/progress",
       params: { progressToken: token, progress, total, message },
     });

@@ -20,12 +20,12 @@ import { DEFAULT_PAGE, HANDOFF_LIST_VIEW_URI, type HandoffToolContext } from "./
 import { READ_ONLY } from "../mcp/annotations.ts";
 import { keyArg, searchShape, summarySchema } from "./schemas.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
-import type { McpServer } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import { structuredResult } from "../mcp/results.ts";
 import viewHtml from "./list.html" with { type: "text" };
 
 /** `handoff_list`: summaries, newest first, paged; its MCP Apps view is linked. */
-export function registerListTool(server: McpServer, ctx: HandoffToolContext): void {
+export function registerListTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_list", {
     title: "List saved handoffs",
@@ -59,7 +59,7 @@ export function registerListTool(server: McpServer, ctx: HandoffToolContext): vo
 }
 
 /** `handoff_load`: one handoff in full, its text wrapped as untrusted data. */
-export function registerLoadTool(server: McpServer, ctx: HandoffToolContext): void {
+export function registerLoadTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_load", {
     title: "Load a handoff",
@@ -97,7 +97,7 @@ export function registerLoadTool(server: McpServer, ctx: HandoffToolContext): vo
 }
 
 /** `handoff_search`: summaries of the handoffs matching every filter. */
-export function registerSearchTool(server: McpServer, ctx: HandoffToolContext): void {
+export function registerSearchTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_search", {
     title: "Search handoffs",
@@ -136,7 +136,7 @@ export function registerSearchTool(server: McpServer, ctx: HandoffToolContext): 
 }
 
 /** `handoff_stats`: counts, sizes and limits of the store. */
-export function registerStatsTool(server: McpServer, ctx: HandoffToolContext): void {
+export function registerStatsTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit } = ctx;
   server.registerTool("handoff_stats", {
     title: "Handoff store stats",
@@ -180,7 +180,7 @@ export function registerStatsTool(server: McpServer, ctx: HandoffToolContext): v
 }
 
 /** The MCP Apps view of `handoff_list`, served as a `ui://` resource. */
-export function registerListView(server: McpServer): void {
+export function registerListView(server: ToolRegistrar): void {
   registerAppView(server, {
     name: "handoff-list-view",
     uri: HANDOFF_LIST_VIEW_URI,

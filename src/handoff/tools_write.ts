@@ -14,11 +14,11 @@ import { writes } from "../mcp/annotations.ts";
 import { CLEAR_ALL_CONFIRMATION, type HandoffToolContext, progressOf } from "./context.ts";
 import { evictedSchema, keyArg, mergeShape, saveShape } from "./schemas.ts";
 import { mergedFacts, mergeInputOf, savedFacts, saveInputOf } from "./inputs.ts";
-import type { McpServer } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import { structuredResult, textResult } from "../mcp/results.ts";
 
 /** `handoff_save`: saves a whole conversation, overwriting or evicting as needed. */
-export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): void {
+export function registerSaveTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit } = ctx;
   server.registerTool("handoff_save", {
     title: "Save conversation for another AI",
@@ -35,7 +35,7 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
       evicted: evictedSchema,
     },
     annotations: writes({ destructive: true, idempotent: false }),
-  }, async (args, extra) => {
+  }, async (args, call) => {
     const result = await audit(
       {
         tool: "handoff_save",
@@ -43,7 +43,7 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
         key: args.key ?? null,
         bytes_in: utf8Bytes(args.conversation),
       },
-      () => saveHandoff(kv, limits, saveInputOf(args), progressOf(extra)),
+      () => saveHandoff(kv, limits, saveInputOf(args), progressOf(call)),
       savedFacts,
     );
     return structuredResult(renderSaved(result), savedJson(result));
@@ -51,7 +51,7 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
 }
 
 /** `handoff_append`: adds the next part of a saved conversation. */
-export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): void {
+export function registerAppendTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit } = ctx;
   server.registerTool("handoff_append", {
     title: "Append to a handoff",
@@ -70,10 +70,10 @@ export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): 
       message_count: z.number().int(),
     },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async ({ key, chunk }, extra) => {
+  }, async ({ key, chunk }, call) => {
     const result = await audit(
       { tool: "handoff_append", via: "mcp", key, bytes_in: utf8Bytes(chunk) },
-      () => appendHandoff(kv, limits, key, chunk, progressOf(extra)),
+      () => appendHandoff(kv, limits, key, chunk, progressOf(call)),
       (r) => ({ bytes: r.handoff.bytes }),
     );
     return structuredResult(renderAppended(result), {
@@ -86,7 +86,7 @@ export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): 
 }
 
 /** `handoff_merge`: one handoff from several, all or nothing. */
-export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): void {
+export function registerMergeTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit } = ctx;
   server.registerTool("handoff_merge", {
     title: "Merge handoffs",
@@ -103,10 +103,10 @@ export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): v
       evicted: evictedSchema,
     },
     annotations: writes({ destructive: true, idempotent: false }),
-  }, async (args, extra) => {
+  }, async (args, call) => {
     const result = await audit(
       { tool: "handoff_merge", via: "mcp", key: args.new_key ?? null, keys: args.keys },
-      () => mergeHandoffs(kv, limits, mergeInputOf(args), progressOf(extra)),
+      () => mergeHandoffs(kv, limits, mergeInputOf(args), progressOf(call)),
       mergedFacts,
     );
     return structuredResult(renderMerged(result), mergedJson(result));
@@ -114,7 +114,7 @@ export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): v
 }
 
 /** `handoff_add_comment` and `handoff_delete_comment`: notes between sessions. */
-export function registerCommentTools(server: McpServer, ctx: HandoffToolContext): void {
+export function registerCommentTools(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit } = ctx;
   server.registerTool("handoff_add_comment", {
     title: "Comment on a handoff",
@@ -158,7 +158,7 @@ export function registerCommentTools(server: McpServer, ctx: HandoffToolContext)
 }
 
 /** `handoff_clear`: deletes one handoff, or all with an explicit confirmation. */
-export function registerClearTool(server: McpServer, ctx: HandoffToolContext): void {
+export function registerClearTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit } = ctx;
   server.registerTool("handoff_clear", {
     title: "Delete handoffs",

@@ -11,7 +11,7 @@ import { authenticate, authInfoOf, keyringOf, resolveCaller } from "./identity.t
 import { withOAuth } from "./oauth_gate.ts";
 import { RouteTable } from "./router.ts";
 import { SseSessions } from "./sse.ts";
-import { StatelessStreamable } from "./streamable.ts";
+import { McpEndpoint } from "./mcp_endpoint.ts";
 import { errorResponse } from "./status.ts";
 
 /** What the handler needs: KV, configuration and the resolved token. */
@@ -55,7 +55,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     idleMs: config.sseIdleMs,
     connect: (transport, toolsets) => app.server(toolsets).connect(transport),
   });
-  const streamable = new StatelessStreamable(app, config.maxRequestBytes);
+  const streamable = new McpEndpoint(app, config.maxRequestBytes);
 
   // Hashed once here; a request costs one hash of what it presents.
   const keyring = keyringOf({ master: deps.token ?? "", named: config.namedTokens });
@@ -119,10 +119,10 @@ function oauthServerOf(deps: HandlerDeps) {
   });
 }
 
-/** The MCP endpoints: stateless Streamable HTTP, and legacy SSE with its message endpoint. */
+/** The MCP endpoints: `/mcp` (both eras), and legacy SSE with its message endpoint. */
 function mcpRoutes(
   enabled: readonly Toolset[],
-  streamable: StatelessStreamable,
+  streamable: McpEndpoint,
   sse: SseSessions,
 ): Route[] {
   return [

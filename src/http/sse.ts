@@ -13,8 +13,8 @@ import { InFlight } from "../mcp/in_flight.ts";
 import {
   type AuthInfo,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   type MessageExtraInfo,
+  parseJSONRPCMessage,
   type Transport,
 } from "../mcp/sdk.ts";
 
@@ -104,17 +104,16 @@ export class SseSessions {
     if (transport.closed) {
       return plain(404, "Session closed: open a new one with GET on the sse endpoint");
     }
-    const parsed = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.safeParse(m));
-    if (parsed.length === 0 || parsed.some((p) => !p.success)) {
+    const parsed = (Array.isArray(raw) ? raw : [raw]).map(parseMessage);
+    if (parsed.length === 0 || parsed.some((p) => p === undefined)) {
       // The body was JSON (else readJson refused it): what is wrong is the request itself.
       const message = parsed.length === 0
         ? "Invalid Request: an empty batch holds no message"
         : "Invalid Request: not a JSON-RPC 2.0 message";
       return json(400, { jsonrpc: "2.0", id: null, error: { code: -32600, message } });
     }
-    const headers = Object.fromEntries(req.headers);
-    for (const p of parsed) {
-      transport.deliver(p.data as JSONRPCMessage, { authInfo, requestInfo: { headers } });
+    for (const message of parsed as JSONRPCMessage[]) {
+      transport.deliver(message, { authInfo, request: req });
     }
     return plain(202, "Accepted");
   }
@@ -130,6 +129,15 @@ export class SseSessions {
       await t.settled();
       await t.close();
     }));
+  }
+}
+
+/** `value` as a JSON-RPC message, or `undefined` when it is not one (the SDK's own check). */
+function parseMessage(value: unknown): JSONRPCMessage | undefined {
+  try {
+    return parseJSONRPCMessage(value);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 /** MCP Apps views: self-contained HTML served as `ui://` resources that tools link to. */
 
-import type { McpServer } from "./sdk.ts";
+import type { ToolRegistrar } from "./registry.ts";
 
 /** The MIME type MCP Apps hosts render. */
 export const MCP_APP_MIME = "text/html;profile=mcp-app";
@@ -19,14 +19,21 @@ export function viewMeta(uri: string): Record<string, unknown> {
   return { ui: { resourceUri: uri }, "ui/resourceUri": uri };
 }
 
+/**
+ * A view is the same HTML for every caller and changes only with a new version of the server, so
+ * 2026-07-28 clients (and shared caches) may keep a read of it for a while.
+ */
+export const VIEW_CACHE_HINT = { ttlMs: 10 * 60 * 1000, cacheScope: "public" as const };
+
 /** Serves `view` as a `ui://` resource. */
-export function registerAppView(server: McpServer, view: AppView): void {
+export function registerAppView(server: ToolRegistrar, view: AppView): void {
   const meta = { ui: { prefersBorder: true } };
   server.registerResource(view.name, view.uri, {
     title: view.title,
     description: view.description,
     mimeType: MCP_APP_MIME,
     _meta: meta,
+    cacheHint: VIEW_CACHE_HINT,
   }, (uri) => ({
     contents: [{ uri: uri.href, mimeType: MCP_APP_MIME, text: view.html, _meta: meta }],
   }));

@@ -8,13 +8,16 @@ import type { McpDeps } from "./toolset.ts";
 const VIAS: readonly CallerVia[] = ["oauth", "token", "header", "local", "default"];
 
 /**
- * The caller of the tool call `extra` belongs to. HTTP transports carry the caller resolved by
- * `http/identity.ts` in `authInfo.extra.caller`; stdio has no `authInfo`, so the process default
- * in `deps.caller` applies. Nothing per request lives in `deps`, so tool definitions can be
+ * The caller of the tool call `ctx` (the SDK's handler context) belongs to. HTTP (both eras) and
+ * SSE carry the caller resolved by `http/identity.ts` in `ctx.http.authInfo.extra.caller`; stdio
+ * has no `authInfo`, so the process default in `deps.caller` applies. Nothing per request lives in `deps`, so tool definitions can be
  * built once per process.
  */
-export function callerOf(extra: { authInfo?: AuthInfo } | undefined, deps: McpDeps): Caller {
-  const carried = extra?.authInfo?.extra?.caller;
+export function callerOf(
+  ctx: { http?: { authInfo?: AuthInfo } } | undefined,
+  deps: McpDeps,
+): Caller {
+  const carried = ctx?.http?.authInfo?.extra?.caller;
   return isCaller(carried) ? carried : deps.caller;
 }
 

@@ -7,10 +7,10 @@ import type { McpDeps } from "./toolset.ts";
 const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
 const deps = { config, caller: { name: "local-user", via: "local" } } as unknown as McpDeps;
 
-Deno.test("callerOf() reads the caller carried in authInfo, else the process default", () => {
+Deno.test("callerOf() reads the caller carried in the context's authInfo, else the process default", () => {
   const carried = { name: "codex", via: "token" as const };
   const authInfo = { token: "", clientId: "codex", scopes: [], extra: { caller: carried } };
-  assert.deepEqual(callerOf({ authInfo }, deps), carried);
+  assert.deepEqual(callerOf({ http: { authInfo } }, deps), carried);
   assert.deepEqual(callerOf({}, deps), { name: "local-user", via: "local" });
   assert.deepEqual(callerOf(undefined, deps), { name: "local-user", via: "local" });
   // Something else in authInfo (another server's shape) is not mistaken for a caller.
@@ -20,7 +20,7 @@ Deno.test("callerOf() reads the caller carried in authInfo, else the process def
     scopes: [],
     extra: { caller: { name: "x", via: "god" } },
   };
-  assert.deepEqual(callerOf({ authInfo: odd }, deps), { name: "local-user", via: "local" });
+  assert.deepEqual(callerOf({ http: { authInfo: odd } }, deps), { name: "local-user", via: "local" });
 });
 
 Deno.test("defaultCaller() is DEFAULT_CLIENT_NAME via default, owner when unset", () => {

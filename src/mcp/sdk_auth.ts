@@ -1,10 +1,9 @@
 /**
  * The MCP SDK's OAuth schemas (RFC 7591, 8414, 9728 shapes), for the authorization server in
- * `src/oauth/`. Kept apart from `sdk.ts` so that module graph stays small; the `@ts-types` hint
- * exists for the reason given there.
+ * `src/oauth/`, from `@modelcontextprotocol/core` (the SDK's public schema package). Kept apart
+ * from `sdk.ts` so that module graph stays small.
  */
 
-// @ts-types="@modelcontextprotocol/sdk/shared/auth"
 export {
   OAuthClientInformationFullSchema,
   OAuthClientMetadataSchema,
@@ -12,12 +11,11 @@ export {
   OAuthProtectedResourceMetadataSchema,
   OAuthTokenRevocationRequestSchema,
   OAuthTokensSchema,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/auth"
+} from "@modelcontextprotocol/core";
 export type {
   OAuthClientInformationFull,
   OAuthClientMetadata,
   OAuthMetadata,
   OAuthProtectedResourceMetadata,
   OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+} from "@modelcontextprotocol/server";

@@ -1,21 +1,19 @@
 /**
- * Builds MCP servers from the toolset list. Everything that is the same for every client (tool
- * definitions, zod schemas, their JSON Schemas, the Ajv validator, the instructions) is built once
- * per process in an `McpApp`; a connection (an SSE session, a stdio process) gets a light
- * `McpServer` that reuses them and owns only its session state, and stateless Streamable HTTP
- * shares one sessionless server per toolset choice (`http/streamable.ts`).
+ * Builds MCP servers (SDK v2 `McpServer`) from the toolset list. Each toolset's `register` runs
+ * once per process against a recorder (`registry.ts`), so tool definitions and their zod schemas
+ * are built once; a server is then made from those records:
+ *
+ * - a connection server (an SSE session, a stdio connection) registers everything, with its
+ *   handlers bound to the connection's session state;
+ * - a request server (one HTTP request, either era) registers only what the request needs: the
+ *   tool it calls, or the prompts and resources it reads. `tools/list` is answered from a listing
+ *   the SDK itself built once per toolset choice (see `listing.ts`), so the CPU of a request does
+ *   not grow with the number of tools.
  */
 
-import {
-  AjvJsonSchemaValidator,
-  ListToolsRequestSchema,
-  McpServer,
-  normalizeObjectSchema,
-  type ServerCapabilities,
-  toJsonSchemaCompat,
-  type Tool,
-} from "./sdk.ts";
-import { fastRequests, leanToolCalls } from "./dispatch.ts";
+import { type CacheHint, McpServer, type ServerCapabilities, type Tool } from "./sdk.ts";
+import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
+import { sdkListing } from "./listing.ts";
 import { attachSession, SessionState } from "./session.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -24,68 +22,101 @@ export type { McpDeps, Toolset } from "./toolset.ts";
 /** The server's name and version, as clients see them. */
 export const SERVER_INFO = { name: "handoff-mcp", version: "0.1.0" };
 
+/**
+ * How long a client may cache a list (`tools/list`, `prompts/list`, templates): the lists depend
+ * only on the toolsets (`?toolsets=`, part of the URL) and never change while the server runs, and
+ * not on the caller, so shared caches may keep them. A restart may change them (a new version,
+ * another `TOOLSETS`), which this bounds.
+ */
+export const LIST_TTL_MS = 10 * 60 * 1000;
+
+const LISTED: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: "public" };
+
+/**
+ * The cache hints of the 2026-07-28 revision. `resources/list` names the projects (it grows when
+ * one is created) and `resources/read` reads live state, so those stay uncached (the SDK's
+ * default, `ttlMs: 0`, `private`); a static view sets its own hint (`apps.ts`).
+ */
+export const CACHE_HINTS = {
+  "tools/list": LISTED,
+  "prompts/list": LISTED,
+  "resources/templates/list": LISTED,
+  "server/discover": LISTED,
+} as const;
+
+/** What one request asks for, as far as choosing what its server registers goes. */
+export interface RequestNeeds {
+  /** The tools it calls by name. */
+  tools: string[];
+  /** Whether it lists the tools. */
+  listTools: boolean;
+  /** Whether it reaches prompts, resources or completions. */
+  others: boolean;
+  /** Every tool (when what the request calls is not known). */
+  all?: boolean;
+}
+
 /** The MCP side of a process: toolsets registered once, served to any number of connections. */
 export interface McpApp {
   /** The toolsets this app serves, in registration order. */
   readonly toolsets: readonly Toolset[];
   /**
    * A new server for one connection, exposing `toolsets` (a subset of the app's, in the app's
-   * order; all by default). Connect it to one transport and close it when the connection ends.
-   * A `stateless` server keeps no session: each tool call stands alone (stateless Streamable
-   * HTTP, where one server answers every client).
+   * order; all by default). A `stateless` server keeps no session: each tool call stands alone.
    */
   server(toolsets?: readonly Toolset[], options?: { stateless?: boolean }): McpServer;
+  /** A server for one stateless HTTP request, registering only what `needs` names. */
+  requestServer(toolsets: readonly Toolset[], needs: RequestNeeds): Promise<McpServer>;
+  /** The `tools/list` entries of `toolsets`, as the SDK lists them. */
+  listing(toolsets?: readonly Toolset[]): Promise<Tool[]>;
 }
 
-/** The registration methods a toolset may call; `register` must not touch anything else. */
-const METHODS = ["registerTool", "registerPrompt", "registerResource"] as const;
-type Method = typeof METHODS[number];
-
-/** One registration call as a toolset made it, with its schemas already normalized. */
-interface Registration {
-  method: Method;
-  args: unknown[];
-  /** For a tool: the arguments each connection registers (see `record`). */
-  served?: unknown[];
-}
-
-/** What a subset of toolsets shares across its connections. */
+/** What a subset of toolsets shares across its servers. */
 interface Variant {
   instructions: string;
-  registrations: Registration[];
-  /** The `tools/list` result, built on first use. */
-  listing?: { tools: Tool[] };
+  recorded: Recorded;
+  capabilities: ServerCapabilities;
+  listing?: Promise<Tool[]>;
 }
 
 /** Registers every toolset once and returns the app that serves connections from it. */
 export function createMcpApp(deps: McpDeps, toolsets: readonly Toolset[]): McpApp {
-  const validator = new AjvJsonSchemaValidator();
-  const recorded = new Map(toolsets.map((t) => [t.name, record(t, deps, validator)]));
+  const records = new Map(toolsets.map((t) => [t.name, recordToolsets([t], deps)]));
   const variants = new Map<string, Variant>();
   const variantOf = (subset: readonly Toolset[]): Variant => {
     const key = subset.map((t) => t.name).join(",");
     let variant = variants.get(key);
     if (variant === undefined) {
-      variant = {
-        instructions: instructionsOf(subset),
-        registrations: subset.flatMap((t) => {
-          const registrations = recorded.get(t.name);
-          if (!registrations) throw new Error(`Toolset ${t.name} is not part of this server`);
-          return registrations;
-        }),
-      };
+      const recorded = mergeRecorded(subset.map((t) => {
+        const record = records.get(t.name);
+        if (!record) throw new Error(`Toolset ${t.name} is not part of this server`);
+        return record;
+      }));
+      const instructions = instructionsOf(subset);
+      variant = { instructions, recorded, capabilities: capabilitiesOf(recorded, instructions) };
       variants.set(key, variant);
     }
     return variant;
   };
+  const listingOf = (variant: Variant) =>
+    variant.listing ??= sdkListing(fullServer(variant, new SessionState()));
   return {
     toolsets,
-    server: (subset = toolsets, options = {}) =>
-      connectionServer(variantOf(subset), validator, options.stateless === true),
+    server: (subset = toolsets, options = {}) => {
+      const variant = variantOf(subset);
+      const session = options.stateless === true ? undefined : new SessionState();
+      return fullServer(variant, session);
+    },
+    requestServer: async (subset, needs) => {
+      const variant = variantOf(subset);
+      const listing = needs.listTools ? await listingOf(variant) : undefined;
+      return requestServer(variant, needs, listing);
+    },
+    listing: (subset = toolsets) => listingOf(variantOf(subset)),
   };
 }
 
-/** A new `McpServer` exposing `toolsets`, for a caller that needs just one (tests, stdio). */
+/** A new `McpServer` exposing `toolsets`, for a caller that needs just one (tests). */
 export function createMcpServer(deps: McpDeps, toolsets: readonly Toolset[]): McpServer {
   return createMcpApp(deps, toolsets).server();
 }
@@ -97,135 +128,59 @@ function instructionsOf(toolsets: readonly Toolset[]): string {
   ].join("\n\n");
 }
 
-/**
- * Runs `toolset.register` once on a real server (so the SDK checks names and shapes as usual)
- * and keeps its calls to replay cheaply: a tool's raw zod shapes are replaced by the object
- * schemas the SDK built from them, so no connection builds them again.
- */
-function record(
-  toolset: Toolset,
-  deps: McpDeps,
-  validator: AjvJsonSchemaValidator,
-): Registration[] {
-  const template = new McpServer(SERVER_INFO, { jsonSchemaValidator: validator });
-  const registrations: Registration[] = [];
-  for (const method of METHODS) {
-    const original = (template[method] as (...args: unknown[]) => unknown).bind(template);
-    Object.defineProperty(template, method, {
-      value: (...args: unknown[]) => {
-        const registered = original(...args);
-        if (method === "registerTool") {
-          const { inputSchema, outputSchema } = registered as ToolConfig;
-          args = [args[0], { ...(args[1] as ToolConfig), inputSchema, outputSchema }, args[2]];
-        }
-        // Connections serve a tool without its output schema: tools/list still shows it (from
-        // `toolListing`), but the SDK would otherwise re-validate our own structured content
-        // against it on every call; the tests pin that content instead.
-        const served = method === "registerTool"
-          ? [args[0], { ...(args[1] as ToolConfig), outputSchema: undefined }, args[2]]
-          : undefined;
-        registrations.push({ method, args, served });
-        return registered;
-      },
-    });
-  }
-  toolset.register(template, deps);
-  return registrations;
-}
-
-/** The parts of a tool's config (and of the SDK's registered tool) this module reads. */
-interface ToolConfig {
-  title?: string;
-  description?: string;
-  inputSchema?: unknown;
-  outputSchema?: unknown;
-  annotations?: Tool["annotations"];
-  _meta?: Record<string, unknown>;
-}
-
-/** A server for one connection: replays the registrations with handlers bound to its session. */
-function connectionServer(
-  variant: Variant,
-  validator: AjvJsonSchemaValidator,
-  stateless: boolean,
-): McpServer {
-  const server = new McpServer(SERVER_INFO, {
+function newServer(variant: Variant): McpServer {
+  return new McpServer(SERVER_INFO, {
     instructions: variant.instructions,
-    capabilities: { logging: {} },
-    jsonSchemaValidator: validator,
+    capabilities: variant.capabilities,
+    cacheHints: CACHE_HINTS,
   });
-  leanToolCalls(server);
-  const session = new SessionState();
-  let tools = false;
-  for (const { method, args, served } of variant.registrations) {
-    let replayed = served ?? args;
-    if (method === "registerTool") tools = true;
-    if (method === "registerTool" && !stateless) {
-      const [name, config, handler] = replayed as [
-        string,
-        ToolConfig,
-        (...a: unknown[]) => unknown,
-      ];
-      // The SDK calls a tool handler with `extra` last: (args, extra), or (extra) without input.
-      const bound = (...a: unknown[]) => {
-        attachSession(a[a.length - 1] as object, session);
-        return handler(...a);
-      };
-      replayed = [name, config, bound];
-    }
-    (server[method] as (...a: unknown[]) => unknown).apply(server, replayed);
-  }
-  if (tools) {
-    // The SDK turns zod into JSON Schema on every tools/list; the answer never changes here.
-    server.server.setRequestHandler(
-      ListToolsRequestSchema,
-      () => variant.listing ??= { tools: toolListing(variant.registrations) },
-    );
-  }
-  quietListChanged(server);
-  const connect = server.connect.bind(server);
-  server.connect = (transport) => {
-    fastRequests(server, transport);
-    return connect(transport);
-  };
+}
+
+/** Everything registered, handlers bound to `session` (none: each call stands alone). */
+function fullServer(variant: Variant, session: SessionState | undefined): McpServer {
+  const server = newServer(variant);
+  const { tools, others } = variant.recorded;
+  for (const tool of tools.values()) tool.apply(server, session && bindTo(session));
+  for (const other of others) other.apply(server);
+  // Registering turns list_changed on; these lists never change while the server runs.
+  server.server.registerCapabilities(variant.capabilities);
   return server;
 }
 
-/**
- * The SDK advertises list_changed as soon as a tool, prompt or resource is registered, but these
- * lists never change while a server runs, so no such notification is ever sent. Only the kinds
- * present are touched: advertising prompts without any would invite prompts/list.
- */
-function quietListChanged(server: McpServer): void {
-  const present = (server.server as unknown as { getCapabilities(): ServerCapabilities })
-    .getCapabilities();
-  const lists = (["tools", "prompts", "resources"] as const).filter((kind) => present[kind]);
-  server.server.registerCapabilities(
-    Object.fromEntries(lists.map((kind) => [kind, { ...present[kind], listChanged: false }])),
-  );
+/** Only what `needs` names; `tools/list` from `listing`. */
+function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]): McpServer {
+  const server = newServer(variant);
+  const { tools, others } = variant.recorded;
+  if (needs.all) for (const tool of tools.values()) tool.apply(server);
+  else for (const name of needs.tools) tools.get(name)?.apply(server);
+  if (needs.others) for (const other of others) other.apply(server);
+  if (listing !== undefined) {
+    server.server.setRequestHandler("tools/list", () => ({ tools: listing }));
+  }
+  server.server.registerCapabilities(variant.capabilities);
+  return server;
 }
 
-const EMPTY_INPUT = { type: "object" as const, properties: {} };
-
-/** The `tools/list` entries, built exactly as the SDK's `McpServer` builds them. */
-function toolListing(registrations: readonly Registration[]): Tool[] {
-  const jsonSchema = (schema: unknown, pipeStrategy: "input" | "output") => {
-    const object = normalizeObjectSchema(schema as never);
-    return object ? toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }) : undefined;
+/** A handler wrapper that tells the handler its session (the SDK passes the context last). */
+function bindTo(session: SessionState) {
+  return (handler: (...a: unknown[]) => unknown) => (...a: unknown[]) => {
+    attachSession(a[a.length - 1] as object, session);
+    return handler(...a);
   };
-  return registrations.filter((r) => r.method === "registerTool").map((r) => {
-    const [name, config] = r.args as [string, ToolConfig];
-    const tool: Tool = {
-      name,
-      title: config.title,
-      description: config.description,
-      inputSchema: (jsonSchema(config.inputSchema, "input") ?? EMPTY_INPUT) as Tool["inputSchema"],
-      annotations: config.annotations,
-      execution: { taskSupport: "forbidden" },
-      _meta: config._meta,
-    };
-    const output = jsonSchema(config.outputSchema, "output");
-    if (output) tool.outputSchema = output as Tool["outputSchema"];
-    return tool;
-  });
+}
+
+/**
+ * The capabilities a full server of `recorded` has, with list_changed off: the lists never change
+ * while a server runs. Read once from a server the SDK built, so they are what it would advertise.
+ */
+function capabilitiesOf(recorded: Recorded, instructions: string): ServerCapabilities {
+  const server = new McpServer(SERVER_INFO, { instructions });
+  for (const tool of recorded.tools.values()) tool.apply(server);
+  for (const other of recorded.others) other.apply(server);
+  const present = server.server.getCapabilities();
+  const out: ServerCapabilities = { ...present };
+  for (const kind of ["tools", "prompts", "resources"] as const) {
+    if (present[kind]) out[kind] = { ...present[kind], listChanged: false };
+  }
+  return out;
 }

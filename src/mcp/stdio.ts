@@ -9,9 +9,8 @@ import type { Config } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
-import { createMcpServer, type McpDeps, type Toolset } from "./server.ts";
-import { isRequestEnvelope } from "./dispatch.ts";
-import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./sdk.ts";
+import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
+import { type JSONRPCMessage, parseJSONRPCMessage, serveStdio as serveSdkStdio, type Transport } from "./sdk.ts";
 
 /** Streams a test serves on instead of the process's stdin and stdout. */
 export interface StdioStreams {
@@ -32,8 +31,13 @@ export async function serveStdio(
 ): Promise<void> {
   const port = streams === undefined ? processPort() : streamPort(streams);
   const transport = new LineTransport(port, deps.config.maxRequestBytes);
-  const server = createMcpServer(deps, toolsets);
-  await server.connect(transport);
+  const app = createMcpApp(deps, toolsets);
+  // The SDK picks the era from the opening message (server/discover: 2026-07-28; initialize:
+  // 2025) and pins one server from the factory to the connection; the transport is ours.
+  const served = serveSdkStdio(() => app.server(), {
+    transport,
+    onerror: (error) => console.error(`handoff-mcp: stdio: ${error.message}`),
+  });
   if (stop?.aborted) transport.stopReading();
   else stop?.addEventListener("abort", () => transport.stopReading(), { once: true });
   await transport.inputEnded;
@@ -48,10 +52,10 @@ export async function serveStdio(
         `SHUTDOWN_GRACE_MS (${graceMs} ms): closing without them`,
     );
     // Closing waits for the writes queued, which never end if the client stopped reading.
-    server.close().catch(() => {});
+    served.close().catch(() => {});
     return;
   }
-  await server.close();
+  await served.close();
 }
 
 /** The byte pipes under the transport. */
@@ -238,14 +242,11 @@ class LineTransport implements Transport {
       this.onerror?.(new Error("stdio: a line is not valid JSON"));
       return;
     }
-    // A plain request needs no schema: the SDK's request schema takes exactly what this takes.
-    if (!isRequestEnvelope(message)) {
-      const parsed = JSONRPCMessageSchema.safeParse(message);
-      if (!parsed.success) {
-        this.onerror?.(new Error("stdio: a line is not a JSON-RPC 2.0 message"));
-        return;
-      }
-      message = parsed.data as JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(message);
+    } catch {
+      this.onerror?.(new Error("stdio: a line is not a JSON-RPC 2.0 message"));
+      return;
     }
     this.#inFlight.received(message);
     this.onmessage?.(message);

@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { EnvSource } from "../kit/env.ts";
 import type { Route } from "../kit/web.ts";
-import type { McpServer } from "./sdk.ts";
+import type { ToolRegistrar } from "./registry.ts";
 
 /**
  * What every toolset may need per server: KV (opened once per process) and the server
@@ -31,7 +31,7 @@ export interface Toolset {
   /** The paragraph this toolset adds to the server's instructions. */
   instructions: string;
   /** Registers the toolset's tools, prompts and resources on `server`. */
-  register(server: McpServer, deps: McpDeps): void;
+  register(server: ToolRegistrar, deps: McpDeps): void;
   /** HTTP routes after the token (JSON APIs, pages), if the toolset has any. */
   routes?(deps: McpDeps): Route[];
 }

@@ -1,6 +1,6 @@
 /** The table toolset's tools, registered in one order. */
 
-import type { McpServer } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import type { TableSettings } from "./settings.ts";
 import { tableCtx } from "./store_common.ts";
@@ -15,7 +15,7 @@ export const TABLE_INSTRUCTIONS =
 
 /** Registers every table tool on `server`. */
 export function registerTableTools(
-  server: McpServer,
+  server: ToolRegistrar,
   deps: McpDeps,
   settings: TableSettings,
 ): void {

@@ -4,14 +4,14 @@ import { z } from "zod";
 import { READ_ONLY } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
 import { strictArgs } from "../mcp/schema.ts";
-import type { McpServer } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import { renderContext } from "./render.ts";
 import { contextSchema } from "./schemas.ts";
 import { getWorkspaceContext } from "./store_context.ts";
 import { contractDescription, fields, result, type TableToolDeps } from "./tools_common.ts";
 
 /** Registers get_workspace_context. */
-export function registerContextTool(server: McpServer, t: TableToolDeps): void {
+export function registerContextTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
   server.registerTool("get_workspace_context", {
     title: "Workspace context",
@@ -27,8 +27,8 @@ export function registerContextTool(server: McpServer, t: TableToolDeps): void {
     }),
     outputSchema: contextSchema,
     annotations: READ_ONLY,
-  }, async (args, extra) => {
-    const c = await getWorkspaceContext(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const c = await getWorkspaceContext(t.ctx, callerOf(call, t.deps), args);
     return result(renderContext(c), c);
   });
 }

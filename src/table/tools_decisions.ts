@@ -4,7 +4,7 @@ import { z } from "zod";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
 import { advertisedAs, strictArgs } from "../mcp/schema.ts";
-import type { McpServer } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import { renderDecision, renderDecisions, renderPlan, renderPlans } from "./render.ts";
 import { decisionSchema, planSchema } from "./schemas.ts";
 import {
@@ -27,7 +27,7 @@ import {
 } from "./tools_common.ts";
 
 /** Registers the decision and plan tools. */
-export function registerDecisionTools(server: McpServer, t: TableToolDeps): void {
+export function registerDecisionTools(server: ToolRegistrar, t: TableToolDeps): void {
   registerRecordDecisionTool(server, t);
   registerGetDecisionsTool(server, t);
   registerResolveDecisionTool(server, t);
@@ -37,7 +37,7 @@ export function registerDecisionTools(server: McpServer, t: TableToolDeps): void
 }
 
 /** Registers `record_decision`. */
-function registerRecordDecisionTool(server: McpServer, t: TableToolDeps): void {
+function registerRecordDecisionTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
 
@@ -59,8 +59,8 @@ function registerRecordDecisionTool(server: McpServer, t: TableToolDeps): void {
       ...WORKSPACE_FIELDS,
     },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async (args, extra) => {
-    const r = await recordDecision(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await recordDecision(t.ctx, callerOf(call, t.deps), args);
     return result(
       `Recorded as proposed: ${
         renderDecision(r.decision, nonce())
@@ -71,7 +71,7 @@ function registerRecordDecisionTool(server: McpServer, t: TableToolDeps): void {
 }
 
 /** Registers `get_decisions`. */
-function registerGetDecisionsTool(server: McpServer, t: TableToolDeps): void {
+function registerGetDecisionsTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("get_decisions", {
@@ -96,7 +96,7 @@ function registerGetDecisionsTool(server: McpServer, t: TableToolDeps): void {
 }
 
 /** Registers `resolve_decision`. */
-function registerResolveDecisionTool(server: McpServer, t: TableToolDeps): void {
+function registerResolveDecisionTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
 
@@ -122,8 +122,8 @@ function registerResolveDecisionTool(server: McpServer, t: TableToolDeps): void 
       }, "The seq of the note posted into the decision's discussion"),
     },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async (args, extra) => {
-    const r = await resolveDecision(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await resolveDecision(t.ctx, callerOf(call, t.deps), args);
     const note = r.note_seq === null
       ? ""
       : `\nA note was posted to discussion ${r.decision.discussion_id} as seq ${r.note_seq}.`;
@@ -132,7 +132,7 @@ function registerResolveDecisionTool(server: McpServer, t: TableToolDeps): void 
 }
 
 /** Registers `set_decision_scope`. */
-function registerSetDecisionScopeTool(server: McpServer, t: TableToolDeps): void {
+function registerSetDecisionScopeTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("set_decision_scope", {
@@ -149,8 +149,8 @@ function registerSetDecisionScopeTool(server: McpServer, t: TableToolDeps): void
     }),
     outputSchema: { decision: decisionSchema, changed: z.boolean() },
     annotations: writes({ destructive: false, idempotent: true }),
-  }, async (args, extra) => {
-    const r = await setDecisionScope(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await setDecisionScope(t.ctx, callerOf(call, t.deps), args);
     return result(
       `${
         r.changed ? "Scope set" : "Scope unchanged"
@@ -161,7 +161,7 @@ function registerSetDecisionScopeTool(server: McpServer, t: TableToolDeps): void
 }
 
 /** Registers `record_plan`. */
-function registerRecordPlanTool(server: McpServer, t: TableToolDeps): void {
+function registerRecordPlanTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
 
@@ -180,14 +180,14 @@ function registerRecordPlanTool(server: McpServer, t: TableToolDeps): void {
     }),
     outputSchema: { plan: planSchema, ...WORKSPACE_FIELDS },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async (args, extra) => {
-    const r = await recordPlan(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await recordPlan(t.ctx, callerOf(call, t.deps), args);
     return result(`Recorded: ${renderPlan(r.plan, nonce())}`, r);
   });
 }
 
 /** Registers `get_plans`. */
-function registerGetPlansTool(server: McpServer, t: TableToolDeps): void {
+function registerGetPlansTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("get_plans", {

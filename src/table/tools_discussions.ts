@@ -4,7 +4,7 @@ import { z } from "zod";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
 import { strictArgs } from "../mcp/schema.ts";
-import type { McpServer } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import {
   renderCreatedDiscussion,
   renderDiscussion,
@@ -24,7 +24,7 @@ import {
 } from "./tools_common.ts";
 
 /** Registers create_discussion, post_message, get_discussion and get_participants. */
-export function registerDiscussionTools(server: McpServer, t: TableToolDeps): void {
+export function registerDiscussionTools(server: ToolRegistrar, t: TableToolDeps): void {
   registerCreateDiscussionTool(server, t);
   registerPostMessageTool(server, t);
   registerGetDiscussionTool(server, t);
@@ -32,7 +32,7 @@ export function registerDiscussionTools(server: McpServer, t: TableToolDeps): vo
 }
 
 /** Registers `create_discussion`. */
-function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void {
+function registerCreateDiscussionTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("create_discussion", {
@@ -52,14 +52,14 @@ function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void
       ...WORKSPACE_FIELDS,
     },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async (args, extra) => {
-    const r = await createDiscussion(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await createDiscussion(t.ctx, callerOf(call, t.deps), args);
     return result(renderCreatedDiscussion(r), r);
   });
 }
 
 /** Registers `post_message`. */
-function registerPostMessageTool(server: McpServer, t: TableToolDeps): void {
+function registerPostMessageTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("post_message", {
@@ -77,14 +77,14 @@ function registerPostMessageTool(server: McpServer, t: TableToolDeps): void {
     }),
     outputSchema: { message: messageSchema, discussion: discussionSchema },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async (args, extra) => {
-    const r = await postMessage(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await postMessage(t.ctx, callerOf(call, t.deps), args);
     return result(renderPosted(r), r);
   });
 }
 
 /** Registers `get_discussion`. */
-function registerGetDiscussionTool(server: McpServer, t: TableToolDeps): void {
+function registerGetDiscussionTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("get_discussion", {
@@ -115,7 +115,7 @@ function registerGetDiscussionTool(server: McpServer, t: TableToolDeps): void {
 }
 
 /** Registers `get_participants`. */
-function registerGetParticipantsTool(server: McpServer, t: TableToolDeps): void {
+function registerGetParticipantsTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("get_participants", {

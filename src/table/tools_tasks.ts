@@ -4,7 +4,7 @@ import { z } from "zod";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
 import { advertisedAs, nullableString, strictArgs } from "../mcp/schema.ts";
-import type { McpServer } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import { renderHandoff, renderHandoffs, renderTask, renderTasks } from "./render.ts";
 import { handoffSchema, taskSchema } from "./schemas.ts";
 import { acceptHandoff, createHandoff, getHandoffs } from "./store_handoffs.ts";
@@ -21,7 +21,7 @@ import {
 } from "./tools_common.ts";
 
 /** Registers the task and handoff tools. */
-export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
+export function registerTaskTools(server: ToolRegistrar, t: TableToolDeps): void {
   registerCreateTaskTool(server, t);
   registerUpdateTaskTool(server, t);
   registerGetTasksTool(server, t);
@@ -31,7 +31,7 @@ export function registerTaskTools(server: McpServer, t: TableToolDeps): void {
 }
 
 /** Registers `create_task`. */
-function registerCreateTaskTool(server: McpServer, t: TableToolDeps): void {
+function registerCreateTaskTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("create_task", {
@@ -48,14 +48,14 @@ function registerCreateTaskTool(server: McpServer, t: TableToolDeps): void {
     }),
     outputSchema: { task: taskSchema, ...WORKSPACE_FIELDS },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async (args, extra) => {
-    const r = await createTask(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await createTask(t.ctx, callerOf(call, t.deps), args);
     return result(`Created: ${renderTask(r.task)}`, r);
   });
 }
 
 /** Registers `update_task`. */
-function registerUpdateTaskTool(server: McpServer, t: TableToolDeps): void {
+function registerUpdateTaskTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
 
@@ -85,15 +85,15 @@ function registerUpdateTaskTool(server: McpServer, t: TableToolDeps): void {
       acted_as: z.string().optional(),
     },
     annotations: writes({ destructive: false, idempotent: true }),
-  }, async (args, extra) => {
-    const r = await updateTask(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await updateTask(t.ctx, callerOf(call, t.deps), args);
     const warning = r.cross_task_warning ? `\n⚠ ${r.cross_task_warning}` : "";
     return result(`Updated (${r.changed.join(", ")}): ${renderTask(r.task)}${warning}`, r);
   });
 }
 
 /** Registers `get_tasks`. */
-function registerGetTasksTool(server: McpServer, t: TableToolDeps): void {
+function registerGetTasksTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("get_tasks", {
@@ -116,7 +116,7 @@ function registerGetTasksTool(server: McpServer, t: TableToolDeps): void {
 }
 
 /** Registers `create_handoff`. */
-function registerCreateHandoffTool(server: McpServer, t: TableToolDeps): void {
+function registerCreateHandoffTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
   const l = t.settings.limits;
 
@@ -134,15 +134,15 @@ function registerCreateHandoffTool(server: McpServer, t: TableToolDeps): void {
     }),
     outputSchema: { handoff: handoffSchema, task: taskSchema, superseded: nullableString() },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async (args, extra) => {
-    const r = await createHandoff(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await createHandoff(t.ctx, callerOf(call, t.deps), args);
     const superseded = r.superseded ? `\nHandoff ${r.superseded} is now superseded.` : "";
     return result(`Handed off: ${renderHandoff(r.handoff, nonce())}${superseded}`, r);
   });
 }
 
 /** Registers `get_handoffs`. */
-function registerGetHandoffsTool(server: McpServer, t: TableToolDeps): void {
+function registerGetHandoffsTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("get_handoffs", {
@@ -169,7 +169,7 @@ function registerGetHandoffsTool(server: McpServer, t: TableToolDeps): void {
 }
 
 /** Registers `accept_handoff`. */
-function registerAcceptHandoffTool(server: McpServer, t: TableToolDeps): void {
+function registerAcceptHandoffTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
 
   server.registerTool("accept_handoff", {
@@ -180,8 +180,8 @@ function registerAcceptHandoffTool(server: McpServer, t: TableToolDeps): void {
     inputSchema: strictArgs({ handoff_id: f.id("handoff") }),
     outputSchema: { handoff: handoffSchema, task: taskSchema, warning: z.string().optional() },
     annotations: writes({ destructive: false, idempotent: false }),
-  }, async (args, extra) => {
-    const r = await acceptHandoff(t.ctx, callerOf(extra, t.deps), args);
+  }, async (args, call) => {
+    const r = await acceptHandoff(t.ctx, callerOf(call, t.deps), args);
     const warning = r.warning ? `\n⚠ ${r.warning}` : "";
     return result(
       `Accepted: ${renderHandoff(r.handoff, nonce())}\n${renderTask(r.task)}${warning}`,

@@ -1,16 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { flagArg, wholeNumberArg } from "./args.ts";
-import { quickParseOf } from "../mcp/dispatch.ts";
-import { McpServer } from "../mcp/sdk.ts";
-import { DEFAULT_THINKING_LIMITS } from "./settings.ts";
-import { registerThinkingTools } from "./tools.ts";
-import { loadConfig } from "../config.ts";
-import { defaultCaller } from "../mcp/caller.ts";
-import { createMcpApp } from "../mcp/server.ts";
-import { thinkingToolset } from "./toolset.ts";
-import { withKv } from "../../tests/support/kv.ts";
-import { assertQuickParseAgrees, registeredTools } from "../../tests/support/quick_parse.ts";
 
 Deno.test("wholeNumberArg() takes numbers and decimal digits, and nothing else as a number", () => {
   const arg = wholeNumberArg(1, 100, "n");
@@ -53,52 +43,3 @@ Deno.test("the thinking arguments are listed as one type each, with their descri
   });
 });
 
-Deno.test("the quick parse of sequentialthinking arguments agrees with their schema", () =>
-  withKv((kv) => {
-    const server = new McpServer({ name: "t", version: "1" });
-    registerThinkingTools(server, { kv, limits: DEFAULT_THINKING_LIMITS });
-    const max = DEFAULT_THINKING_LIMITS.numberMax;
-    assertQuickParseAgrees(registeredTools(server).sequentialthinking, {
-      plain: { thought: "t", nextThoughtNeeded: true, thoughtNumber: 1, totalThoughts: 3 },
-      values: [
-        "",
-        "a thought",
-        "x".repeat(64),
-        "x".repeat(65),
-        "é".repeat(64),
-        true,
-        false,
-        "true",
-        0,
-        1,
-        7,
-        1.5,
-        -1,
-        max,
-        max + 1,
-        "4",
-        null,
-        [],
-        {},
-      ],
-      extraNames: ["unknown", "__proto__", "constructor"],
-      rounds: 20_000,
-      maxChanges: 4,
-      seed: 7,
-      minTaken: 1000,
-    });
-    return Promise.resolve();
-  }));
-
-Deno.test("every server built for a connection keeps the quick parse of sequentialthinking", async () => {
-  await withKv((kv) => {
-    const config = loadConfig(new Map());
-    const toolsets = [thinkingToolset.load(new Map())];
-    const app = createMcpApp({ kv, config, caller: defaultCaller(config) }, toolsets);
-    for (const server of [app.server(), app.server(), app.server(undefined, { stateless: true })]) {
-      const tools = registeredTools(server);
-      assert.ok(quickParseOf(tools.sequentialthinking), "the quick parse applies");
-    }
-    return Promise.resolve();
-  });
-});

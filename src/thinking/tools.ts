@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { nullableString } from "../mcp/schema.ts";
-import { flagArg, quickThoughtArgs, wholeNumberArg } from "./args.ts";
+import { flagArg, wholeNumberArg } from "./args.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { renderDelete, renderHistory, renderThought, type SessionFlag } from "./render.ts";
 import { SequenceCache } from "./store_cache.ts";
@@ -15,10 +15,9 @@ import { addThought, type AddThoughtResult, type ThoughtFlag } from "./store_wri
 import viewHtml from "./card.html" with { type: "text" };
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
-import type { McpServer } from "../mcp/sdk.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
 import { structuredResult } from "../mcp/results.ts";
 import { sessionOf } from "../mcp/session.ts";
-import { parseQuickly } from "../mcp/dispatch.ts";
 
 /** What the thinking tools need. */
 export interface ThinkingDeps {
@@ -61,7 +60,7 @@ interface ThinkingToolContext {
 }
 
 /** Registers the thinking tools and their MCP Apps view. */
-export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): void {
+export function registerThinkingTools(server: ToolRegistrar, deps: ThinkingDeps): void {
   const { kv, limits } = deps;
   const ctx: ThinkingToolContext = {
     kv,
@@ -89,12 +88,12 @@ export function registerThinkingTools(server: McpServer, deps: ThinkingDeps): vo
 }
 
 /** `sequentialthinking`: one thought, stored; a session remembers the sequence it last wrote. */
-function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolContext): void {
+function registerSequentialThinkingTool(server: ToolRegistrar, ctx: ThinkingToolContext): void {
   const { kv, limits, count, branchName } = ctx;
   // Shared by every client of the process (tools are registered once): a stateless HTTP client
   // that names its sequence skips the reads too. Each commit checks what the cache claims.
   const cache = new SequenceCache(SEQUENCE_CACHE_SIZE);
-  const tool = server.registerTool("sequentialthinking", {
+  server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
     description: DESCRIPTION,
     inputSchema: {
@@ -144,8 +143,8 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
     },
     annotations: writes({ destructive: false, idempotent: false }),
     _meta: ctx.ui,
-  }, async (args, extra) => {
-    const session = sessionOf(extra).slot("thinking", newThinkingSession);
+  }, async (args, call) => {
+    const session = sessionOf(call).slot("thinking", newThinkingSession);
     const input: ThoughtInput = { ...args };
     const implied = input.sequenceId === undefined && !startsOver(input)
       ? session.sequenceId
@@ -159,11 +158,10 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
     const { index, flags: _, ...rest } = result;
     return structuredResult(renderThought(result, flags), { ...rest, historyIndex: index, flags });
   });
-  parseQuickly(tool, quickThoughtArgs(limits.numberMax, limits.branchIdMax, SEQUENCE_ID_MAX));
 }
 
 /** `get_thought_history`: a stored sequence read back, one page at a time. */
-function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void {
+function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): void {
   const { kv, limits, branchName } = ctx;
   const thoughtSchema = z.object({
     index: z.number().describe("Position in the history, from 1"),
@@ -245,7 +243,7 @@ function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void 
 }
 
 /** `delete_thought_sequence`: a sequence and everything in it, only with `confirm: true`. */
-function registerDeleteTool(server: McpServer, ctx: ThinkingToolContext): void {
+function registerDeleteTool(server: ToolRegistrar, ctx: ThinkingToolContext): void {
   const { kv, limits } = ctx;
   server.registerTool("delete_thought_sequence", {
     title: "Delete thought sequence",

@@ -388,7 +388,8 @@ Deno.test("sequentialthinking reads only numbers and decimal digits as numbers",
         think(2, { sequenceId, thoughtNumber: bad }),
       );
       assert.equal(refused.isError, true, `thoughtNumber ${JSON.stringify(bad)} is refused`);
-      assert.match(refused.text, /whole number from 1 to 1000000.* at thoughtNumber/);
+      // The SDK names the argument first (v2: "thoughtNumber: …"; v1 ended "… at thoughtNumber").
+      assert.match(refused.text, /thoughtNumber: Expected a whole number from 1 to 1000000/);
     }
     const flag = await call(client, "sequentialthinking", think(2, { sequenceId, isRevision: 1 }));
     assert.equal(flag.isError, true, "1 is not a boolean");

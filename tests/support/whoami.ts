@@ -14,14 +14,14 @@ import type { Toolset } from "../../src/mcp/toolset.ts";
 import type { Route } from "../../src/kit/web.ts";
 import { call } from "./mcp.ts";
 
-/** A toolset whose `whoami` tool returns `callerOf(extra, deps)` as structured content. */
+/** A toolset whose `whoami` tool returns `callerOf(ctx, deps)` as structured content. */
 export function whoamiToolset(routes: Route[] = []): Toolset {
   return {
     name: "whoami",
     instructions: "whoami answers who is calling.",
     register(server, deps) {
-      server.registerTool("whoami", { description: "Who is calling" }, (extra) => {
-        const caller = callerOf(extra, deps);
+      server.registerTool("whoami", { description: "Who is calling" }, (ctx) => {
+        const caller = callerOf(ctx, deps);
         return {
           content: [{ type: "text", text: JSON.stringify(caller) }],
           structuredContent: { ...caller },

@@ -1,0 +1,109 @@
+/**
+ * `/mcp`: both MCP eras on one URL, served by the SDK's `createMcpHandler` (its default
+ * `legacy: 'stateless'`). A request carrying the 2026-07-28 `_meta` envelope is served under that
+ * revision (header checks, `resultType`, cache hints, `server/discover`); anything else (an
+ * `initialize`, a 2025 client's calls) under 2025 rules, statelessly. Each request gets a server
+ * of its own holding only what it needs (`McpApp.requestServer`).
+ *
+ * What stays here: the body is read once under `MAX_REQUEST_BYTES` (our error names the setting)
+ * and handed to the SDK parsed, which also tells the factory what the request calls; and a batch
+ * is refused in 2026 (that revision has none).
+ */
+
+import type { McpApp, RequestNeeds, Toolset } from "../mcp/server.ts";
+import { type AuthInfo, createMcpHandler, type McpHttpHandler } from "../mcp/sdk.ts";
+import { isJson, readRpcBody, rpcError } from "./body.ts";
+
+/** The protocol-version key of the 2026-07-28 per-request `_meta` envelope. */
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+
+/** The `/mcp` endpoint of one process: one SDK handler per toolset choice, built on first use. */
+export class McpEndpoint {
+  readonly #app: McpApp;
+  readonly #maxBytes: number;
+  readonly #handlers = new Map<string, McpHttpHandler>();
+  /** Each request's parsed body, for the factory (the SDK hands it the same `Request`). */
+  readonly #bodies = new WeakMap<Request, unknown>();
+
+  constructor(app: McpApp, maxRequestBytes: number) {
+    this.#app = app;
+    this.#maxBytes = maxRequestBytes;
+  }
+
+  /** Answers one POST to `/mcp` for a client that chose `toolsets`. */
+  async post(req: Request, toolsets: readonly Toolset[], authInfo?: AuthInfo): Promise<Response> {
+    if (!isJson(req.headers.get("content-type"))) {
+      return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+    }
+    const body = await readRpcBody(req, this.#maxBytes);
+    if (body instanceof Response) return body;
+    const parsed = body.parsed;
+    if (Array.isArray(parsed) && isModern(req, parsed)) {
+      return rpcError(
+        400,
+        -32600,
+        "Invalid Request: protocol 2026-07-28 has no batches; send one JSON-RPC message per POST",
+      );
+    }
+    this.#bodies.set(req, parsed);
+    return await this.#handlerFor(toolsets).fetch(req, { authInfo, parsedBody: parsed });
+  }
+
+  /** Ends the 2026-07-28 exchanges still open (2025 ones hold nothing between requests). */
+  async close(): Promise<void> {
+    const handlers = [...this.#handlers.values()];
+    this.#handlers.clear();
+    await Promise.all(handlers.map((h) => h.close()));
+  }
+
+  #handlerFor(toolsets: readonly Toolset[]): McpHttpHandler {
+    const key = toolsets.map((t) => t.name).join(",");
+    let handler = this.#handlers.get(key);
+    if (handler === undefined) {
+      handler = createMcpHandler(
+        (ctx) => {
+          const body = ctx.requestInfo === undefined ? undefined : this.#bodies.get(ctx.requestInfo);
+          return this.#app.requestServer(toolsets, needsOf(body));
+        },
+        { maxRequestBodySize: this.#maxBytes },
+      );
+      this.#handlers.set(key, handler);
+    }
+    return handler;
+  }
+}
+
+/** Whether a batch claims the 2026-07-28 revision, by its header or by a message's envelope. */
+function isModern(req: Request, batch: unknown[]): boolean {
+  const header = req.headers.get("mcp-protocol-version");
+  if (header !== null && header >= "2026") return true;
+  return batch.some((m) => {
+    const meta = (m as { params?: { _meta?: Record<string, unknown> } })?.params?._meta;
+    return typeof meta === "object" && meta !== null && VERSION_KEY in meta;
+  });
+}
+
+/**
+ * What a request's server must hold, from its body: the tools it calls, whether it lists them,
+ * whether it reaches prompts or resources. A body the factory cannot see (none should) gets
+ * everything, so nothing is refused for want of a registration.
+ */
+export function needsOf(body: unknown): RequestNeeds {
+  if (body === undefined) return { tools: [], listTools: true, others: true, all: true };
+  const needs: RequestNeeds = { tools: [], listTools: false, others: false };
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    if (typeof method !== "string") continue;
+    if (method === "tools/call") {
+      if (typeof params?.name === "string") needs.tools.push(params.name);
+    } else if (method === "tools/list") {
+      needs.listTools = true;
+    } else if (!BARE.has(method) && !method.startsWith("notifications/")) {
+      needs.others = true;
+    }
+  }
+  return needs;
+}
+
+/** Methods a server answers from its options alone. */
+const BARE = new Set(["initialize", "server/discover", "ping", "logging/setLevel"]);

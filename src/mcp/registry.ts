@@ -1,0 +1,126 @@
+/**
+ * A toolset's registrations, recorded once per process so that any number of servers can be
+ * made from them without running the toolset's `register` (and building its schemas) again.
+ * The recorder is our own object with the three registration methods of `McpServer`; a record
+ * is replayed on a real server by calling the same public method with the same arguments.
+ */
+
+import { z } from "zod";
+import type { CallToolResult, McpServer, ServerContext, Tool } from "./sdk.ts";
+import type { McpDeps, Toolset } from "./toolset.ts";
+
+/** A tool's input: an object schema, or the raw shape of one. */
+type Input = z.ZodType | z.ZodRawShape;
+
+/** The arguments a tool's handler gets for `I`. */
+type ArgsOf<I extends Input> = I extends z.ZodType ? z.output<I>
+  : I extends z.ZodRawShape ? z.output<z.ZodObject<I>>
+  : never;
+
+/** A tool as a toolset declares it (the SDK's `registerTool` config, schemas as zod). */
+export interface ToolConfig<I extends Input> {
+  title?: string;
+  description?: string;
+  inputSchema: I;
+  /** The shape of `structuredContent` (an object schema or its raw shape), checked by the SDK. */
+  outputSchema?: z.ZodType | z.ZodRawShape;
+  annotations?: Tool["annotations"];
+  _meta?: Record<string, unknown>;
+}
+
+/**
+ * What a toolset registers on: `registerTool` (with zod schemas), and the SDK's own
+ * `registerPrompt` and `registerResource`.
+ */
+export interface ToolRegistrar {
+  /** A tool without arguments: its handler gets the context alone, as the SDK calls it. */
+  registerTool(
+    name: string,
+    config: Omit<ToolConfig<z.ZodRawShape>, "inputSchema">,
+    handler: (ctx: ServerContext) => CallToolResult | Promise<CallToolResult>,
+  ): void;
+  registerTool<I extends Input>(
+    name: string,
+    config: ToolConfig<I>,
+    handler: (args: ArgsOf<I>, ctx: ServerContext) => CallToolResult | Promise<CallToolResult>,
+  ): void;
+  registerPrompt: McpServer["registerPrompt"];
+  registerResource: McpServer["registerResource"];
+}
+
+/** A tool handler, as the SDK calls it: `(args, ctx)`, or `(ctx)` for a tool without input. */
+export type AnyHandler = (...a: unknown[]) => unknown;
+
+/** One recorded tool. */
+export interface RecordedTool {
+  name: string;
+  /** Registers the tool on `server`, its handler passed through `wrap` if given. */
+  apply(server: McpServer, wrap?: (handler: AnyHandler) => AnyHandler): void;
+}
+
+/** One recorded prompt or resource. */
+export interface RecordedOther {
+  apply(server: McpServer): void;
+}
+
+/** What a set of toolsets registered, in registration order. */
+export interface Recorded {
+  tools: Map<string, RecordedTool>;
+  others: RecordedOther[];
+}
+
+/** Runs each toolset's `register` once on a recorder and returns what it registered. */
+export function recordToolsets(toolsets: readonly Toolset[], deps: McpDeps): Recorded {
+  const recorded: Recorded = { tools: new Map(), others: [] };
+  for (const toolset of toolsets) toolset.register(recorder(recorded), deps);
+  return recorded;
+}
+
+/** Merges records of several toolsets, in the order given. */
+export function mergeRecorded(parts: readonly Recorded[]): Recorded {
+  const merged: Recorded = { tools: new Map(), others: [] };
+  for (const part of parts) {
+    for (const [name, tool] of part.tools) {
+      if (merged.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
+      merged.tools.set(name, tool);
+    }
+    merged.others.push(...part.others);
+  }
+  return merged;
+}
+
+type Call = (...a: unknown[]) => unknown;
+
+function recorder(into: Recorded): ToolRegistrar {
+  const registerTool = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
+    if (into.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
+    const schemas = {
+      ...config,
+      inputSchema: objectSchema(config.inputSchema),
+      outputSchema: objectSchema(config.outputSchema),
+    };
+    into.tools.set(name, {
+      name,
+      apply: (server, wrap) =>
+        (server.registerTool as Call)(name, schemas, wrap ? wrap(handler) : handler),
+    });
+  };
+  const registerPrompt = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
+    const schemas = { ...config, argsSchema: objectSchema(config.argsSchema) };
+    into.others.push({ apply: (server) => (server.registerPrompt as Call)(name, schemas, handler) });
+  };
+  const registerResource = (...args: unknown[]) => {
+    into.others.push({ apply: (server) => (server.registerResource as Call)(...args) });
+  };
+  return { registerTool, registerPrompt, registerResource } as unknown as ToolRegistrar;
+}
+
+/**
+ * A raw zod shape (`{ name: z.string() }`) as the object schema the SDK would wrap it in, built
+ * once here instead of on every server; a schema object (or nothing) as it is.
+ */
+function objectSchema(schema: unknown): unknown {
+  if (schema === undefined || schema === null || typeof schema !== "object") return schema;
+  if ("~standard" in schema) return schema;
+  return z.object(schema as z.ZodRawShape);
+}
