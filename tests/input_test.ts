@@ -86,7 +86,11 @@ Deno.test("lone surrogates, blank ids, non-numbers and unknown names are refused
     assert.equal(misspelt.isError, true, via);
     assert.match(misspelt.text, /unknown argument "projectId"; accepted: project_id, body, kind/);
     const hex = await call(client, "sequentialthinking", think(1, { thoughtNumber: "0x4" }));
-    assert.match(hex.text, /thoughtNumber: Expected a whole number from 1 to 1000000.*got "0x4"/, via);
+    assert.match(
+      hex.text,
+      /thoughtNumber: Expected a whole number from 1 to 1000000.*got "0x4"/,
+      via,
+    );
     const digits = await call(client, "sequentialthinking", think(1, { totalThoughts: "4" }));
     assert.equal(digits.structured.totalThoughts, 4, `${via}: "4" is read as 4`);
     const listed = await call(client, "list_projects");

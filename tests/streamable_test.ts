@@ -97,7 +97,8 @@ Deno.test("malformed POSTs get the SDK transport's JSON-RPC errors and statuses"
     const cases: [unknown, Record<string, string>, number, number][] = [
       ["{", {}, 400, -32700],
       [[], {}, 400, -32600],
-      [{ jsonrpc: "2.0", id: 1 }, {}, 400, -32700],
+      // Not a request (no method): SDK v2 says Invalid Request (v1 said Parse error).
+      [{ jsonrpc: "2.0", id: 1 }, {}, 400, -32600],
       [
         { jsonrpc: "2.0", id: 1, method: "ping" },
         { "mcp-protocol-version": "1999-01-01" },

@@ -176,4 +176,3 @@ Deno.test("focus tools refuse unknown argument names, naming them and the accept
     const listed = await client.callTool({ name: "list_projects", arguments: {} });
     assert.match(textOf(listed), /No projects yet/, "nothing was created");
   }));
-

@@ -48,7 +48,12 @@ interface ProgressContext {
     _meta?: { progressToken?: string | number };
     notify(notification: {
       method: "notifications/progress";
-      params: { progressToken: string | number; progress: number; total?: number; message?: string };
+      params: {
+        progressToken: string | number;
+        progress: number;
+        total?: number;
+        message?: string;
+      };
     }): Promise<void>;
   };
 }

@@ -1,9 +1,12 @@
 /**
- * `/mcp`: both MCP eras on one URL, served by the SDK's `createMcpHandler` (its default
- * `legacy: 'stateless'`). A request carrying the 2026-07-28 `_meta` envelope is served under that
- * revision (header checks, `resultType`, cache hints, `server/discover`); anything else (an
- * `initialize`, a 2025 client's calls) under 2025 rules, statelessly. Each request gets a server
- * of its own holding only what it needs (`McpApp.requestServer`).
+ * `/mcp`: both MCP eras on one URL, split by the SDK's own `isLegacyRequest`. A request carrying
+ * the 2026-07-28 `_meta` envelope goes to the SDK's `createMcpHandler` (strict, `legacy:
+ * 'reject'`), which serves it under that revision (header checks, `resultType`, cache hints,
+ * `server/discover`). Anything else (an `initialize`, a 2025 client's calls) is served under 2025
+ * rules, statelessly, by the SDK's `WebStandardStreamableHTTPServerTransport` made for the one
+ * request, as `createMcpHandler`'s own stateless fallback does, except that the answer is plain
+ * JSON unless a request asks for progress (the fallback always opens an event stream). Each
+ * request gets a server of its own holding only what it needs (`McpApp.requestServer`).
  *
  * What stays here: the body is read once under `MAX_REQUEST_BYTES` (our error names the setting)
  * and handed to the SDK parsed, which also tells the factory what the request calls; and a batch
@@ -11,7 +14,13 @@
  */
 
 import type { McpApp, RequestNeeds, Toolset } from "../mcp/server.ts";
-import { type AuthInfo, createMcpHandler, type McpHttpHandler } from "../mcp/sdk.ts";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  type McpHttpHandler,
+  WebStandardStreamableHTTPServerTransport,
+} from "../mcp/sdk.ts";
 import { isJson, readRpcBody, rpcError } from "./body.ts";
 
 /** The protocol-version key of the 2026-07-28 per-request `_meta` envelope. */
@@ -45,8 +54,31 @@ export class McpEndpoint {
         "Invalid Request: protocol 2026-07-28 has no batches; send one JSON-RPC message per POST",
       );
     }
+    if (await isLegacyRequest(req, parsed, { maxRequestBodySize: this.#maxBytes })) {
+      return await this.#legacy(req, parsed, toolsets, authInfo);
+    }
     this.#bodies.set(req, parsed);
     return await this.#handlerFor(toolsets).fetch(req, { authInfo, parsedBody: parsed });
+  }
+
+  /** A 2025-era POST, on a server and SDK transport made for it alone. */
+  async #legacy(
+    req: Request,
+    parsed: unknown,
+    toolsets: readonly Toolset[],
+    authInfo?: AuthInfo,
+  ): Promise<Response> {
+    const server = await this.#app.requestServer(toolsets, needsOf(parsed));
+    const streaming = asksProgress(parsed);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !streaming,
+    });
+    await server.connect(transport);
+    const response = await transport.handleRequest(req, { authInfo, parsedBody: parsed });
+    // A JSON answer is complete; a stream ends when its last answer is written.
+    if (!streaming || response.body === null) await server.close();
+    return response;
   }
 
   /** Ends the 2026-07-28 exchanges still open (2025 ones hold nothing between requests). */
@@ -62,10 +94,12 @@ export class McpEndpoint {
     if (handler === undefined) {
       handler = createMcpHandler(
         (ctx) => {
-          const body = ctx.requestInfo === undefined ? undefined : this.#bodies.get(ctx.requestInfo);
+          const body = ctx.requestInfo === undefined
+            ? undefined
+            : this.#bodies.get(ctx.requestInfo);
           return this.#app.requestServer(toolsets, needsOf(body));
         },
-        { maxRequestBodySize: this.#maxBytes },
+        { legacy: "reject", maxRequestBodySize: this.#maxBytes },
       );
       this.#handlers.set(key, handler);
     }
@@ -81,6 +115,14 @@ function isModern(req: Request, batch: unknown[]): boolean {
     const meta = (m as { params?: { _meta?: Record<string, unknown> } })?.params?._meta;
     return typeof meta === "object" && meta !== null && VERSION_KEY in meta;
   });
+}
+
+/** Whether any request in `body` carries a progress token (its answer must be a stream). */
+function asksProgress(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some((m) =>
+    (m as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta?.progressToken !==
+      undefined
+  );
 }
 
 /**

@@ -20,7 +20,10 @@ Deno.test("callerOf() reads the caller carried in the context's authInfo, else t
     scopes: [],
     extra: { caller: { name: "x", via: "god" } },
   };
-  assert.deepEqual(callerOf({ http: { authInfo: odd } }, deps), { name: "local-user", via: "local" });
+  assert.deepEqual(callerOf({ http: { authInfo: odd } }, deps), {
+    name: "local-user",
+    via: "local",
+  });
 });
 
 Deno.test("defaultCaller() is DEFAULT_CLIENT_NAME via default, owner when unset", () => {

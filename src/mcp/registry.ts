@@ -107,7 +107,9 @@ function recorder(into: Recorded): ToolRegistrar {
   };
   const registerPrompt = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
     const schemas = { ...config, argsSchema: objectSchema(config.argsSchema) };
-    into.others.push({ apply: (server) => (server.registerPrompt as Call)(name, schemas, handler) });
+    into.others.push({
+      apply: (server) => (server.registerPrompt as Call)(name, schemas, handler),
+    });
   };
   const registerResource = (...args: unknown[]) => {
     into.others.push({ apply: (server) => (server.registerResource as Call)(...args) });

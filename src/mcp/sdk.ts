@@ -7,10 +7,12 @@ export {
   completable,
   createMcpHandler,
   InMemoryTransport,
+  isLegacyRequest,
   McpServer,
   parseJSONRPCMessage,
   ResourceTemplate,
   SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 export { serveStdio } from "@modelcontextprotocol/server/stdio";
 

@@ -151,9 +151,9 @@ function fullServer(variant: Variant, session: SessionState | undefined): McpSer
 function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]): McpServer {
   const server = newServer(variant);
   const { tools, others } = variant.recorded;
-  if (needs.all) for (const tool of tools.values()) tool.apply(server);
+  if (needs.all) { for (const tool of tools.values()) tool.apply(server); }
   else for (const name of needs.tools) tools.get(name)?.apply(server);
-  if (needs.others) for (const other of others) other.apply(server);
+  if (needs.others) { for (const other of others) other.apply(server); }
   if (listing !== undefined) {
     server.server.setRequestHandler("tools/list", () => ({ tools: listing }));
   }

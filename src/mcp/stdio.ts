@@ -10,7 +10,12 @@ import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
-import { type JSONRPCMessage, parseJSONRPCMessage, serveStdio as serveSdkStdio, type Transport } from "./sdk.ts";
+import {
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  serveStdio as serveSdkStdio,
+  type Transport,
+} from "./sdk.ts";
 
 /** Streams a test serves on instead of the process's stdin and stdout. */
 export interface StdioStreams {

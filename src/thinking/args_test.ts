@@ -42,4 +42,3 @@ Deno.test("the thinking arguments are listed as one type each, with their descri
     required: ["n"],
   });
 });
-
