@@ -94,6 +94,22 @@ function violations(files: SourceFile[]): string[] {
         }
       }
     }
+    const code = codeOf(file.text);
+    // The SDK by its public API only: no underscore member of its objects (`_meta` is the
+    // protocol's own field; `_zod` is zod's schema hook, not the SDK's), no patching of its
+    // methods, no internal entry point, and the v1 SDK only as the tests' 2025 client.
+    for (const m of code.matchAll(/(?:\.|\[\s*["'])(_[A-Za-z]\w*)/g)) {
+      if (m[1] !== "_meta" && m[1] !== "_zod") {
+        out.push(`${file.path} reaches the private member ${m[1]}`);
+      }
+    }
+    if (/Object\.defineProperty\(/.test(code)) out.push(`${file.path} redefines a property`);
+    if (/"@modelcontextprotocol\/[\w-]+\/internal"/.test(code)) {
+      out.push(`${file.path} imports an SDK internal entry point`);
+    }
+    if (/"@modelcontextprotocol\/sdk[/"]/.test(code) && file.path !== "src/mcp/sdk_client.ts") {
+      out.push(`${file.path} imports SDK v1 (only src/mcp/sdk_client.ts, for tests, may)`);
+    }
     if (folder === "mcp") {
       for (const path of imports) {
         const other = folderOf(path);
@@ -146,6 +162,11 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
     file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),
     file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
+    file("src/mcp/fast.ts", "const t = server._registeredTools; x._meta; s._zod;"),
+    file("src/http/patch.ts", 'Object.defineProperty(server, "connect", {});'),
+    file("src/mcp/old.ts", 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";'),
+    file("src/mcp/inner.ts", 'import { x } from "@modelcontextprotocol/core/internal";'),
+    file("src/mcp/bracket.ts", 'const h = (server as any)["_requestHandlers"];'),
   ];
   assert.deepEqual(violations(files), [
     "src/alpha/store.ts (toolset alpha) imports src/beta/store.ts",
@@ -158,5 +179,10 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
     "src/alpha/write.ts commits with kv.atomic() instead of atomic(kv)",
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
+    "src/mcp/fast.ts reaches the private member _registeredTools",
+    "src/http/patch.ts redefines a property",
+    "src/mcp/old.ts imports SDK v1 (only src/mcp/sdk_client.ts, for tests, may)",
+    "src/mcp/inner.ts imports an SDK internal entry point",
+    "src/mcp/bracket.ts reaches the private member _requestHandlers",
   ]);
 });

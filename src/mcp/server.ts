@@ -170,11 +170,12 @@ function bindTo(session: SessionState) {
 }
 
 /**
- * The capabilities a full server of `recorded` has, with list_changed off: the lists never change
+ * The capabilities a full server of `recorded` has (and `logging`), with list_changed off: the lists never change
  * while a server runs. Read once from a server the SDK built, so they are what it would advertise.
  */
 function capabilitiesOf(recorded: Recorded, instructions: string): ServerCapabilities {
-  const server = new McpServer(SERVER_INFO, { instructions });
+  // `logging` as before: 2025 clients may set a level (no tool logs; 2026 has no setLevel).
+  const server = new McpServer(SERVER_INFO, { instructions, capabilities: { logging: {} } });
   for (const tool of recorded.tools.values()) tool.apply(server);
   for (const other of recorded.others) other.apply(server);
   const present = server.server.getCapabilities();
