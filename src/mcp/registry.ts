@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
 import type { CallToolResult, McpServer, ServerContext, Tool } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -54,6 +55,8 @@ export type AnyHandler = (...a: unknown[]) => unknown;
 /** One recorded tool. */
 export interface RecordedTool {
   name: string;
+  /** Its input schema as the SDK gets it (an object schema), for the listing (`listedInput`). */
+  inputSchema: unknown;
   /** Registers the tool on `server`, its handler passed through `wrap` if given. */
   apply(server: McpServer, wrap?: (handler: AnyHandler) => AnyHandler): void;
 }
@@ -94,15 +97,19 @@ type Call = (...a: unknown[]) => unknown;
 function recorder(into: Recorded): ToolRegistrar {
   const registerTool = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
     if (into.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
+    const inputSchema = objectSchema(config.inputSchema);
     const schemas = {
       ...config,
-      inputSchema: objectSchema(config.inputSchema),
-      outputSchema: objectSchema(config.outputSchema),
+      inputSchema,
+      outputSchema: objectSchema(withIgnoredField(config.outputSchema)),
     };
+    // Arguments the tool does not take are dropped before it runs and named in its result.
+    const lenient = lenientHandler(inputSchema, handler) as AnyHandler;
     into.tools.set(name, {
       name,
+      inputSchema,
       apply: (server, wrap) =>
-        (server.registerTool as Call)(name, schemas, wrap ? wrap(handler) : handler),
+        (server.registerTool as Call)(name, schemas, wrap ? wrap(lenient) : lenient),
     });
   };
   const registerPrompt = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
@@ -115,6 +122,16 @@ function recorder(into: Recorded): ToolRegistrar {
     into.others.push({ apply: (server) => (server.registerResource as Call)(...args) });
   };
   return { registerTool, registerPrompt, registerResource } as unknown as ToolRegistrar;
+}
+
+/**
+ * A tool's output schema as a toolset gave it (a shape of zod fields, or a zod object) with the
+ * optional `ignored_arguments` every tool may report; none stays none (a text-only tool).
+ */
+function withIgnoredField(schema: unknown): unknown {
+  if (schema === undefined) return undefined;
+  if (schema instanceof z.ZodObject) return schema.extend(IGNORED_ARGUMENTS);
+  return { ...(schema as object), ...IGNORED_ARGUMENTS };
 }
 
 /**

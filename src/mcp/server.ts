@@ -14,6 +14,7 @@
 import { type CacheHint, McpServer, type ServerCapabilities, type Tool } from "./sdk.ts";
 import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
 import { sdkListing } from "./listing.ts";
+import { listedInput } from "./schema.ts";
 import { attachSession, SessionState } from "./session.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -99,17 +100,23 @@ export function createMcpApp(deps: McpDeps, toolsets: readonly Toolset[]): McpAp
     return variant;
   };
   const listingOf = (variant: Variant) =>
-    variant.listing ??= sdkListing(fullServer(variant, new SessionState()));
+    variant.listing ??= sdkListing(fullServer(variant, new SessionState())).then((tools) =>
+      tools.map((tool) => listed(tool, variant.recorded))
+    );
   return {
     toolsets,
     server: (subset = toolsets, options = {}) => {
       const variant = variantOf(subset);
       const session = options.stateless === true ? undefined : new SessionState();
-      return fullServer(variant, session);
+      const server = fullServer(variant, session);
+      if (variant.recorded.tools.size > 0) serveListing(server, () => listingOf(variant));
+      return server;
     },
     requestServer: async (subset, needs) => {
       const variant = variantOf(subset);
-      const listing = needs.listTools ? await listingOf(variant) : undefined;
+      const listing = needs.listTools && variant.recorded.tools.size > 0
+        ? await listingOf(variant)
+        : undefined;
       return requestServer(variant, needs, listing);
     },
     listing: (subset = toolsets) => listingOf(variantOf(subset)),
@@ -154,11 +161,23 @@ function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]):
   if (needs.all) { for (const tool of tools.values()) tool.apply(server); }
   else for (const name of needs.tools) tools.get(name)?.apply(server);
   if (needs.others) { for (const other of others) other.apply(server); }
-  if (listing !== undefined) {
-    server.server.setRequestHandler("tools/list", () => ({ tools: listing }));
-  }
+  if (listing !== undefined) serveListing(server, () => Promise.resolve(listing));
   server.server.registerCapabilities(variant.capabilities);
   return server;
+}
+
+/** Answers `tools/list` from `listing` (after the tools are registered, which set their own). */
+function serveListing(server: McpServer, listing: () => Promise<Tool[]>): void {
+  server.server.setRequestHandler("tools/list", async () => ({ tools: await listing() }));
+}
+
+/**
+ * A tool as listed: the SDK's entry, its input schema closed where the toolset's `toolArgs` parse
+ * is open (`listedInput`: what a model should send).
+ */
+function listed(tool: Tool, recorded: Recorded): Tool {
+  const schema = recorded.tools.get(tool.name)?.inputSchema;
+  return { ...tool, inputSchema: listedInput(schema, tool.inputSchema) as Tool["inputSchema"] };
 }
 
 /** A handler wrapper that tells the handler its session (the SDK passes the context last). */
