@@ -37,8 +37,13 @@ export interface CaseResult {
   p99_ms: number;
 }
 
+/** The protocol era bench clients speak: 2025 (SDK v1 client) or 2026-07-28 (SDK v2, pinned). */
+export type Era = "2025" | "2026";
+
 /** How to drive a load run. */
 export interface LoadOptions {
+  /** The era the clients speak (default 2025). */
+  era?: Era;
   /** Concurrent clients in total (default 16). */
   clients?: number;
   /** Client processes they are spread over (default 4). */
@@ -53,7 +58,7 @@ export interface LoadOptions {
 
 /** A command to a worker process. */
 export type WorkerCommand =
-  | { op: "connect"; url: string; clients: number; first: number }
+  | { op: "connect"; url: string; clients: number; first: number; era?: Era }
   | { op: "prepare"; cases: Record<string, CaseSpec> }
   | { op: "round"; case: string; calls: number }
   | { op: "close" };
@@ -113,7 +118,7 @@ function startWorker(): Worker {
  * returns each case's server CPU per call, throughput and latency percentiles.
  */
 export async function runLoad(
-  server: ServerProcess,
+  server: Pick<ServerProcess, "mcpUrl" | "cpuMs">,
   cases: Record<string, CaseSpec>,
   options: LoadOptions = {},
 ): Promise<Record<string, CaseResult>> {
@@ -127,7 +132,13 @@ export async function runLoad(
     let first = 0;
     await Promise.all(workers.map((w, i) => {
       const count = Math.floor(clients / processes) + (i < clients % processes ? 1 : 0);
-      const command: WorkerCommand = { op: "connect", url: server.mcpUrl, clients: count, first };
+      const command: WorkerCommand = {
+        op: "connect",
+        url: server.mcpUrl,
+        clients: count,
+        first,
+        era: options.era,
+      };
       first += count;
       return w.send(command);
     }));

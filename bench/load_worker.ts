@@ -5,9 +5,36 @@
  */
 
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import type { CallSpec, CaseSpec, WorkerCommand, WorkerReply } from "./load.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import type { CallSpec, CaseSpec, Era, WorkerCommand, WorkerReply } from "./load.ts";
 
-type McpClient = InstanceType<typeof Client>;
+/** What a bench client does, whichever SDK and era it speaks. */
+interface McpClient {
+  ping(): Promise<unknown>;
+  callTool(request: { name: string; arguments?: Record<string, unknown> }): Promise<{
+    isError?: boolean;
+    content?: unknown;
+    structuredContent?: unknown;
+  }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A connected client: the v1 SDK client (2025, as old hosts run it), or the v2 client pinned to
+ * 2026-07-28.
+ */
+async function connectClient(url: string, name: string, era: Era): Promise<McpClient> {
+  if (era === "2026") {
+    const client = new ClientV2({ name, version: "1" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    await client.connect(new StreamableHTTPClientTransportV2(new URL(url)));
+    return client;
+  }
+  const client = new Client({ name, version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client as unknown as McpClient;
+}
 
 interface BenchClient {
   /** Index of this client among all clients of the run, from 0. */
@@ -53,8 +80,8 @@ async function handle(command: WorkerCommand): Promise<WorkerReply> {
   switch (command.op) {
     case "connect": {
       for (let i = 0; i < command.clients; i++) {
-        const client = new Client({ name: `bench-${command.first + i}`, version: "1" });
-        await client.connect(new StreamableHTTPClientTransport(new URL(command.url)));
+        const name = `bench-${command.first + i}`;
+        const client = await connectClient(command.url, name, command.era ?? "2025");
         clients.push({ index: command.first + i, client, state: new Map() });
       }
       return { ok: true };

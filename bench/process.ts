@@ -39,11 +39,25 @@ export async function processRssMiB(pid: number): Promise<number> {
   return Math.round((kib / 1024) * 10) / 10;
 }
 
-/** Starts `main.ts` on a free loopback port with the given environment (e.g. `KV_PATH`). */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `main.ts` (or another `script` that prints `listening on <origin>` and serves
+ * `/<AUTH_TOKEN>/mcp`) on a free loopback port with the given environment (e.g. `KV_PATH`).
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  script = "main.ts",
+): Promise<ServerProcess> {
   const token = randomToken(32);
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "main.ts"],
+    args: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      ...(script === "main.ts" ? [] : ["--lock=deno.test.lock"]),
+      script,
+    ],
     cwd: ROOT,
     env: { PORT: "0", HOST: "127.0.0.1", AUTH_TOKEN: token, NO_COLOR: "1", ...env },
     stdout: "piped",

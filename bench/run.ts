@@ -4,6 +4,7 @@
  * A group is a `BenchGroup` (bench/lib.ts) listed in GROUPS; see bench/README.md.
  */
 
+import { erasGroup } from "./eras.ts";
 import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
 import { oauthGroup } from "./oauth.ts";
@@ -11,7 +12,14 @@ import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
 
-const GROUPS: BenchGroup[] = [httpGroup, thinkingGroup, tableGroup, handoffGroup, oauthGroup];
+const GROUPS: BenchGroup[] = [
+  erasGroup,
+  httpGroup,
+  thinkingGroup,
+  tableGroup,
+  handoffGroup,
+  oauthGroup,
+];
 
 const names = GROUPS.map((g) => g.name);
 const asked = Deno.args.filter((a) => !a.startsWith("--"));

@@ -65,53 +65,53 @@ async function runScenario(suite: string, url: string, scenario: string, extra: 
   return { code, out: new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr) };
 }
 
+/** Runs `check` as one step per scenario against a fresh server; `hide` masks its token. */
+async function eachScenario(
+  t: Deno.TestContext,
+  scenarios: readonly string[],
+  check: (url: string, scenario: string, hide: (text: string) => string) => Promise<void>,
+): Promise<void> {
+  const server = await startServer();
+  try {
+    const url = `${server.origin}/${server.token}/mcp`;
+    const hide = (text: string) => text.replaceAll(server.token, "<token>");
+    for (const scenario of scenarios) {
+      await t.step(scenario, () => check(url, scenario, hide));
+    }
+  } finally {
+    await server.close();
+  }
+}
+
 Deno.test({
   name: "the MCP conformance suite's applicable server scenarios pass",
   sanitizeResources: false,
   sanitizeOps: false,
-  async fn(t) {
-    const server = await startServer();
-    try {
-      const url = `${server.origin}/${server.token}/mcp`;
-      for (const scenario of APPLICABLE) {
-        await t.step(scenario, async () => {
-          const { code, out } = await runScenario(CONFORMANCE, url, scenario);
-          const report = out.replaceAll(server.token, "<token>");
-          assert.equal(code, 0, report);
-          assert.match(out, /Passed:\s*\d+|passed/i, report);
-          assert.doesNotMatch(out, /\b[1-9]\d* failed/, report);
-        });
-      }
-    } finally {
-      await server.close();
-    }
-  },
+  fn: (t) =>
+    eachScenario(t, APPLICABLE, async (url, scenario, hide) => {
+      const { code, out } = await runScenario(CONFORMANCE, url, scenario);
+      const report = hide(out);
+      assert.equal(code, 0, report);
+      assert.match(out, /Passed:\s*\d+|passed/i, report);
+      assert.doesNotMatch(out, /\b[1-9]\d* failed/, report);
+    }),
 });
 
 Deno.test({
   name: "the MCP conformance suite's applicable 2026-07-28 server scenarios pass",
   sanitizeResources: false,
   sanitizeOps: false,
-  async fn(t) {
-    const server = await startServer();
-    try {
-      const url = `${server.origin}/${server.token}/mcp`;
-      for (const scenario of APPLICABLE_2026) {
-        await t.step(scenario, async () => {
-          const { out } = await runScenario(CONFORMANCE_2026, url, scenario, [
-            "--spec-version",
-            "2026-07-28",
-            "--verbose",
-          ]);
-          const report = out.replaceAll(server.token, "<token>");
-          const failed = [...out.matchAll(/"status": "FAILURE"/g)].length;
-          const untestable = [...out.matchAll(/"errorMessage": "Not testable: /g)].length;
-          assert.match(out, /"status": "SUCCESS"/, report);
-          assert.equal(failed, untestable, report);
-        });
-      }
-    } finally {
-      await server.close();
-    }
-  },
+  fn: (t) =>
+    eachScenario(t, APPLICABLE_2026, async (url, scenario, hide) => {
+      const { out } = await runScenario(CONFORMANCE_2026, url, scenario, [
+        "--spec-version",
+        "2026-07-28",
+        "--verbose",
+      ]);
+      const report = hide(out);
+      const failed = [...out.matchAll(/"status": "FAILURE"/g)].length;
+      const untestable = [...out.matchAll(/"errorMessage": "Not testable: /g)].length;
+      assert.match(out, /"status": "SUCCESS"/, report);
+      assert.equal(failed, untestable, report);
+    }),
 });

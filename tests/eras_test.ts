@@ -262,3 +262,28 @@ Deno.test("progress notifications reach a 2026 client on a long handoff_save", a
     await server.close();
   }
 });
+
+Deno.test("with OAUTH=on a 2026 probe without credentials gets the 401 challenge, and the bearer token serves it", async () => {
+  const server = await startServer({ env: { OAUTH: "on" } });
+  try {
+    const probe = await modernPost(`${server.origin}/mcp`, request(1, "server/discover"), {
+      "mcp-method": "server/discover",
+    });
+    assert.equal(probe.status, 401);
+    assert.equal(
+      probe.headers.get("www-authenticate"),
+      `Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource"`,
+    );
+    await probe.body?.cancel();
+    const { client } = await modernClient(`${server.origin}/mcp`, { pin: MODERN }, {
+      authorization: `Bearer ${server.token}`,
+    });
+    try {
+      await callEveryToolset(client, "v2 bearer");
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,116 @@
+/**
+ * The `eras` group (issue 15): both MCP eras on `/mcp`, measured against the SDK's own floor.
+ *
+ * - Goal 1: server CPU per `tools/call` of `list_projects` on an empty KV, ÷ that of the SDK's
+ *   minimal `createMcpHandler` server with one trivial tool (`bench/sdk_floor.ts`), for 2026
+ *   clients (SDK v2, pinned) and 2025 clients (SDK v1).
+ * - Goal 2: the same call with all four toolsets ÷ with `focus` alone (flat in the tool count).
+ * - Goal 3: HTTP requests a 2026 client makes to connect and make its first call.
+ *
+ * The three servers run one after another in each repeat (16 clients, 4 client processes), and
+ * each ratio is the median of the per-repeat ratios, so a noisy stretch hits one repeat.
+ */
+
+import { tempKvPath } from "../tests/support/harness.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { type BenchGroup, goal, type GroupReport, median, round } from "./lib.ts";
+import { type CaseSpec, type Era, runLoad } from "./load.ts";
+import { type ServerProcess, startServerProcess } from "./process.ts";
+
+const REPEATS = 3;
+const ROUNDS = { rounds: 4, warmupRounds: 2 };
+const LIST: Record<string, CaseSpec> = { call: { call: { tool: "list_projects" } } };
+const NOOP: Record<string, CaseSpec> = { call: { call: { tool: "noop" } } };
+
+/** Server CPU per call of `cases` on `server`, for clients of `era`. */
+async function cpuPerCall(
+  server: ServerProcess,
+  cases: Record<string, CaseSpec>,
+  era: Era,
+): Promise<number> {
+  const result = await runLoad(server, cases, { era, ...ROUNDS });
+  return result.call.cpu_ms_per_call;
+}
+
+/** The HTTP requests a pinned 2026 client makes to connect and call `list_projects` once. */
+async function firstCallRequests(url: string): Promise<number> {
+  let requests = 0;
+  const client = new ClientV2({ name: "bench-first-call", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(
+    new StreamableHTTPClientTransportV2(new URL(url), {
+      fetch: (input, init) => {
+        requests++;
+        return fetch(input, init);
+      },
+    }),
+  );
+  await client.callTool({ name: "list_projects", arguments: {} });
+  await client.close();
+  return requests;
+}
+
+export const erasGroup: BenchGroup = {
+  name: "eras",
+  what:
+    "list_projects per call vs the SDK's minimal createMcpHandler server (2026 and 2025 clients), all toolsets vs focus alone, requests to a first 2026 call",
+  async run(): Promise<GroupReport> {
+    const kvAll = await tempKvPath();
+    const kvFocus = await tempKvPath();
+    const floor = await startServerProcess({}, "bench/sdk_floor.ts");
+    const all = await startServerProcess({ KV_PATH: kvAll.path });
+    const focus = await startServerProcess({ KV_PATH: kvFocus.path, TOOLSETS: "focus" });
+    try {
+      const repeats: Record<string, number>[] = [];
+      for (let r = 0; r < REPEATS; r++) {
+        const row: Record<string, number> = {};
+        for (const era of ["2026", "2025"] as const) {
+          row[`floor_${era}`] = await cpuPerCall(floor, NOOP, era);
+          row[`all_${era}`] = await cpuPerCall(all, LIST, era);
+          row[`focus_${era}`] = await cpuPerCall(focus, LIST, era);
+        }
+        repeats.push(row);
+      }
+      const ratio = (a: string, b: string) => median(repeats.map((r) => r[a] / r[b]));
+      const requests = await firstCallRequests(all.mcpUrl);
+      const cases = Object.fromEntries(
+        Object.keys(repeats[0]).map((k) => [k, round(median(repeats.map((r) => r[k])))]),
+      );
+      return {
+        goals: [
+          goal(
+            "list_projects ÷ SDK floor, server CPU per call, 2026",
+            ratio("all_2026", "floor_2026"),
+            "max",
+            1.5,
+          ),
+          goal(
+            "list_projects ÷ SDK floor, server CPU per call, 2025",
+            ratio("all_2025", "floor_2025"),
+            "max",
+            1.5,
+          ),
+          goal(
+            "all four toolsets ÷ focus alone, CPU per call, 2026",
+            ratio("all_2026", "focus_2026"),
+            "max",
+            1.2,
+          ),
+          goal(
+            "all four toolsets ÷ focus alone, CPU per call, 2025",
+            ratio("all_2025", "focus_2025"),
+            "max",
+            1.2,
+          ),
+          goal("HTTP requests to connect and make a first 2026 call", requests, "max", 2),
+        ],
+        cases: { cpu_ms_per_call: cases, repeats },
+      };
+    } finally {
+      await Promise.all([floor.close(), all.close(), focus.close()]);
+      await kvAll.cleanup();
+      await kvFocus.cleanup();
+    }
+  },
+};

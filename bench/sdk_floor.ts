@@ -1,0 +1,31 @@
+/**
+ * The SDK's own floor for the `eras` group: the minimal `createMcpHandler` server, one trivial
+ * tool registered per request, on `Deno.serve`, as the SDK's documentation shows it. Run as its
+ * own process by `bench/eras.ts`; prints `listening on <origin>` and serves `/<AUTH_TOKEN>/mcp`.
+ */
+
+import { createMcpHandler, McpServer } from "../src/mcp/sdk.ts";
+import { z } from "zod";
+
+const path = `/${Deno.env.get("AUTH_TOKEN")}/mcp`;
+const input = z.object({});
+
+const handler = createMcpHandler(() => {
+  const server = new McpServer({ name: "floor", version: "1" });
+  server.registerTool("noop", { description: "Does nothing.", inputSchema: input }, () => ({
+    content: [{ type: "text", text: "ok" }],
+  }));
+  return server;
+});
+
+Deno.serve(
+  {
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
+  },
+  (req) =>
+    new URL(req.url).pathname === path
+      ? handler.fetch(req)
+      : Promise.resolve(new Response("Not found", { status: 404 })),
+);
