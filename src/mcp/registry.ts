@@ -100,8 +100,8 @@ function recorder(into: Recorded): ToolRegistrar {
     const inputSchema = objectSchema(config.inputSchema);
     const schemas = {
       ...config,
-      inputSchema,
-      outputSchema: objectSchema(withIgnoredField(config.outputSchema)),
+      inputSchema: convertedOnce(inputSchema),
+      outputSchema: convertedOnce(objectSchema(withIgnoredField(config.outputSchema))),
     };
     // Arguments the tool does not take are dropped before it runs and named in its result.
     const lenient = lenientHandler(inputSchema, handler) as AnyHandler;
@@ -122,6 +122,57 @@ function recorder(into: Recorded): ToolRegistrar {
     into.others.push({ apply: (server) => (server.registerResource as Call)(...args) });
   };
   return { registerTool, registerPrompt, registerResource } as unknown as ToolRegistrar;
+}
+
+/** The Standard Schema face of a schema, as the SDK reads it. */
+interface StandardFace {
+  "~standard": {
+    version: 1;
+    vendor: string;
+    validate: (value: unknown, options?: unknown) => unknown;
+    jsonSchema?: {
+      input: (options: { target: string }) => Record<string, unknown>;
+      output: (options: { target: string }) => Record<string, unknown>;
+    };
+  };
+}
+
+/**
+ * `schema` (a zod object schema) behind its own Standard Schema face whose JSON Schema is made
+ * once per target and kept. The SDK converts a tool's schemas to JSON Schema on each server that
+ * registers the tool (for the 2026 header checks, for the shape of a result), and a request
+ * server registers its tool anew for every call: without this, every call would convert the
+ * input and output schemas again. Validation is zod's own, unchanged. The JSON is frozen: it is
+ * shared by every server.
+ */
+function convertedOnce(schema: unknown): unknown {
+  const face = (schema as Partial<StandardFace> | undefined)?.["~standard"];
+  const json = face?.jsonSchema;
+  if (face === undefined || json === undefined) return schema;
+  const memo = (convert: (options: { target: string }) => Record<string, unknown>) => {
+    const made = new Map<string, Record<string, unknown>>();
+    return (options: { target: string }) => {
+      const key = JSON.stringify(options);
+      let converted = made.get(key);
+      if (converted === undefined) made.set(key, converted = deepFreeze(convert(options)));
+      return converted;
+    };
+  };
+  const standard: StandardFace["~standard"] = {
+    version: 1,
+    vendor: face.vendor,
+    validate: (value, options) => face.validate(value, options),
+    jsonSchema: { input: memo(json.input), output: memo(json.output) },
+  };
+  return { "~standard": standard };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /**
