@@ -8,9 +8,11 @@
  * JSON unless a request asks for progress (the fallback always opens an event stream). Each
  * request gets a server of its own holding only what it needs (`McpApp.requestServer`).
  *
- * What stays here: the body is read once under `MAX_REQUEST_BYTES` (our error names the setting)
- * and handed to the SDK parsed, which also tells the factory what the request calls; and a batch
- * is refused in 2026 (that revision has none).
+ * A request whose `MCP-Protocol-Version` header names 2026-07-28 goes to the SDK unread: its
+ * `Mcp-Method` / `Mcp-Name` headers (which the SDK checks against the body) say what its server
+ * needs. Any other POST is read once here under `MAX_REQUEST_BYTES` (our error names the setting)
+ * and handed to the SDK parsed, which also tells the factory what it calls; a batch claiming 2026
+ * by its envelope alone is refused (that revision has none; the SDK refuses one with the header).
  */
 
 import type { McpApp, RequestNeeds, Toolset } from "../mcp/server.ts";
@@ -43,6 +45,11 @@ export class McpEndpoint {
   async post(req: Request, toolsets: readonly Toolset[], authInfo?: AuthInfo): Promise<Response> {
     if (!isJson(req.headers.get("content-type"))) {
       return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+    }
+    // A 2026-07-28 request names its method (and tool) in headers the SDK checks against the
+    // body: it goes to the SDK unread, and its server is chosen by those headers.
+    if (isModernHeader(req.headers.get("mcp-protocol-version"))) {
+      return await this.#handlerFor(toolsets).fetch(req, { authInfo });
     }
     const body = await readRpcBody(req, this.#maxBytes);
     if (body instanceof Response) return body;
@@ -105,6 +112,20 @@ export class McpEndpoint {
     }
     return handler;
   }
+}
+
+/** Whether `MCP-Protocol-Version` names the 2026-07-28 revision or a later one. */
+function isModernHeader(version: string | null): boolean {
+  return version !== null && version >= "2026";
+}
+
+/**
+ * What a 2026-07-28 request's server must hold, from its `Mcp-Method` and `Mcp-Name` headers
+ * (the SDK refuses the request, 400 `-32020`, when they disagree with the body).
+ */
+function needsOfHeaders(headers: Headers): RequestNeeds {
+  const method = headers.get("mcp-method") ?? "";
+  return needsOf({ method, params: { name: headers.get("mcp-name") ?? undefined } });
 }
 
 /** Whether a batch claims the 2026-07-28 revision, by its header or by a message's envelope. */
