@@ -87,11 +87,14 @@ function registerPostMessageTool(server: McpServer, t: TableToolDeps): void {
         "The seq of the message this answers; it must exist",
       ),
     }),
-    outputSchema: { message: messageSchema, discussion: discussionSchema },
+    outputSchema: { ...UNTRUSTED_FIELDS, message: messageSchema, discussion: discussionSchema },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await postMessage(t.ctx, callerOf(extra, t.deps), args);
-    return result(renderPosted(r), r);
+    // The discussion's title is its opener's, most often another session's.
+    return result(renderPosted(r), r, {
+      untrusted: { nonce: nonce(), fields: textsAt("discussion", "discussion") },
+    });
   });
 }
 
