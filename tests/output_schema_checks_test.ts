@@ -2,8 +2,7 @@
 
 import assert from "node:assert/strict";
 import { guidanceProblems, outputValidators, untrustedProblems } from "./support/output_schema.ts";
-
-const SENTINEL = "zqother";
+import { SENTINEL } from "./support/tool_walk.ts";
 
 Deno.test("the walk's checks catch an undeclared field, a missing or late notice and a lost note", () => {
   const schema = {

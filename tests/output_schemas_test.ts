@@ -11,89 +11,13 @@
 import assert from "node:assert/strict";
 import { type McpClient } from "./support/mcp.ts";
 import { connect, startServer } from "./support/harness.ts";
-import {
-  guidanceProblems,
-  type ListedTool,
-  outputValidators,
-  type Problems,
-  untrustedProblems,
-} from "./support/output_schema.ts";
+import type { ListedTool } from "./support/output_schema.ts";
+import { SENTINEL, Walk } from "./support/tool_walk.ts";
 
-/** In every text the other session writes, and in nothing this session writes. */
-const SENTINEL = "zqother";
 const SECRET = "person-approval-code";
 const WORKSPACE = "acme/app";
-/** The one argument no tool takes, added to every call. */
-const UNKNOWN = "extra_argument";
 
 type Data = Record<string, unknown>;
-// Results are read field by field to chain the calls; a loose type keeps that readable.
-// deno-lint-ignore no-explicit-any
-type Loose = any;
-
-/** What a call expects beyond the checks every call gets. */
-interface Expect {
-  /** A note matching this must be in `structuredContent.notes`. */
-  note?: RegExp;
-  /** The result must (true) or must not (false) carry the untrusted notice. */
-  untrusted?: boolean;
-}
-
-/** The walk: clients, the listing, what was called and every problem found. */
-class Walk {
-  readonly called = new Set<string>();
-  readonly problems: string[] = [];
-  private readonly schemas: Map<string, Data | undefined>;
-  private readonly validators: Map<string, (data: unknown) => Problems>;
-
-  /** `me` reads what `other` wrote; a session's own text coming back to it is not checked. */
-  constructor(readonly tools: ListedTool[], private readonly me: McpClient) {
-    this.schemas = new Map(tools.map((t) => [t.name, t.outputSchema]));
-    this.validators = outputValidators(tools);
-  }
-
-  /** Calls `tool` as `client` with `args` and one unknown argument; checks the result. */
-  async call(client: McpClient, tool: string, args: Data, expect: Expect = {}): Promise<Loose> {
-    this.called.add(tool);
-    const r = await client.callTool({ name: tool, arguments: { ...args, [UNKNOWN]: true } });
-    const text = (r.content as { type: string; text?: string }[])
-      .filter((c) => c.type === "text").map((c) => c.text).join("\n");
-    const sentinel = client === this.me ? SENTINEL : "\u0000none";
-    const problems = r.isError ? [`failed: ${text}`] : this.check(tool, text, r, sentinel, expect);
-    this.problems.push(...problems.map((p) => `${tool} ${JSON.stringify(args)}: ${p}`));
-    return r.structuredContent ?? {};
-  }
-
-  private check(tool: string, text: string, r: Data, sentinel: string, expect: Expect): Problems {
-    const schema = this.schemas.get(tool);
-    const data = r.structuredContent as Data | undefined;
-    const problems: Problems = [];
-    if (!text.includes(`"${UNKNOWN}"`)) {
-      problems.push("the text does not name the ignored argument");
-    }
-    if (schema === undefined) {
-      // Text-only tools (get_state's fixed format and the writes that print it) are outside
-      // the structured contract.
-      if (data !== undefined) problems.push("structuredContent without an outputSchema");
-      return problems;
-    }
-    if (data === undefined) return ["no structuredContent, though an outputSchema is listed"];
-    problems.push(...this.validators.get(tool)!(data));
-    problems.push(...untrustedProblems(text, data, schema, sentinel));
-    problems.push(...guidanceProblems(text, data));
-    if (JSON.stringify(data.ignored_arguments) !== JSON.stringify([UNKNOWN])) {
-      problems.push(`ignored_arguments is ${JSON.stringify(data.ignored_arguments)}`);
-    }
-    if (expect.untrusted !== undefined && expect.untrusted !== ("untrusted" in data)) {
-      problems.push(expect.untrusted ? "no untrusted notice" : "an untrusted notice");
-    }
-    const notes = (data.notes ?? []) as string[];
-    if (expect.note && !notes.some((n) => expect.note!.test(n))) {
-      problems.push(`no note matching ${expect.note}; notes: ${JSON.stringify(notes)}`);
-    }
-    return problems;
-  }
-}
 
 Deno.test("every tool's real results match its published output schema and the untrusted contract", async () => {
   const server = await startServer({ env: { APPROVAL_SECRET: SECRET, HANDOFF_MAX_COUNT: "4" } });
@@ -175,7 +99,10 @@ async function walkHandoff(w: Walk, me: McpClient, other: McpClient): Promise<vo
   await w.call(me, "handoff_append", { key: "alpha", chunk: "\n## Assistant\nappended\n" });
   await w.call(me, "handoff_list", { limit: 1 }, { untrusted: true, note: /cursor/ });
   await w.call(me, "handoff_search", { query: "summary", limit: 1 }, { note: /more/i });
-  await w.call(me, "handoff_load", { key: "alpha", max_messages: 1 }, { note: /last 1 of/ });
+  await w.call(me, "handoff_load", { key: "alpha", max_messages: 1 }, {
+    note: /last 1 of/,
+    shape: (d) => d.messages_omitted > 0 && d.comments.length === 2,
+  });
   await w.call(me, "handoff_load", { key: "beta" }, { untrusted: true });
   await w.call(me, "handoff_delete_comment", { key: "alpha", comment_id: mine.comment_id });
   await w.call(me, "handoff_merge", { keys: ["alpha", "beta"], new_key: "merged" });
@@ -209,7 +136,7 @@ async function walkThinking(w: Walk, me: McpClient, other: McpClient): Promise<v
     nextThoughtNeeded: true,
     isRevision: true,
     revisesThought: 1,
-  });
+  }, { shape: (d) => d.isRevision === true && d.revisesIndex === 1 });
   await w.call(me, "sequentialthinking", {
     sequenceId,
     thought: "Trying another way",
@@ -218,9 +145,14 @@ async function walkThinking(w: Walk, me: McpClient, other: McpClient): Promise<v
     nextThoughtNeeded: false,
     branchFromThought: 1,
     branchId: "alt",
+  }, { shape: (d) => d.branchId === "alt" && d.branchFromThought === 1 });
+  await w.call(me, "get_thought_history", { sequenceId, limit: 2 }, {
+    untrusted: true,
+    shape: (d) => d.nextCursor !== null && d.sequence.branches.length === 1,
   });
-  await w.call(me, "get_thought_history", { sequenceId, limit: 2 }, { untrusted: true });
-  await w.call(me, "get_thought_history", { sequenceId, order: "desc", maxCharacters: 10 });
+  await w.call(me, "get_thought_history", { sequenceId, order: "desc", maxCharacters: 10 }, {
+    shape: (d) => d.thoughts[0].truncated === true,
+  });
   await w.call(me, "get_thought_history", { sequenceId, branchId: "alt" });
   await w.call(me, "delete_thought_sequence", { sequenceId, confirm: true });
 }
@@ -264,7 +196,7 @@ async function walkDecisions(w: Walk, me: McpClient, other: McpClient, discussio
     verdict: "approved",
     reason: "Agreed by the person",
     approval_code: SECRET,
-  }, { untrusted: true });
+  }, { untrusted: true, shape: (d) => typeof d.note_seq === "number" });
   await w.call(me, "set_decision_scope", {
     decision_id,
     scope: "workspace",
@@ -296,7 +228,10 @@ async function walkTasks(w: Walk, me: McpClient, other: McpClient): Promise<void
   });
   const t1 = await w.call(other, "create_task", task(1));
   const t2 = await w.call(other, "create_task", task(2));
-  await w.call(me, "update_task", { task_id: t1.task.id, status: "blocked" }, { untrusted: true });
+  await w.call(me, "update_task", { task_id: t1.task.id, status: "blocked" }, {
+    untrusted: true,
+    shape: (d) => typeof d.cross_task_warning === "string",
+  });
   await w.call(me, "create_handoff", { task_id: t1.task.id, to: "me", context: "Take it" });
   const handed = await w.call(other, "create_handoff", {
     task_id: t2.task.id,
@@ -305,5 +240,8 @@ async function walkTasks(w: Walk, me: McpClient, other: McpClient): Promise<void
   });
   await w.call(me, "get_handoffs", { ...ws, limit: 1 }, { untrusted: true, note: /limit/ });
   await w.call(me, "get_tasks", { ...ws, limit: 1 }, { untrusted: true, note: /limit/ });
-  await w.call(me, "accept_handoff", { handoff_id: handed.handoff.id }, { untrusted: true });
+  await w.call(me, "accept_handoff", { handoff_id: handed.handoff.id }, {
+    untrusted: true,
+    shape: (d) => d.handoff.state === "accepted" && typeof d.warning === "string",
+  });
 }
