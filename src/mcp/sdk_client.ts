@@ -21,3 +21,5 @@ export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 export type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
