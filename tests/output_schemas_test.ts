@@ -145,7 +145,10 @@ async function walkThinking(w: Walk, me: McpClient, other: McpClient): Promise<v
     nextThoughtNeeded: false,
     branchFromThought: 1,
     branchId: "alt",
-  }, { shape: (d) => d.branchId === "alt" && d.branchFromThought === 1 });
+  }, {
+    note: /sequence complete: get_thought_history/,
+    shape: (d) => d.branchId === "alt" && d.branchFromThought === 1,
+  });
   await w.call(me, "get_thought_history", { sequenceId, limit: 2 }, {
     untrusted: true,
     shape: (d) => d.nextCursor !== null && d.sequence.branches.length === 1,
@@ -171,6 +174,7 @@ async function walkTable(w: Walk, me: McpClient, other: McpClient): Promise<void
     kind: "proposal",
   });
   const discussion_id = opened.discussion.id;
+  await w.call(me, "create_discussion", { ...ws, title: "Quiet one" }, { note: /No message yet/ });
   await w.call(other, "post_message", { discussion_id, body: `Second ${SENTINEL}` });
   await w.call(me, "post_message", { discussion_id, body: "Mine", kind: "review", in_reply_to: 1 });
   await w.call(me, "get_discussion", { discussion_id, limit: 1 }, { untrusted: true });

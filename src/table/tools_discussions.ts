@@ -65,7 +65,10 @@ function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void
   }, async (args, extra) => {
     const r = await createDiscussion(t.ctx, callerOf(extra, t.deps), args);
     return result(renderCreatedDiscussion(r), r, {
-      notes: [`Others reply with post_message discussion_id=${r.discussion.id}.`],
+      notes: [
+        ...(r.message ? [] : ["No message yet: post one with post_message."]),
+        `Others reply with post_message discussion_id=${r.discussion.id}.`,
+      ],
     });
   });
 }
