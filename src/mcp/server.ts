@@ -15,6 +15,7 @@ import { type CacheHint, McpServer, type ServerCapabilities, type Tool } from ".
 import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
 import { sdkListing } from "./listing.ts";
 import { listedInput } from "./schema.ts";
+import { NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import { attachSession, SessionState } from "./session.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -81,7 +82,9 @@ interface Variant {
 }
 
 /** Registers every toolset once and returns the app that serves connections from it. */
-export function createMcpApp(deps: McpDeps, toolsets: readonly Toolset[]): McpApp {
+export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpApp {
+  const notices = given.notices ?? new NoticeBus();
+  const deps = { ...given, notices };
   const records = new Map(toolsets.map((t) => [t.name, recordToolsets([t], deps)]));
   const variants = new Map<string, Variant>();
   const variantOf = (subset: readonly Toolset[]): Variant => {
@@ -107,9 +110,10 @@ export function createMcpApp(deps: McpDeps, toolsets: readonly Toolset[]): McpAp
     toolsets,
     server: (subset = toolsets, options = {}) => {
       const variant = variantOf(subset);
-      const session = options.stateless === true ? undefined : new SessionState();
-      const server = fullServer(variant, session);
+      const stateless = options.stateless === true;
+      const server = fullServer(variant, stateless ? undefined : new SessionState());
       if (variant.recorded.tools.size > 0) serveListing(server, () => listingOf(variant));
+      if (!stateless && variant.capabilities.resources) announceResourceLists(server, notices);
       return server;
     },
     requestServer: async (subset, needs) => {
@@ -164,6 +168,28 @@ function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]):
   if (listing !== undefined) serveListing(server, () => Promise.resolve(listing));
   server.server.registerCapabilities(variant.capabilities);
   return server;
+}
+
+/**
+ * Tells a connected session when the resource list may have changed (a project was created):
+ * clients such as Gemini CLI read `resources/list` once at connect and would never see it. Only
+ * a connection server (stdio, legacy SSE) listens, until its connection closes; on a stdio
+ * connection pinned to 2026-07-28 the SDK carries it on the client's `subscriptions/listen`.
+ */
+function announceResourceLists(server: McpServer, notices: NoticeBus): void {
+  server.server.registerCapabilities({ resources: { listChanged: true } });
+  let connected = false;
+  const stop = notices.listen(RESOURCE_LIST_CHANGED, () => {
+    if (server.isConnected()) {
+      connected = true;
+      server.sendResourceListChanged();
+    } else if (connected) stop(); // closed since: a server is never connected again
+  });
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    stop();
+    closed?.();
+  };
 }
 
 /** Answers `tools/list` from `listing` (after the tools are registered, which set their own). */

@@ -5,11 +5,11 @@ import { nullableString } from "../mcp/schema.ts";
 import { flagArg, wholeNumberArg } from "./args.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import {
+  receiptNotes,
   renderDelete,
   renderHistory,
   renderThought,
   type SessionFlag,
-  thoughtNotes,
 } from "./render.ts";
 import { SequenceCache } from "./store_cache.ts";
 import { deleteSequence } from "./store_delete.ts";
@@ -173,7 +173,7 @@ function registerSequentialThinkingTool(server: ToolRegistrar, ctx: ThinkingTool
     const { index, flags: _, ...rest } = result;
     return structuredResult(
       renderThought(result, flags),
-      withNotes({ ...rest, historyIndex: index, flags }, thoughtNotes(result, flags)),
+      withNotes({ ...rest, historyIndex: index, flags }, receiptNotes(result, flags)),
     );
   });
 }
