@@ -101,10 +101,12 @@ export class McpEndpoint {
     if (handler === undefined) {
       handler = createMcpHandler(
         (ctx) => {
-          const body = ctx.requestInfo === undefined
-            ? undefined
-            : this.#bodies.get(ctx.requestInfo);
-          return this.#app.requestServer(toolsets, needsOf(body));
+          const req = ctx.requestInfo;
+          const body = req === undefined ? undefined : this.#bodies.get(req);
+          const needs = body === undefined && req !== undefined
+            ? needsOfHeaders(req.headers)
+            : needsOf(body);
+          return this.#app.requestServer(toolsets, needs);
         },
         { legacy: "reject", maxRequestBodySize: this.#maxBytes },
       );
@@ -123,7 +125,7 @@ function isModernHeader(version: string | null): boolean {
  * What a 2026-07-28 request's server must hold, from its `Mcp-Method` and `Mcp-Name` headers
  * (the SDK refuses the request, 400 `-32020`, when they disagree with the body).
  */
-function needsOfHeaders(headers: Headers): RequestNeeds {
+export function needsOfHeaders(headers: Headers): RequestNeeds {
   const method = headers.get("mcp-method") ?? "";
   return needsOf({ method, params: { name: headers.get("mcp-name") ?? undefined } });
 }
