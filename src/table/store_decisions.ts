@@ -77,6 +77,11 @@ function decisionOut(d: StoredDecision): Decision {
   };
 }
 
+/** The readable forms of stored decisions, in order. */
+export function decisionsOut(stored: StoredDecision[]): Decision[] {
+  return stored.map(decisionOut);
+}
+
 /** The proof a resolved decision has; older records hold only the kind, which implies it. */
 function proofOf(d: StoredDecision): DecisionProof | null {
   if (d.decided_by_kind === undefined) return null;

@@ -221,6 +221,7 @@ export const keys = {
   addressedTo: (name: string): Deno.KvKey => ["ws_handoff_to", name.toLowerCase()],
   wsDecisionsIn: (ws: string): Deno.KvKey => ["ws_decision", ws],
   openDecisionsIn: (ws: string): Deno.KvKey => ["ws_decision_open", ws],
+  openDecisionsAll: (): Deno.KvKey => ["ws_decision_open"],
   rulesIn: (ws: string): Deno.KvKey => ["ws_rule", ws],
   wsPlansIn: (ws: string): Deno.KvKey => ["ws_plan", ws],
   currentPlansIn: (ws: string): Deno.KvKey => ["ws_plan_current", ws],
