@@ -72,12 +72,30 @@ export interface AccessRecord {
   expiresAt: number;
 }
 
-/** A refresh token; `rotated` marks one already exchanged, whose reuse revokes the grant. */
+/**
+ * A refresh token; `rotated` marks one already exchanged, whose reuse revokes the grant unless
+ * its `successor` may still be answered again (the refresh grace, `store_grants.ts`).
+ */
 export interface RefreshRecord {
   grantId: string;
   clientId: string;
   expiresAt: number;
   rotated?: true;
+  successor?: Successor;
+}
+
+/** The pair a refresh token was exchanged for, kept for one repeated answer. */
+export interface Successor {
+  /** Hash of the new refresh token: the grace holds only while the grant still has it, unused. */
+  refreshHash: string;
+  /** The new access and refresh tokens, sealed with a key derived from the old refresh token. */
+  sealed: Uint8Array;
+  /** When the new access token expires (the repeated answer's `expires_in`). */
+  accessExpiresAt: number;
+  /** End of the grace: after it, reuse revokes the grant. */
+  until: number;
+  /** Set once the pair was handed out a second time: a third use revokes the grant. */
+  repeated?: true;
 }
 
 /** A counter of attempts in the current window. */

@@ -13,11 +13,12 @@ import type { ClientRecord, ConsentRecord } from "../../src/oauth/store_keys.ts"
 
 export { withKv } from "./kv.ts";
 
-/** Lifetimes of the store tests: an hour, a day, a minute. */
+/** Lifetimes of the store tests: an hour, a day, a minute, a refresh grace of a minute. */
 export const LIFE: Lifetimes = {
   accessTtlMs: 3_600_000,
   refreshTtlMs: 86_400_000,
   codeTtlMs: 60_000,
+  refreshGraceMs: 60_000,
 };
 /** A fixed start time. */
 export const T0 = Date.parse("2026-01-01T00:00:00Z");
