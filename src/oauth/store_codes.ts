@@ -8,6 +8,7 @@ import { commitWithRetry, readKey, retryLocked } from "../kit/kv.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import {
+  clientIsLive,
   clientKey,
   type ClientRecord,
   codeKey,
@@ -69,7 +70,7 @@ export async function approveConsent(
     const consent = await readKey<ConsentRecord>(kv, consentKey(csrfHash));
     if (consent.value === null || consent.value.expiresAt <= now) return { value: undefined };
     const client = await readKey<ClientRecord>(kv, clientKey(consent.value!.clientId));
-    if (client.value === null) return { value: undefined };
+    if (client.value === null || !clientIsLive(client.value, now)) return { value: undefined };
     const { clientId, redirectUri, redirectUriOmitted, challenge, resource, scope } = consent.value;
     const record: CodeRecord = {
       clientId,

@@ -22,8 +22,19 @@ export interface ClientRecord {
   createdAt: string;
   /** Set when the owner first approved it; an unapproved registration expires. */
   approvedAt?: string;
+  /**
+   * When an unapproved registration stops counting as registered (ms since the epoch). KV's own
+   * expiry deletes late, so reads check this; ignored once `approvedAt` is set.
+   */
+  unapprovedUntil?: number;
   /** Last code exchange or refresh. */
   lastUsedAt?: string;
+}
+
+/** False for a registration the owner never approved whose time ran out. */
+export function clientIsLive(client: ClientRecord, now: number): boolean {
+  return client.approvedAt !== undefined || client.unapprovedUntil === undefined ||
+    client.unapprovedUntil > now;
 }
 
 /** An authorization request waiting for the owner on the consent page. */
