@@ -4,7 +4,7 @@
  */
 
 import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, readKey, retryLocked } from "../kit/kv.ts";
+import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import {
@@ -15,6 +15,7 @@ import {
   type CodeRecord,
   consentKey,
   type ConsentRecord,
+  consentsPrefix,
   remaining,
 } from "./store_keys.ts";
 import {
@@ -63,7 +64,34 @@ export async function approveConsent(
   codeTtlMs: number,
   now: number,
 ): Promise<{ code: string; consent: ConsentRecord } | undefined> {
-  const csrfHash = await sha256(csrf);
+  return await approveConsentById(kv, await sha256(csrf), codeTtlMs, now);
+}
+
+/** A consent waiting for the owner, by its id (the hash of its CSRF token, never the token). */
+export interface PendingConsent {
+  id: string;
+  consent: ConsentRecord;
+}
+
+/** The consents still waiting for the owner, oldest first. */
+export async function listConsents(kv: Deno.Kv, now: number): Promise<PendingConsent[]> {
+  const out: PendingConsent[] = [];
+  for await (const e of listEntries<ConsentRecord>(kv, { prefix: consentsPrefix() })) {
+    if (e.value.expiresAt > now) out.push({ id: String(e.key[1]), consent: e.value });
+  }
+  return out.sort((a, b) => a.consent.expiresAt - b.consent.expiresAt);
+}
+
+/**
+ * `approveConsent` by the consent's id: the owner approving from the console, where the form's
+ * CSRF token is not at hand (the console's own sign-in and CSRF token stand for it).
+ */
+export async function approveConsentById(
+  kv: Deno.Kv,
+  csrfHash: string,
+  codeTtlMs: number,
+  now: number,
+): Promise<{ code: string; consent: ConsentRecord } | undefined> {
   const code = randomSecret();
   const codeHash = await sha256(code);
   return await commitWithRetry(async () => {

@@ -125,6 +125,11 @@ export function consentKey(csrfHash: string): Deno.KvKey {
   return ["oauth_consent", csrfHash];
 }
 
+/** Prefix of every pending consent. */
+export function consentsPrefix(): Deno.KvKey {
+  return ["oauth_consent"];
+}
+
 /** Key of an authorization code, by its hash. */
 export function codeKey(codeHash: string): Deno.KvKey {
   return ["oauth_code", codeHash];

@@ -9,8 +9,8 @@ import type { WorkspaceContext } from "./store_context.ts";
 import type { Message } from "./store_discussions.ts";
 import { type Author, type Discussion, PROOF_TEXT } from "./store_schema.ts";
 
-/** An ISO time shown as `YYYY-MM-DD HH:MM` in `zone`. */
-function formatTime(iso: string, zone: string): string {
+/** An ISO time shown as `YYYY-MM-DD HH:MM` in `zone` (the console shows times the same way). */
+export function formatTime(iso: string, zone: string): string {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat("en-CA", {
       timeZone: zone,
