@@ -61,7 +61,9 @@ input[type=text],input[type=password],textarea{font:inherit;width:100%;padding:6
 textarea{min-height:90px}fieldset{border:1px solid #dde1e8;border-radius:6px;margin:8px 0}legend{font-weight:600}
 button.primary,form.inline button{font:inherit;padding:5px 14px;border-radius:5px;border:1px solid #2b4f9e;background:#2f5cc0;color:#fff;cursor:pointer;margin-top:10px}
 form.inline{display:inline}form.inline button{margin:0;padding:2px 10px}
-button.danger{background:#b3261e;border-color:#8c1d17}
+form.inline button.danger{background:#b3261e;border-color:#8c1d17}
+header form.inline button{background:none;border:1px solid #8c96ab;color:#fff}
+td time{white-space:nowrap}td code{word-break:break-all}
 :focus-visible{outline:3px solid #f0a500;outline-offset:2px}
 .done{background:#e5f4ea;border:1px solid #9bd3ad;padding:8px 12px;border-radius:6px}
 .problem{background:#fdeceb;border:1px solid #f0a8a3;padding:8px 12px;border-radius:6px;color:#8c1d17;font-weight:600}
