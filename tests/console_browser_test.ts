@@ -83,7 +83,9 @@ browserTest(
       assert.match(String(await page.locator("#seq-1 pre").textContent()), /<script>window/);
       assert.equal(await page.locator("main img").count(), 0, "stored HTML is never parsed");
       assert.equal(await page.evaluate(() => (globalThis as { pwned?: number }).pwned), undefined);
-      await page.getByLabel("Message", { exact: true }).fill("Ship it on Friday, after the double-charge test.");
+      await page.getByLabel("Message", { exact: true }).fill(
+        "Ship it on Friday, after the double-charge test.",
+      );
       await page.getByRole("button", { name: "Post as Ada" }).click();
       await page.getByRole("status").waitFor();
       await shot(page, "console_discussion");
@@ -139,51 +141,57 @@ browserTest(
   },
 );
 
-browserTest("console in Chromium: never framed; a pending sign-in approved from the console", async (browser) => {
-  const { server } = await seededConsole();
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.goto(`${server.origin}/console/login`);
-    await page.getByLabel(/Owner secret/).fill(OWNER_SECRET);
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Waiting for Ada" }).waitFor();
+browserTest(
+  "console in Chromium: never framed; a pending sign-in approved from the console",
+  async (browser) => {
+    const { server } = await seededConsole();
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.origin}/console/login`);
+      await page.getByLabel(/Owner secret/).fill(OWNER_SECRET);
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { name: "Waiting for Ada" }).waitFor();
 
-    // Another page frames the console: Chromium refuses to render it.
-    const framer = await context.newPage();
-    await framer.setContent(`<iframe src="${server.origin}/console"></iframe>`);
-    const child = framer.frames()[1];
-    await child.waitForLoadState();
-    assert.match(child.url(), /^chrome-error:/, "the framed console is not rendered");
-    const shown = String(await child.locator("body").textContent());
-    assert.match(shown, /ERR_BLOCKED_BY_RESPONSE/);
-    assert.doesNotMatch(shown, /owner console/);
+      // Another page frames the console: Chromium refuses to render it.
+      const framer = await context.newPage();
+      await framer.setContent(`<iframe src="${server.origin}/console"></iframe>`);
+      const child = framer.frames()[1];
+      await child.waitForLoadState();
+      assert.match(child.url(), /^chrome-error:/, "the framed console is not rendered");
+      const shown = String(await child.locator("body").textContent());
+      assert.match(shown, /ERR_BLOCKED_BY_RESPONSE/);
+      assert.doesNotMatch(shown, /owner console/);
 
-    // An app starts signing in; the owner approves it from the console instead of the consent page.
-    const app = new MemoryProvider("Codex desktop");
-    const { StreamableHTTPClientTransport, Client, UnauthorizedError } = await import(
-      "../src/mcp/sdk_client.ts"
-    );
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
-      authProvider: app,
-    });
-    await assert.rejects(new Client({ name: "c", version: "1" }).connect(transport), UnauthorizedError);
-    const consent = await fetch(app.authorizationUrl!);
-    assert.equal(consent.status, 200, "the consent form is open: the sign-in is pending");
-    await consent.body?.cancel();
-    await page.goto(`${server.origin}/console/apps`);
-    // The browser is sent back to the app's redirect URI (port 9, which Chromium never opens).
-    const answer = page.waitForResponse((r) => r.request().method() === "POST");
-    await page.getByRole("button", { name: /Approve Codex desktop/ }).click();
-    const location = (await answer).headers()["location"];
-    assert.ok(location.startsWith(`${REDIRECT_URI}?`), location);
-    const back = new URL(location).searchParams;
-    assert.equal(back.get("state"), app.expectedState);
-    assert.equal(back.get("iss"), `${server.origin}/`);
-    await transport.finishAuth(back.get("code")!);
-    assert.equal(await mcpStatus(server.origin, app.saved!.access_token), 200);
-  } finally {
-    await context.close();
-    await server.close();
-  }
-});
+      // An app starts signing in; the owner approves it from the console instead of the consent page.
+      const app = new MemoryProvider("Codex desktop");
+      const { StreamableHTTPClientTransport, Client, UnauthorizedError } = await import(
+        "../src/mcp/sdk_client.ts"
+      );
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
+        authProvider: app,
+      });
+      await assert.rejects(
+        new Client({ name: "c", version: "1" }).connect(transport),
+        UnauthorizedError,
+      );
+      const consent = await fetch(app.authorizationUrl!);
+      assert.equal(consent.status, 200, "the consent form is open: the sign-in is pending");
+      await consent.body?.cancel();
+      await page.goto(`${server.origin}/console/apps`);
+      // The browser is sent back to the app's redirect URI (port 9, which Chromium never opens).
+      const answer = page.waitForResponse((r) => r.request().method() === "POST");
+      await page.getByRole("button", { name: /Approve Codex desktop/ }).click();
+      const location = (await answer).headers()["location"];
+      assert.ok(location.startsWith(`${REDIRECT_URI}?`), location);
+      const back = new URL(location).searchParams;
+      assert.equal(back.get("state"), app.expectedState);
+      assert.equal(back.get("iss"), `${server.origin}/`);
+      await transport.finishAuth(back.get("code")!);
+      assert.equal(await mcpStatus(server.origin, app.saved!.access_token), 200);
+    } finally {
+      await context.close();
+      await server.close();
+    }
+  },
+);

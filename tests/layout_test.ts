@@ -162,7 +162,10 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
     file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),
     file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
-    file("src/console/pages.ts", 'import { t } from "../alpha/tools.ts";\nimport "../alpha/store.ts";'),
+    file(
+      "src/console/pages.ts",
+      'import { t } from "../alpha/tools.ts";\nimport "../alpha/store.ts";',
+    ),
     file("src/console/wire.ts", 'import { s } from "../http/serve.ts";'),
     file("src/http/routes.ts", 'import { c } from "../console/console.ts";'),
   ];

@@ -64,6 +64,16 @@ export async function showWaiting(ctx: ConsoleCtx, s: Signed): Promise<Response>
   );
 }
 
+/** Why a write was refused, shown on its page with the refusal's status. */
+type Problem = { status: number; text: string };
+
+/** The page at `path` saying `text` was done. */
+function doneAt(path: string, text: string): string {
+  const [base, anchor] = path.split("#");
+  const join = base.includes("?") ? "&" : "?";
+  return `${base}${join}done=${encodeURIComponent(text)}${anchor ? `#${anchor}` : ""}`;
+}
+
 function outcomeOf(s: Signed, problem?: string): Outcome {
   return { done: s.r.url.searchParams.get("done") ?? undefined, problem };
 }
@@ -72,7 +82,7 @@ function outcomeOf(s: Signed, problem?: string): Outcome {
 export async function showDecision(
   ctx: ConsoleCtx,
   s: Signed,
-  problem?: { status: number; text: string },
+  problem?: Problem,
 ): Promise<Response> {
   const d = await readDecision(tableOf(ctx), s.params.id);
   return html(
@@ -100,19 +110,22 @@ export async function resolveHere(
       reason: form.get("reason") ?? "",
       ...(superseded === undefined ? {} : { superseded_by: superseded }),
     });
-    return `/console/decisions/${encodeURIComponent(id)}?done=${
-      encodeURIComponent(
-        `Decision ${r.decision.status}: recorded as decided by a person, in the owner console.`,
-      )
-    }`;
+    return doneAt(
+      `/console/decisions/${encodeURIComponent(id)}`,
+      `Decision ${r.decision.status}: recorded as decided by a person, in the owner console.`,
+    );
   }, (problem) => showDecision(ctx, s, problem));
+}
+
+function handoffPath(id: string): string {
+  return `/console/handoffs/${encodeURIComponent(id)}`;
 }
 
 /** `GET /console/handoffs/<id>`. */
 export async function showHandoff(
   ctx: ConsoleCtx,
   s: Signed,
-  problem?: { status: number; text: string },
+  problem?: Problem,
 ): Promise<Response> {
   const h = await readHandoff(tableOf(ctx), s.params.id);
   return html(problem?.status ?? 200, handoffPage(h, frameOf(ctx, s), outcomeOf(s, problem?.text)));
@@ -129,9 +142,7 @@ export async function actOnHandoff(
     const action = form.get("action");
     if (action === "accept") {
       const r = await acceptHandoff(table, consoleCaller(ctx), { handoff_id: s.params.id });
-      return `/console/handoffs/${encodeURIComponent(r.handoff.id)}?done=${
-        encodeURIComponent(`Accepted: the task is now yours and in progress.`)
-      }`;
+      return doneAt(handoffPath(r.handoff.id), "Accepted: the task is now yours and in progress.");
     }
     if (action === "hand_on") {
       const h = await readHandoff(table, s.params.id);
@@ -140,9 +151,7 @@ export async function actOnHandoff(
         to: form.get("to") ?? "",
         context: form.get("context") ?? "",
       });
-      return `/console/handoffs/${encodeURIComponent(r.handoff.id)}?done=${
-        encodeURIComponent(`Handed on to ${r.handoff.to}.`)
-      }`;
+      return doneAt(handoffPath(r.handoff.id), `Handed on to ${r.handoff.to}.`);
     }
     throw new AppError("invalid", "action must be accept or hand_on");
   }, (problem) => showHandoff(ctx, s, problem));
@@ -152,7 +161,7 @@ export async function actOnHandoff(
 export async function showDiscussion(
   ctx: ConsoleCtx,
   s: Signed,
-  problem?: { status: number; text: string },
+  problem?: Problem,
 ): Promise<Response> {
   const table = tableOf(ctx);
   const raw = s.r.url.searchParams.get("after") ?? "0";
@@ -179,9 +188,12 @@ export async function postHere(
     });
     const limit = table.settings.limits.pageDefault;
     const after = Math.max(0, r.message.seq - limit);
-    return `/console/discussions/${encodeURIComponent(r.discussion.id)}?after=${after}&done=${
-      encodeURIComponent(`Posted as message #${r.message.seq}.`)
-    }#seq-${r.message.seq}`;
+    return doneAt(
+      `/console/discussions/${
+        encodeURIComponent(r.discussion.id)
+      }?after=${after}#seq-${r.message.seq}`,
+      `Posted as message #${r.message.seq}.`,
+    );
   }, (problem) => showDiscussion(ctx, s, problem));
 }
 
@@ -191,7 +203,7 @@ export async function postHere(
  */
 async function retold(
   write: () => Promise<string>,
-  again: (problem: { status: number; text: string }) => Promise<Response>,
+  again: (problem: Problem) => Promise<Response>,
 ): Promise<Response> {
   try {
     return seeOther(await write());
