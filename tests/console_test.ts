@@ -8,11 +8,13 @@ import assert from "node:assert/strict";
 import { openKv } from "../src/kit/kv.ts";
 import { startServer } from "./support/harness.ts";
 import {
+  codexClient,
   CONSOLE_ENV,
   fetchSignIn,
   OWNER_SECRET,
   postLogin,
   seededConsole,
+  value,
 } from "./support/console.ts";
 
 Deno.test("/console is absent (404) without an owner secret of at least 16 characters", async () => {
@@ -182,5 +184,56 @@ Deno.test("a new owner secret ends every console session", async () => {
   } finally {
     kv.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("over https (PUBLIC_URL) the session cookie is Secure with the __Host- prefix and Path=/", async () => {
+  const server = await startServer({
+    env: { ...CONSOLE_ENV, PUBLIC_URL: "https://handoff.example" },
+  });
+  try {
+    const form = await fetch(`${server.origin}/console/login`);
+    await form.body?.cancel();
+    assert.match(
+      form.headers.get("set-cookie")!,
+      /^__Host-handoff_console_login=[\w-]+; Path=\/; Secure; HttpOnly; SameSite=Strict/,
+    );
+    const res = await postLogin(server.origin, OWNER_SECRET);
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.match(
+      res.headers.getSetCookie()[0],
+      /^__Host-handoff_console=[\w-]{43}; Path=\/; Secure; HttpOnly; SameSite=Strict; Max-Age=43200$/,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a discussion reads page by page in the console", async () => {
+  const { server, discussionId } = await seededConsole();
+  const codex = await codexClient(server.origin);
+  try {
+    for (let i = 2; i <= 52; i++) {
+      await value(codex, "post_message", { discussion_id: discussionId, body: `message ${i}` });
+    }
+    const s = await fetchSignIn(server.origin);
+    const first = await (await fetch(`${server.origin}/console/discussions/${discussionId}`, {
+      headers: { cookie: s.cookie },
+    })).text();
+    assert.match(first, /Messages 1–50 of 52/);
+    assert.match(first, new RegExp(`href="/console/discussions/${discussionId}\\?after=50"`));
+    assert.doesNotMatch(first, /Earlier messages/);
+    const next = await (await fetch(
+      `${server.origin}/console/discussions/${discussionId}?after=50`,
+      { headers: { cookie: s.cookie } },
+    )).text();
+    assert.match(next, /Messages 51–52 of 52/);
+    assert.match(next, /message 52/);
+    assert.match(next, /Earlier messages/);
+    assert.doesNotMatch(next, /Later messages/);
+  } finally {
+    await codex.close();
+    await server.close();
   }
 });
