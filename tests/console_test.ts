@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { openKv } from "../src/kit/kv.ts";
 import { startServer } from "./support/harness.ts";
 import {
+  CODEX,
   codexClient,
   CONSOLE_ENV,
   fetchSignIn,
@@ -84,6 +85,13 @@ Deno.test("console session: HttpOnly SameSite=Strict cookie, only its hash in KV
     const html = await page.text();
     assert.doesNotMatch(html, /<script/i);
     assert.match(html, /Waiting for Ada/);
+    const apps = await (await fetch(`${server.origin}/console/apps`, {
+      headers: { cookie: s.cookie },
+    })).text();
+    assert.match(apps, /<li>codex<\/li>/, "named tokens are listed by name");
+    for (const secret of [CODEX, OWNER_SECRET, server.token]) {
+      assert.ok(!apps.includes(secret), "no token or secret value is ever shown");
+    }
     const out = await fetch(`${server.origin}/console/logout`, {
       method: "POST",
       redirect: "manual",
