@@ -106,6 +106,13 @@ browserTest(
       const accepted = await value(codex, "get_handoffs", {});
       const h = accepted.handoffs.find((x: { id: string }) => x.id === seeded.handoffId);
       assert.deepEqual([h.state, h.accepted_by], ["accepted", { name: "Ada", via: "console" }]);
+      const handoffUrl = page.url();
+      await page.goto(`${server.origin}/console`);
+      await page.locator(`tr[data-id="${h.task_id}"] a`).click();
+      await page.getByRole("heading", { name: "Hand the task on" }).waitFor();
+      assert.match(String(await page.locator("main").textContent()), /in_progress.*Ada/s);
+      await shot(page, "console_task");
+      await page.goto(handoffUrl);
       await page.getByLabel("To (a name or team)").fill("claude");
       await page.getByLabel("Context for them").fill("Mock is ready; write the test.");
       await page.getByRole("button", { name: "Hand the task on" }).click();

@@ -245,3 +245,38 @@ Deno.test("a discussion reads page by page in the console", async () => {
     await server.close();
   }
 });
+
+Deno.test("a task assigned to the owner is handed on from its console page, as the owner", async () => {
+  const { server } = await seededConsole();
+  const codex = await codexClient(server.origin);
+  try {
+    const t = await value(codex, "create_task", { title: "Write the runbook", assigned_to: "Ada" });
+    const s = await fetchSignIn(server.origin);
+    const waiting = await (await fetch(`${server.origin}/console`, {
+      headers: { cookie: s.cookie },
+    })).text();
+    assert.match(waiting, new RegExp(`data-id="${t.task.id}".*Write the runbook`));
+    const post = (fields: Record<string, string>) =>
+      fetch(`${server.origin}/console/tasks/${t.task.id}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie: s.cookie, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrf: s.csrf, action: "hand_on", ...fields }),
+      });
+    const blank = await post({ to: "claude", context: "  " });
+    assert.equal(blank.status, 400);
+    assert.match(await blank.text(), /context must not be empty or blank/);
+    const res = await post({ to: "claude", context: "Draft is in docs/runbook.md" });
+    assert.equal(res.status, 303);
+    assert.match(res.headers.get("location")!, /^\/console\/handoffs\/\w+\?done=Handed/);
+    await res.body?.cancel();
+    const h = await value(codex, "get_handoffs", { to: "claude" });
+    assert.deepEqual(
+      [h.handoffs[0].task_id, h.handoffs[0].from],
+      [t.task.id, { name: "Ada", via: "console" }],
+    );
+  } finally {
+    await codex.close();
+    await server.close();
+  }
+});

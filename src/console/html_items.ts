@@ -3,6 +3,7 @@
 import type { Decision } from "../table/store_decisions.ts";
 import type { DiscussionPage } from "../table/store_discussions.ts";
 import type { Handoff } from "../table/store_handoffs.ts";
+import type { Task } from "../table/store_tasks.ts";
 import { at, csrfField, esc, type Frame, notice, page } from "./html_layout.ts";
 import { author, link, proof, state } from "./html_parts.ts";
 
@@ -64,30 +65,56 @@ ${verdict}`;
   return page(`Decision: ${d.title}`, frame, body);
 }
 
+/** The form that hands a task on: posted to `action` with `action=hand_on`, `to` and `context`. */
+function handOnForm(action: string, csrf: string): string {
+  return `<section aria-labelledby="h-on"><h2 id="h-on">Hand the task on</h2>
+<form method="post" action="${esc(action)}">${csrfField(csrf)}
+<input type="hidden" name="action" value="hand_on">
+<label for="to">To (a name or team)</label><input type="text" id="to" name="to" required autocomplete="off">
+<label for="context">Context for them</label><textarea id="context" name="context" required></textarea>
+<button class="primary" type="submit">Hand the task on</button></form></section>`;
+}
+
+/** `/console/tasks/<id>`: a task of the owner's, and handing it on. */
+export function taskPage(task: Task, frame: Frame, o: Outcome = {}): string {
+  const t = (iso: string) => at(iso, frame.zone);
+  const body = `<h1>Task: ${esc(task.title)}</h1>
+${notice("done", o.done)}${notice("problem", o.problem)}
+<section aria-labelledby="h-task" data-id="${esc(task.id)}"><h2 id="h-task">Task</h2><dl>
+<dt>Status</dt><dd>${esc(task.status)}</dd>
+<dt>Workspace</dt><dd>${esc(task.workspace)}</dd>
+<dt>Assigned to</dt><dd>${esc(task.assigned_to ?? "nobody")}</dd>
+<dt>Created by</dt><dd>${author(task.created_by)} at ${t(task.created_at)}</dd>
+${
+    task.handoff
+      ? `<dt>Waiting handoff</dt><dd>${link(`/console/handoffs/${task.handoff}`, "open it")}</dd>`
+      : ""
+  }
+<dt>Id</dt><dd><code>${esc(task.id)}</code></dd></dl>
+${
+    task.detail === null
+      ? ""
+      : `<h3 class="meta">Detail</h3><pre>${esc(task.detail)}</pre>`
+  }</section>
+${task.status === "done" ? "" : handOnForm(`/console/tasks/${task.id}`, frame.csrf)}`;
+  return page(`Task: ${task.title}`, frame, body);
+}
+
 /** `/console/handoffs/<id>`: the handoff, accept while it waits, and handing the task on. */
 export function handoffPage(h: Handoff, frame: Frame, o: Outcome = {}): string {
   const t = (iso: string) => at(iso, frame.zone);
   const open = h.state === "waiting" || h.state === "stale";
-  const action = (name: string, label: string, fields = "") =>
+  const action = (name: string, label: string) =>
     `<form method="post" action="/console/handoffs/${esc(h.id)}">${
       csrfField(frame.csrf)
-    }<input type="hidden" name="action" value="${name}">${fields}<button class="primary" type="submit">${label}</button></form>`;
+    }<input type="hidden" name="action" value="${name}"><button class="primary" type="submit">${label}</button></form>`;
   const accept = open
     ? `<section aria-labelledby="h-accept"><h2 id="h-accept">Accept</h2>
 <p>Accepting makes the task yours (${esc(frame.ownerName)}) and in progress.</p>${
       action("accept", "Accept this handoff")
     }</section>`
     : "";
-  const handOn = h.state === "obsolete"
-    ? ""
-    : `<section aria-labelledby="h-on"><h2 id="h-on">Hand the task on</h2>${
-      action(
-        "hand_on",
-        "Hand the task on",
-        `<label for="to">To (a name or team)</label><input type="text" id="to" name="to" required autocomplete="off">
-<label for="context">Context for them</label><textarea id="context" name="context" required></textarea>`,
-      )
-    }</section>`;
+  const handOn = h.state === "obsolete" ? "" : handOnForm(`/console/handoffs/${h.id}`, frame.csrf);
   const body = `<h1>Handoff: ${esc(h.task_title ?? h.task_id)}</h1>
 ${notice("done", o.done)}${notice("problem", o.problem)}
 <section aria-labelledby="h-handoff" data-id="${esc(h.id)}"><h2 id="h-handoff">Handoff</h2><dl>

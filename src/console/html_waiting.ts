@@ -49,7 +49,7 @@ export function waitingPage(v: WaitingView, frame: Frame): string {
   const tasks = table(
     ["Task", "Workspace", "Status", "Updated"],
     q.tasks.items.map((task) =>
-      `<tr data-id="${esc(task.id)}"><td>${esc(task.title)}</td><td>${
+      `<tr data-id="${esc(task.id)}"><td>${link(`/console/tasks/${task.id}`, task.title)}</td><td>${
         esc(task.workspace)
       }</td><td>${esc(task.status)}</td><td>${t(task.updated_at)}</td></tr>`
     ),

@@ -9,10 +9,10 @@ import { getWorkspaceContext } from "../table/store_context.ts";
 import { resolveDecision } from "../table/store_decisions.ts";
 import { getDiscussion, postMessage } from "../table/store_discussions.ts";
 import { acceptHandoff, createHandoff } from "../table/store_handoffs.ts";
-import { ownerQueue, readDecision, readHandoff } from "../table/store_queue.ts";
+import { ownerQueue, readDecision, readHandoff, readTask } from "../table/store_queue.ts";
 import type { TableCtx } from "../table/store_common.ts";
 import { consoleCaller, type ConsoleCtx, frameOf, type Signed } from "./context.ts";
-import { decisionPage, discussionPage, handoffPage, type Outcome } from "./html_items.ts";
+import { decisionPage, discussionPage, handoffPage, type Outcome, taskPage } from "./html_items.ts";
 import { refusalPage } from "./html_login.ts";
 import { waitingPage } from "./html_waiting.ts";
 import { html, seeOther } from "./web.ts";
@@ -145,16 +145,38 @@ export async function actOnHandoff(
       return doneAt(handoffPath(r.handoff.id), "Accepted: the task is now yours and in progress.");
     }
     if (action === "hand_on") {
-      const h = await readHandoff(table, s.params.id);
-      const r = await createHandoff(table, consoleCaller(ctx), {
-        task_id: h.task_id,
-        to: form.get("to") ?? "",
-        context: form.get("context") ?? "",
-      });
-      return doneAt(handoffPath(r.handoff.id), `Handed on to ${r.handoff.to}.`);
+      return await handOn(ctx, (await readHandoff(table, s.params.id)).task_id, form);
     }
     throw new AppError("invalid", "action must be accept or hand_on");
   }, (problem) => showHandoff(ctx, s, problem));
+}
+
+/** Hands task `taskId` on (a new handoff); the path of that handoff's page. */
+async function handOn(ctx: ConsoleCtx, taskId: string, form: URLSearchParams): Promise<string> {
+  const r = await createHandoff(tableOf(ctx), consoleCaller(ctx), {
+    task_id: taskId,
+    to: form.get("to") ?? "",
+    context: form.get("context") ?? "",
+  });
+  return doneAt(handoffPath(r.handoff.id), `Handed on to ${r.handoff.to}.`);
+}
+
+/** `GET /console/tasks/<id>`. */
+export async function showTask(ctx: ConsoleCtx, s: Signed, problem?: Problem): Promise<Response> {
+  const task = await readTask(tableOf(ctx), s.params.id);
+  return html(problem?.status ?? 200, taskPage(task, frameOf(ctx, s), outcomeOf(s, problem?.text)));
+}
+
+/** `POST /console/tasks/<id>`: hand the task on. */
+export async function actOnTask(
+  ctx: ConsoleCtx,
+  s: Signed,
+  form: URLSearchParams,
+): Promise<Response> {
+  return await retold(async () => {
+    if (form.get("action") !== "hand_on") throw new AppError("invalid", "action must be hand_on");
+    return await handOn(ctx, s.params.id, form);
+  }, (problem) => showTask(ctx, s, problem));
 }
 
 /** `GET /console/discussions/<id>?after=<seq>`. */

@@ -19,12 +19,14 @@ import { loginPage, refusalPage } from "./html_login.ts";
 import { actOnApps, showApps } from "./pages_apps.ts";
 import {
   actOnHandoff,
+  actOnTask,
   orProblem,
   postHere,
   resolveHere,
   showDecision,
   showDiscussion,
   showHandoff,
+  showTask,
   showWaiting,
 } from "./pages_table.ts";
 import { createSession, endSession } from "./store_sessions.ts";
@@ -89,6 +91,7 @@ export function consoleRoutes(ctx: ConsoleCtx): Route[] {
     both("console/decisions/:id", showDecision, resolveHere),
     both("console/discussions/:id", showDiscussion, postHere),
     both("console/handoffs/:id", showHandoff, actOnHandoff),
+    both("console/tasks/:id", showTask, actOnTask),
     both("console/apps", showApps, actOnApps),
   ];
 }

@@ -76,3 +76,11 @@ export async function readHandoff(ctx: TableCtx, id: string): Promise<Handoff> {
   if (found === undefined) throw new AppError("not_found", `No handoff has id ${id}`);
   return found;
 }
+
+/** One task by id; not found is an error naming the id. */
+export async function readTask(ctx: TableCtx, id: string): Promise<Task> {
+  checkUlid("task_id", id);
+  const [found] = await readTasks(ctx, [id]);
+  if (found === undefined) throw new AppError("not_found", `No task has id ${id}`);
+  return taskOut(found);
+}
