@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { openKv } from "../src/kit/kv.ts";
 import { startServer } from "./support/harness.ts";
 import {
+  APPROVAL,
   CODEX,
   codexClient,
   CONSOLE_ENV,
@@ -275,6 +276,44 @@ Deno.test("a task assigned to the owner is handed on from its console page, as t
       [h.handoffs[0].task_id, h.handoffs[0].from],
       [t.task.id, { name: "Ada", via: "console" }],
     );
+  } finally {
+    await codex.close();
+    await server.close();
+  }
+});
+
+Deno.test("/view tells the three proofs apart: the console, the approval code, relayed", async () => {
+  const viewKey = "view-key-for-console-tests-0123";
+  const seeded = await seededConsole({ VIEW_TOKEN: viewKey });
+  const { server } = seeded;
+  const codex = await codexClient(server.origin);
+  try {
+    const s = await fetchSignIn(server.origin);
+    const res = await fetch(`${server.origin}/console/decisions/${seeded.decisionId}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie: s.cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrf: s.csrf, verdict: "approve", reason: "yes" }),
+    });
+    assert.equal(res.status, 303);
+    await res.body?.cancel();
+    for (const id of [seeded.decisionId, seeded.codedId, seeded.relayedId]) {
+      await value(codex, "set_decision_scope", {
+        decision_id: id,
+        scope: "workspace",
+        approval_code: APPROVAL,
+      });
+    }
+    const view = await (await fetch(`${server.origin}/view`, {
+      headers: { authorization: `Bearer ${viewKey}` },
+    })).text();
+    assert.match(
+      view,
+      /Retry card payments once .*via console<\/span> \(a person, in the owner console\)/,
+    );
+    assert.match(view, /Ship Friday .*\(a person, with the approval code\)/);
+    assert.match(view, /Use REST .*\(relayed by an AI, unproven\)/);
+    assert.doesNotMatch(view, /<form method="post"/, "/view stays read-only");
   } finally {
     await codex.close();
     await server.close();
