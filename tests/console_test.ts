@@ -319,3 +319,25 @@ Deno.test("/view tells the three proofs apart: the console, the approval code, r
     await server.close();
   }
 });
+
+Deno.test("without the table toolset the console still manages apps; table pages say it is off", async () => {
+  const server = await startServer({ env: { ...CONSOLE_ENV, TOOLSETS: "focus" } });
+  try {
+    const s = await fetchSignIn(server.origin);
+    const home = await fetch(`${server.origin}/console`, {
+      redirect: "manual",
+      headers: { cookie: s.cookie },
+    });
+    assert.equal(home.headers.get("location"), "/console/apps");
+    await home.body?.cancel();
+    const apps = await fetch(`${server.origin}/console/apps`, { headers: { cookie: s.cookie } });
+    assert.match(await apps.text(), /Toolsets<\/dt><dd>focus</);
+    const d = await fetch(`${server.origin}/console/decisions/01ARZ3NDEKTSV4RRFFQ69G5FAV`, {
+      headers: { cookie: s.cookie },
+    });
+    assert.equal(d.status, 404);
+    assert.match(await d.text(), /table toolset is off/);
+  } finally {
+    await server.close();
+  }
+});

@@ -37,7 +37,9 @@ export async function orProblem(work: () => Promise<Response>): Promise<Response
 
 /** `GET /console`. */
 export async function showWaiting(ctx: ConsoleCtx, s: Signed): Promise<Response> {
-  const table = tableOf(ctx);
+  // Without the table nothing can wait for a person; apps and settings still can be managed.
+  if (ctx.table === undefined) return seeOther("/console/apps");
+  const table = ctx.table;
   const asked = s.r.url.searchParams.get("workspace") ?? undefined;
   const limit = table.settings.limits.pageDefault;
   const queue = await ownerQueue(table, ctx.settings.ownerName, limit);
