@@ -15,7 +15,7 @@ async function shot(page: Page, name: string) {
 }
 
 browserTest(
-  "console in Chromium: sign in, decide, post, accept and hand on, revoke an app, sign out",
+  "console in Chromium: sign in, decide, post (refused without CSRF), accept and hand on, revoke an app, sign out",
   async (browser) => {
     const seeded = await seededConsole();
     const { server } = seeded;
@@ -83,6 +83,19 @@ browserTest(
       assert.match(String(await page.locator("#seq-1 pre").textContent()), /<script>window/);
       assert.equal(await page.locator("main img").count(), 0, "stored HTML is never parsed");
       assert.equal(await page.evaluate(() => (globalThis as { pwned?: number }).pwned), undefined);
+      // The same form with its CSRF token taken out is refused, and nothing is posted.
+      await page.locator('form[action^="/console/discussions/"] input[name="csrf"]').evaluate((e) =>
+        e.remove()
+      );
+      await page.getByLabel("Message", { exact: true }).fill("Posted without a token");
+      await page.getByRole("button", { name: "Post as Ada" }).click();
+      await page.getByRole("heading", { name: "Form refused" }).waitFor();
+      assert.match(String(await page.getByRole("alert").textContent()), /CSRF token is missing/);
+      const untouched = await value(codex, "get_discussion", {
+        discussion_id: seeded.discussionId,
+      });
+      assert.ok(untouched.messages.every((m: { body: string }) => !/without a token/.test(m.body)));
+      await page.goto(`${server.origin}/console/discussions/${seeded.discussionId}`);
       await page.getByLabel("Message", { exact: true }).fill(
         "Ship it on Friday, after the double-charge test.",
       );
