@@ -1,8 +1,9 @@
 /**
  * The layout rules, checked on the source tree: dependencies point one way
  * (`main → http → mcp → <toolset> → kit`), `http/` and `mcp/server.ts` learn about features only
- * through `toolsets.ts`, no toolset reaches into another, and every write goes through the kit's
- * `atomic(kv)` (group commit).
+ * through `toolsets.ts`, no toolset reaches into another, the console (wired by `main.ts`) uses
+ * the toolsets' stores but no tools and nothing depends on it, and every write goes through the
+ * kit's `atomic(kv)` (group commit).
  */
 
 import assert from "node:assert/strict";
@@ -110,6 +111,21 @@ function violations(files: SourceFile[]): string[] {
     if (/"@modelcontextprotocol\/sdk[/"]/.test(code) && file.path !== "src/mcp/sdk_client.ts") {
       out.push(`${file.path} imports SDK v1 (only src/mcp/sdk_client.ts, for tests, may)`);
     }
+    if (folder !== "console" && importedFolders.includes("console")) {
+      // The console is wired by main.ts: nothing it builds on may depend on it.
+      out.push(`${file.path} imports src/console/`);
+    }
+    if (folder === "console") {
+      // The console writes through the toolsets' and OAuth's stores; it never registers tools.
+      for (const path of imports) {
+        const other = folderOf(path);
+        const tool = /\/(tools[^/]*|toolset)\.ts$/.test(path) && toolsets.includes(other ?? "");
+        const allowed = other === undefined || ["kit", "oauth", "console"].includes(other) ||
+          toolsets.includes(other) ||
+          ["src/config.ts", "src/http/status.ts", "src/mcp/toolset.ts"].includes(path);
+        if (tool || !allowed) out.push(`${file.path} (console) imports ${path}`);
+      }
+    }
     if (folder === "mcp") {
       for (const path of imports) {
         const other = folderOf(path);
@@ -167,6 +183,12 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/mcp/old.ts", 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";'),
     file("src/mcp/inner.ts", 'import { x } from "@modelcontextprotocol/core/internal";'),
     file("src/mcp/bracket.ts", 'const h = (server as any)["_requestHandlers"];'),
+    file(
+      "src/console/pages.ts",
+      'import { t } from "../alpha/tools.ts";\nimport "../alpha/store.ts";',
+    ),
+    file("src/console/wire.ts", 'import { s } from "../http/serve.ts";'),
+    file("src/http/routes.ts", 'import { c } from "../console/console.ts";'),
   ];
   assert.deepEqual(violations(files), [
     "src/alpha/store.ts (toolset alpha) imports src/beta/store.ts",
@@ -184,6 +206,9 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/mcp/old.ts imports SDK v1 (only src/mcp/sdk_client.ts, for tests, may)",
     "src/mcp/inner.ts imports an SDK internal entry point",
     "src/mcp/bracket.ts reaches the private member _requestHandlers",
+    "src/console/pages.ts (console) imports src/alpha/tools.ts",
+    "src/console/wire.ts (console) imports src/http/serve.ts",
+    "src/http/routes.ts imports src/console/",
   ]);
 });
 
