@@ -74,7 +74,13 @@ export async function stdioTarget(
       join(ROOT, "main.ts"),
       "--stdio",
     ],
-    env: { KV_PATH: kvPath, DENO_DIR: await hostDenoDir(), NO_COLOR: "1", ...env },
+    env: {
+      KV_PATH: kvPath,
+      DENO_DIR: await hostDenoDir(),
+      DENO_NO_UPDATE_CHECK: "1",
+      NO_COLOR: "1",
+      ...env,
+    },
   };
 }
 
@@ -96,6 +102,8 @@ export function baseEnv(home: string, proxy: string): Record<string, string> {
     XDG_STATE_HOME: join(home, ".local/state"),
     TMPDIR: join(home, "tmp"),
     NO_COLOR: "1",
+    // A `deno run` child (a stdio server, the stand-in browser) checks dl.deno.land otherwise.
+    DENO_NO_UPDATE_CHECK: "1",
     TERM: "dumb",
     CI: "1",
     // Anything that honours a proxy dials the recorder instead of the network.
