@@ -2,8 +2,9 @@
  * The real agent CLIs of the compatibility suite, installed from npm at pinned versions into
  * `.cache/clients/<versions>/` (gitignored) and reused while the versions stay the same.
  *
- * Without a reachable registry the suite skips with a message; under `CI=true` an unreachable
- * registry or a failed install is an error instead, so CI never passes without the clients.
+ * Without a reachable registry the suite skips with a message; under `CI=true` (or
+ * `REQUIRE_CLIENTS=1`, set by `.ci/run`) an unreachable registry is an error instead, so CI never
+ * passes without the clients. A failed install is always an error.
  */
 
 import { join } from "node:path";
@@ -47,9 +48,9 @@ const CACHE = join(ROOT, ".cache", "clients");
 const KEY = Object.entries(CLIENT_PACKAGES)
   .map(([name, version]) => `${name.replace(/^@[^/]+\//, "")}-${version}`).join("_");
 
-/** True under CI, where the suite must run. */
+/** True under CI, where the suite must run and never skip. */
 export function inCi(): boolean {
-  return Deno.env.get("CI") === "true";
+  return Deno.env.get("CI") === "true" || Deno.env.get("REQUIRE_CLIENTS") === "1";
 }
 
 let pending: Promise<Clients | Skipped> | undefined;
