@@ -50,12 +50,25 @@ function outcomesOf(agent: AgentName): Promise<CaseOutcome[]> {
   return pending;
 }
 
+/** Runs `check` on each outcome and fails once with every transport's failure, not the first. */
+async function eachOutcome(agent: AgentName, check: (o: CaseOutcome) => void): Promise<void> {
+  const failures: string[] = [];
+  for (const outcome of await outcomesOf(agent)) {
+    try {
+      check(outcome);
+    } catch (e) {
+      failures.push((e as Error).message);
+    }
+  }
+  assert.deepEqual(failures, [], failures.join("\n\n"));
+}
+
 for (const agent of ["claude", "gemini", "codex"] as AgentName[]) {
   Deno.test({
     name: `compat: ${agent} runs a plan covering every toolset over HTTP and stdio`,
     ignore,
-    async fn() {
-      for (const outcome of await outcomesOf(agent)) {
+    fn: () =>
+      eachOutcome(agent, (outcome) => {
         const results = outcome.stub.toolResults();
         assertStayedLocal(outcome);
         assertPlanSucceeded(results, outcome.plan, outcome.label);
@@ -66,23 +79,16 @@ for (const agent of ["claude", "gemini", "codex"] as AgentName[]) {
             `${outcome.label}: Gemini CLI no longer declares wait_for_previous`,
           );
         }
-      }
-    },
+      }),
   });
 
   Deno.test({
     name: `compat: ${agent}'s model sees the untrusted-data notice before stored text`,
     ignore,
-    async fn() {
-      const failures: string[] = [];
-      for (const outcome of await outcomesOf(agent)) {
-        try {
-          assertUntrustedMarked(outcome.stub.toolResults(), outcome.label);
-        } catch (e) {
-          failures.push((e as Error).message);
-        }
-      }
-      assert.deepEqual(failures, [], failures.join("\n\n"));
-    },
+    fn: () =>
+      eachOutcome(
+        agent,
+        (outcome) => assertUntrustedMarked(outcome.stub.toolResults(), outcome.label),
+      ),
   });
 }

@@ -83,6 +83,9 @@ export async function runCase(
 /** The CLI reached nothing but loopback and called nothing the stub does not speak. */
 export function assertStayedLocal(outcome: CaseOutcome): void {
   assert.deepEqual(outcome.dials, [], `${outcome.label} dialed beyond loopback`);
+  if (outcome.run.connects) {
+    assert.deepEqual(outcome.run.connects, [], `${outcome.label} connected beyond loopback`);
+  }
   assert.deepEqual(
     outcome.stub.unknown().map((r) => `${r.method} ${r.path}`),
     [],
