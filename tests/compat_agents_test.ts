@@ -72,6 +72,11 @@ for (const agent of ["claude", "gemini", "codex"] as AgentName[]) {
         const results = outcome.stub.toolResults();
         assertStayedLocal(outcome);
         assertPlanSucceeded(results, outcome.plan, outcome.label);
+        assert.deepEqual(
+          outcome.failedCalls,
+          [],
+          `${outcome.label}: the CLI reported failed calls`,
+        );
         if (agent === "gemini") {
           // The stub sets wait_for_previous as Gemini's model does; it must have been sent.
           assert.ok(

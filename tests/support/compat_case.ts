@@ -32,6 +32,27 @@ export interface CaseOutcome {
   stub: StubModel;
   /** Proxied dials the CLI tried (anything but loopback). */
   dials: string[];
+  /**
+   * Tool calls the CLI itself reported as failed, beyond what its model was shown: Codex shows
+   * its model no error flag, but `codex exec --json` marks such an `mcp_tool_call` "failed".
+   */
+  failedCalls: string[];
+}
+
+/** The `mcp_tool_call` items `codex exec --json` printed with status "failed". */
+function codexFailures(stdout: string): string[] {
+  const failed: string[] = [];
+  for (const line of stdout.split("\n")) {
+    if (!line.includes('"mcp_tool_call"')) continue;
+    const event = JSON.parse(line) as {
+      type: string;
+      item: { type: string; tool: string; status: string; result?: unknown; error?: unknown };
+    };
+    if (event.type === "item.completed" && event.item.status === "failed") {
+      failed.push(`${event.item.tool}: ${JSON.stringify(event.item.result ?? event.item.error)}`);
+    }
+  }
+  return failed;
 }
 
 /** Runs `agent` over `transport` through the full plan and returns what it did. */
@@ -74,7 +95,8 @@ export async function runCase(
     });
     cleanups.push(() => run.cleanup());
     assert.equal(run.code, 0, `${label}: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
-    return { label, plan, run, stub, dials: [...recorder.dials] };
+    const failedCalls = agent === "codex" ? codexFailures(run.stdout) : [];
+    return { label, plan, run, stub, dials: [...recorder.dials], failedCalls };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
