@@ -57,7 +57,12 @@ async function eachOutcome(agent: AgentName, check: (o: CaseOutcome) => void): P
     try {
       check(outcome);
     } catch (e) {
-      failures.push((e as Error).message);
+      const tail = (text: string) => text.slice(-1500).trim() || "(empty)";
+      failures.push(
+        `${(e as Error).message}\n--- ${outcome.label}: the CLI's stdout (end)\n${
+          tail(outcome.run.stdout)
+        }\n--- its stderr (end)\n${tail(outcome.run.stderr)}`,
+      );
     }
   }
   assert.deepEqual(failures, [], failures.join("\n\n"));

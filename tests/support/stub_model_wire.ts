@@ -66,6 +66,11 @@ export interface VendorApi {
   utility(req: Request, url: URL, body: unknown): Response | null;
   /** Reads what a conversational request declares and carries. */
   read(body: unknown): VendorRequest;
+  /**
+   * A harmless tool of the CLI's own the stub calls while the plan's next tool is not declared
+   * yet (Codex may send its first turn before a stdio server has listed its tools).
+   */
+  waitTool?: string;
   /** Answers one turn, streaming when the request asked for it. */
   answer(turn: Turn, url: URL, body: unknown): Response;
 }
