@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { type AgentOptions, type AgentRun, startDialRecorder, stdioTarget } from "./agents.ts";
 import { runClaude, runCodex, runGemini } from "./agent_runners.ts";
 import type { Clients } from "./clients.ts";
-import { fullPlan, seedUntrusted } from "./compat_plan.ts";
+import { fullPlan, type Seed, seedUntrusted } from "./compat_plan.ts";
 import { connect, connectStdio, startServer, tempKvPath } from "./harness.ts";
 import type { PlanStep } from "./stub_model.ts";
 import { startStubModel, type StubModel } from "./stub_model.ts";
@@ -55,11 +55,12 @@ function codexFailures(stdout: string): string[] {
   return failed;
 }
 
-/** Runs `agent` over `transport` through the full plan and returns what it did. */
+/** Runs `agent` over `transport` through a plan (the full one by default), returns what it did. */
 export async function runCase(
   clients: Clients,
   agent: AgentName,
   transport: CompatTransport,
+  planOf: (seed: Seed) => PlanStep[] = fullPlan,
 ): Promise<CaseOutcome> {
   const label = `${agent} over ${transport}`;
   const cleanups: (() => Promise<void>)[] = [];
@@ -81,7 +82,7 @@ export async function runCase(
       await other.close();
       mcp = await stdioTarget(kv.path);
     }
-    const plan = fullPlan(seed);
+    const plan = planOf(seed);
     const stub = await startStubModel({ plan });
     cleanups.push(() => stub.close());
     const recorder = startDialRecorder();
