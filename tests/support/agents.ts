@@ -42,7 +42,7 @@ let warmed: Promise<void> | undefined;
 export function warmServerCache(): Promise<void> {
   warmed ??= (async () => {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["cache", "--config", join(ROOT, "deno.json"), join(ROOT, "main.ts")],
+      args: ["cache", join(ROOT, "main.ts")],
       stdout: "null",
       stderr: "piped",
     }).output();
@@ -60,10 +60,9 @@ export async function stdioTarget(
   return {
     kind: "stdio",
     command: Deno.execPath(),
+    // The README's stdio command, as a desktop config has it (deno.json found beside main.ts).
     args: [
       "run",
-      "--config",
-      join(ROOT, "deno.json"),
       "--allow-env",
       "--allow-read",
       "--allow-write",

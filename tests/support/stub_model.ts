@@ -117,6 +117,7 @@ export function startStubModel(options: StubModelOptions): Promise<StubModel> {
       path,
       body,
       answered: "404",
+      at: Date.now(),
     };
     requests.push(record);
     if (!api) return new Response("not found", { status: 404 });

@@ -19,6 +19,8 @@ export interface RecordedRequest {
   body: unknown;
   /** What the stub answered: a plan step's index, "text", or an endpoint name. */
   answered: string;
+  /** When it arrived (`Date.now()`). */
+  at: number;
 }
 
 /** A tool call the model made and its result as the CLI showed it to the model. */
