@@ -6,6 +6,7 @@ import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
 import { loadToolsets } from "./src/toolsets.ts";
+import { processHookRun, runHook } from "./src/hooks/cli.ts";
 
 /** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
 async function orExit<T>(what: string, step: () => T | Promise<T>): Promise<T> {
@@ -15,6 +16,16 @@ async function orExit<T>(what: string, step: () => T | Promise<T>): Promise<T> {
     console.error(`handoff-mcp: ${what}: ${(error as Error).message}`);
     Deno.exit(1);
   }
+}
+
+// Agent hooks (`--brief`, `--save-transcript`) always exit 0 and open KV only when they need it.
+const hook = Deno.args.includes("--brief")
+  ? "brief"
+  : Deno.args.includes("--save-transcript")
+  ? "save-transcript"
+  : undefined;
+if (hook !== undefined) {
+  Deno.exit(await runHook(hook, processHookRun(fileURLToPath(new URL(".", import.meta.url)))));
 }
 
 const config: Config = await orExit(
