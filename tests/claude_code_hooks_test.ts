@@ -12,7 +12,7 @@ import { runClaude } from "./support/agent_runners.ts";
 import { hostDenoDir, startDialRecorder, stdioTarget, warmServerCache } from "./support/agents.ts";
 import { startStubModel } from "./support/stub_model.ts";
 import { ROOT, tempKvPath } from "./support/harness.ts";
-import { connect } from "../src/hooks/connection.ts";
+import { withHookStore } from "./support/hooks.ts";
 import type { Cli } from "./support/clients.ts";
 
 const PLUGIN = join(ROOT, "integrations", "claude-code");
@@ -33,22 +33,11 @@ function inGitRepo(cli: Cli): Cli {
 }
 
 /** Calls tools on the local KV at `kvPath`, as the hooks do. */
-async function withStore<T>(
+function withStore<T>(
   kvPath: string,
-  fn: (
-    call: (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>,
-  ) => Promise<T>,
+  fn: Parameters<typeof withHookStore<T>>[1],
 ): Promise<T> {
-  const conn = await connect({ env: new Map([["KV_PATH", kvPath]]), baseDir: ROOT, args: [] });
-  try {
-    return await fn(async (name, args) => {
-      const result = await conn.call(name, args);
-      assert.ok(!result.isError, `${name}: ${result.text}`);
-      return result.structured;
-    });
-  } finally {
-    await conn.close();
-  }
+  return withHookStore({ KV_PATH: kvPath }, fn);
 }
 
 /** The handoff `key` once it exists (the background save may still run), at most 60 s. */

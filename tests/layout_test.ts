@@ -94,6 +94,14 @@ function violations(files: SourceFile[]): string[] {
         }
       }
     }
+    if (folder === "hooks") {
+      // main → hooks → mcp → <toolset> → kit: the hooks reach the store through MCP, never HTTP.
+      for (const path of imports) {
+        if (folderOf(path) === "http") out.push(`${file.path} (hooks) imports ${path}`);
+      }
+    } else if (importedFolders.includes("hooks")) {
+      out.push(`${file.path} imports src/hooks/ (only main.ts runs the hooks)`);
+    }
     if (folder === "mcp") {
       for (const path of imports) {
         const other = folderOf(path);
@@ -146,6 +154,8 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
     file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),
     file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
+    file("src/hooks/brief.ts", 'import { s } from "../http/serve.ts";'),
+    file("src/mcp/stdio.ts", 'import { b } from "../hooks/brief.ts";'),
   ];
   assert.deepEqual(violations(files), [
     "src/alpha/store.ts (toolset alpha) imports src/beta/store.ts",
@@ -158,5 +168,7 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
     "src/alpha/write.ts commits with kv.atomic() instead of atomic(kv)",
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
+    "src/hooks/brief.ts (hooks) imports src/http/serve.ts",
+    "src/mcp/stdio.ts imports src/hooks/ (only main.ts runs the hooks)",
   ]);
 });

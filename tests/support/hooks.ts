@@ -1,0 +1,50 @@
+/** Runs the agent hooks (`--brief`, `--save-transcript`) in this process, capturing their output. */
+
+import { runHook } from "../../src/hooks/cli.ts";
+import { connect } from "../../src/hooks/connection.ts";
+import { ROOT } from "./harness.ts";
+
+/** What one hook run printed. */
+export interface HookOutput {
+  code: number;
+  stdout: string;
+  /** Each stderr line. */
+  stderr: string[];
+}
+
+/** Runs hook `kind` with `env`, `args` and `stdin` (none: as from a terminal). */
+export async function runHookHere(
+  kind: "brief" | "save-transcript",
+  options: { env: Record<string, string>; args?: string[]; stdin?: string },
+): Promise<HookOutput> {
+  let stdout = "";
+  const stderr: string[] = [];
+  const code = await runHook(kind, {
+    args: options.args ?? [],
+    env: new Map(Object.entries(options.env)),
+    baseDir: ROOT,
+    readStdin: () => Promise.resolve(options.stdin),
+    write: (text) => stdout += text,
+    warn: (line) => stderr.push(line),
+  });
+  return { code, stdout, stderr };
+}
+
+/** Calls tools on the store `env` names (a local KV or `HANDOFF_URL`), failing on an error. */
+export async function withHookStore<T>(
+  env: Record<string, string>,
+  fn: (
+    call: (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>,
+  ) => Promise<T>,
+): Promise<T> {
+  const conn = await connect({ env: new Map(Object.entries(env)), baseDir: ROOT, args: [] });
+  try {
+    return await fn(async (name, args) => {
+      const result = await conn.call(name, args);
+      if (result.isError) throw new Error(`${name}: ${result.text}`);
+      return result.structured;
+    });
+  } finally {
+    await conn.close();
+  }
+}
