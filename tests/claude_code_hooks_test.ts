@@ -13,7 +13,7 @@ import { hostDenoDir, startDialRecorder, stdioTarget, warmServerCache } from "./
 import { startStubModel } from "./support/stub_model.ts";
 import { ROOT, tempKvPath } from "./support/harness.ts";
 import { withHookStore } from "./support/hooks.ts";
-import type { Cli } from "./support/clients.ts";
+import type { Cli, Clients } from "./support/clients.ts";
 
 const PLUGIN = join(ROOT, "integrations", "claude-code");
 const NORTH_STAR = "Ship widget v1 to the first ten shops";
@@ -65,13 +65,20 @@ async function findTranscript(dir: string, sessionId: string): Promise<string | 
   return undefined;
 }
 
-Deno.test("Claude Code with the plugin: brief in the first request, session saved once", async () => {
+/** The pinned CLIs with the server's modules cached; `undefined` (said why) when npm is out of reach. */
+async function readyClients(): Promise<Clients | undefined> {
   const clients = await installClients();
   if ("skip" in clients) {
     console.warn(clients.skip);
-    return;
+    return undefined;
   }
   await warmServerCache();
+  return clients;
+}
+
+Deno.test("Claude Code with the plugin: brief in the first request, session saved once", async () => {
+  const clients = await readyClients();
+  if (clients === undefined) return;
   const kv = await tempKvPath();
   const stub = await startStubModel({ plan: [], finalText: "Done: the parser reads week dates." });
   const dials = startDialRecorder();
@@ -149,12 +156,8 @@ Deno.test("Claude Code with the plugin: brief in the first request, session save
 });
 
 Deno.test("Claude Code with the plugin still completes its session when the server is down", async () => {
-  const clients = await installClients();
-  if ("skip" in clients) {
-    console.warn(clients.skip);
-    return;
-  }
-  await warmServerCache();
+  const clients = await readyClients();
+  if (clients === undefined) return;
   // A port that was free a moment ago: nothing listens there.
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const dead = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/${"t".repeat(32)}/mcp`;
