@@ -1,7 +1,7 @@
 /** The focus toolset: north star, the one focus, demoted follow-ups, and `get_state`. */
 
 import { z } from "zod";
-import { nullableString, strictArgs } from "../mcp/schema.ts";
+import { nullableString, toolArgs } from "../mcp/schema.ts";
 import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { FocusStateCache } from "./store_cache.ts";
@@ -20,7 +20,14 @@ import {
 import { randomToken } from "../kit/kv.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { completable, type McpServer, ResourceTemplate } from "../mcp/sdk.ts";
-import { structuredResult, textResult } from "../mcp/results.ts";
+import {
+  NOTES_FIELD,
+  structuredResult,
+  textResult,
+  UNTRUSTED_FIELDS,
+  untrustedResult,
+  withNotes,
+} from "../mcp/results.ts";
 import { parseQuickly } from "../mcp/dispatch.ts";
 
 /** What the focus tools need. */
@@ -124,7 +131,7 @@ function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
     description:
       "Returns the project's NORTH STAR, the one focus to do now (本丸), and the demoted follow-ups (後処理) in a fixed format. Call it at the start of every chat, before planning or doing anything. " +
       GET_STATE_GUARD,
-    inputSchema: strictArgs({ project_id: ctx.projectId }),
+    inputSchema: toolArgs({ project_id: ctx.projectId }),
     annotations: READ_ONLY,
   }, async ({ project_id }) => textResult(await ctx.state(project_id)));
   parseQuickly(tool, (args) => quickArgs(args, ["project_id"]));
@@ -137,7 +144,7 @@ function registerSetNorthStarTool(server: McpServer, ctx: FocusToolContext): voi
     title: "Set north star",
     description:
       "Sets or replaces the project's NORTH STAR: the outcome all work serves. Creates the project if it does not exist. Use it when the user states or changes the overall goal, not for the next step.",
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       project_id: ctx.projectId,
       text: ctx.line("The north star, stated as an outcome"),
     }),
@@ -157,7 +164,7 @@ function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
     title: "Set focus",
     description:
       "Sets the project's one focus (本丸): the single thing to do now toward the north star. Replaces the previous focus; omitting `why` clears the previous reason.",
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       project_id: ctx.projectId,
       statement: line("The one thing to do now"),
       why: line("Why this is the focus now (optional; omit or send empty to clear)").optional(),
@@ -176,7 +183,7 @@ function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
     title: "Add task",
     description:
       "Records a task. kind=main is work toward the focus (stored, not listed); kind=cleanup or kind=record is a demoted follow-up (後処理) that waits until the north star is reached. Use it to park side tasks instead of doing them now.",
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       project_id: ctx.projectId,
       body: ctx.line("What the task is"),
       kind: z.enum(TASK_KINDS).describe(
@@ -211,7 +218,7 @@ function registerCompleteTaskTool(server: McpServer, ctx: FocusToolContext): voi
     title: "Complete task",
     description:
       "Marks a task done by the id add_task returned; a done follow-up leaves get_state in every later chat. Completing a done task again is harmless.",
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       task_id: z.string().max(64).describe("The task id returned by add_task"),
     }),
     annotations: writes({ destructive: false, idempotent: true }),
@@ -231,13 +238,14 @@ function registerListProjectsTool(server: McpServer, ctx: FocusToolContext): voi
     title: "List projects",
     description:
       "Lists project ids with their north stars, so a new chat can find the project to resume. Paged: pass next_cursor back to continue.",
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
         `Projects per page, 1–${limits.listPageMax} (default ${limits.listPageMax})`,
       ),
       cursor: z.string().max(1000).optional().describe("next_cursor from the previous page"),
     }),
     outputSchema: {
+      ...UNTRUSTED_FIELDS,
       projects: z.array(z.object({
         project_id: z.string(),
         north_star: nullableString(),
@@ -245,6 +253,7 @@ function registerListProjectsTool(server: McpServer, ctx: FocusToolContext): voi
       })),
       has_more: z.boolean(),
       next_cursor: nullableString(),
+      ...NOTES_FIELD,
     },
     annotations: READ_ONLY,
   }, async ({ limit, cursor }) => {
@@ -255,15 +264,24 @@ function registerListProjectsTool(server: McpServer, ctx: FocusToolContext): voi
       updated_at: p.updatedAt,
     }));
     const lines = projects.map((p) => `- ${p.project_id}: ${p.north_star ?? "(未設定)"}`);
-    if (lines.length === 0) lines.push("No projects yet: set_north_star creates one.");
-    if (page.hasMore) lines.push(`(more: call again with cursor "${page.nextCursor}")`);
-    return structuredResult(lines.join("\n"), {
-      projects,
-      has_more: page.hasMore,
-      next_cursor: page.nextCursor,
+    const notes = projects.length === 0 ? ["No projects yet: set_north_star creates one."] : [];
+    if (page.hasMore) notes.push(`(more: call again with cursor "${page.nextCursor}")`);
+    if (projects.length > 0) notes.push(READ_STATE_NOTE);
+    lines.push(...notes);
+    const data = { projects, has_more: page.hasMore, next_cursor: page.nextCursor };
+    return untrustedResult(lines.join("\n"), withNotes(data, notes), {
+      nonce: randomToken(6),
+      fields: ["projects[].project_id", "projects[].north_star"],
     });
   });
 }
+
+/**
+ * How to read one project: clients that cache `resources/list` at connect (Gemini CLI) never see
+ * a project created later, but the tool and the template always reach it.
+ */
+const READ_STATE_NOTE =
+  "Read a project's state with get_state project_id=<id> (or the resource handoff://projects/<id>/state).";
 
 /** The `resume` prompt: a chat started from the project's state, fenced as earlier data. */
 function registerResumePrompt(server: McpServer, ctx: FocusToolContext): void {

@@ -168,22 +168,34 @@ Deno.test("the resume prompt and the state resource return the get_state text", 
     assert.deepEqual(completion.completion.values, ["proj/1"]);
   }));
 
-Deno.test("focus tools refuse unknown argument names, naming them and the accepted ones", () =>
+Deno.test("focus tools ignore unknown argument names, naming them and the accepted ones", () =>
   withMcpClient({ toolsets: "focus" }, async ({ client }) => {
     const wrong = await client.callTool({
       name: "set_north_star",
       arguments: { projectId: "p", text: "Ship it" },
     });
-    assert.equal(wrong.isError, true);
-    assert.match(textOf(wrong), /unknown argument "projectId"; accepted: project_id, text/);
+    assert.equal(wrong.isError, true, "project_id is still required");
+    assert.match(textOf(wrong), /project_id/);
     const extra = await client.callTool({
       name: "get_state",
-      arguments: { project_id: "p", verbose: true },
+      arguments: { project_id: "p", verbose: true, wait_for_previous: true },
     });
-    assert.equal(extra.isError, true);
-    assert.match(textOf(extra), /unknown argument "verbose"; accepted: project_id/);
-    const listed = await client.callTool({ name: "list_projects", arguments: {} });
+    assert.equal(extra.isError, undefined);
+    assert.match(textOf(extra), /NORTH STAR/);
+    assert.match(
+      textOf(extra),
+      /\n\nIgnored argument "verbose": not taken by this tool, nothing was done with it \(accepted: project_id\)\.$/,
+    );
+    const listed = await client.callTool({
+      name: "list_projects",
+      arguments: { wait_for_previous: true, _client: 1 },
+    });
     assert.match(textOf(listed), /No projects yet/, "nothing was created");
+    assert.doesNotMatch(textOf(listed), /Ignored/, "client additions are dropped silently");
+    assert.equal(
+      (listed.structuredContent as Record<string, unknown>).ignored_arguments,
+      undefined,
+    );
   }));
 
 Deno.test("the quick parses of get_state and add_task arguments agree with their schemas", () =>

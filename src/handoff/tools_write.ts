@@ -1,7 +1,7 @@
 /** The handoff tools that write: save, append, merge, comments and clear. */
 
 import { z } from "zod";
-import { strictArgs } from "../mcp/schema.ts";
+import { toolArgs } from "../mcp/schema.ts";
 import { mergedJson, renderAppended, renderMerged, renderSaved, savedJson } from "./render.ts";
 import { appendHandoff } from "./store_append.ts";
 import { addComment, deleteComment } from "./store_comments.ts";
@@ -24,7 +24,7 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
     title: "Save conversation for another AI",
     description:
       "Saves the WHOLE current conversation so another AI client (Claude Code, Codex, Cursor, another chat) can continue it with handoff_load. Call it when the user wants to continue elsewhere or asks to save or hand off the conversation. Put every message VERBATIM in conversation as ## User / ## Assistant sections: never summarise or shorten it (the summary field is for that). Too large for one call? Save the first part, then handoff_append the rest. An existing key is overwritten; when the store is full the oldest handoff is evicted and the result names it.",
-    inputSchema: strictArgs(saveShape(limits)),
+    inputSchema: toolArgs(saveShape(limits)),
     outputSchema: {
       key: z.string(),
       title: z.string(),
@@ -57,7 +57,7 @@ export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): 
     title: "Append to a handoff",
     description:
       "Adds the next part of a conversation to a saved handoff, for conversations too large for one handoff_save call. Send the parts in order, verbatim. An append that would pass the size limit changes nothing and says so.",
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       key: keyArg,
       chunk: z.string().describe(
         "The next part of the conversation, verbatim; it is added right after the saved text (include the line break between parts yourself)",
@@ -92,7 +92,7 @@ export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): v
     title: "Merge handoffs",
     description:
       "Merges several saved handoffs into one: their conversations one after another with a source marker before each part, tags united, comments carried over. All or nothing: an unknown or repeated key, or a result over a limit, changes nothing. Use it when work on one topic was split across several chats.",
-    inputSchema: strictArgs(mergeShape(limits)),
+    inputSchema: toolArgs(mergeShape(limits)),
     outputSchema: {
       key: z.string(),
       merged_from: z.array(z.string()),
@@ -120,7 +120,7 @@ export function registerCommentTools(server: McpServer, ctx: HandoffToolContext)
     title: "Comment on a handoff",
     description:
       "Adds a note to a saved handoff, e.g. what happened since it was saved or what the next session must know. Comments are shown by handoff_load and carried over by handoff_merge.",
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       key: keyArg,
       content: z.string().describe(`The note, at most ${limits.commentMaxBytes} bytes`),
       author: z.string().optional().describe(
@@ -143,7 +143,7 @@ export function registerCommentTools(server: McpServer, ctx: HandoffToolContext)
   server.registerTool("handoff_delete_comment", {
     title: "Delete a handoff comment",
     description: "Deletes one comment of a handoff by the id handoff_load shows in brackets.",
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       key: keyArg,
       comment_id: z.string().max(64).describe("The comment's id, as shown by handoff_load"),
     }),
@@ -164,7 +164,7 @@ export function registerClearTool(server: McpServer, ctx: HandoffToolContext): v
     title: "Delete handoffs",
     description:
       `Deletes one handoff (pass key), or every handoff (omit key and pass confirm: "${CLEAR_ALL_CONFIRMATION}"). Only on the user's explicit request: deleted handoffs cannot be recovered.`,
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       key: z.string().optional().describe("The handoff to delete"),
       confirm: z.string().optional().describe(
         `Only to delete EVERY handoff, with no key: exactly "${CLEAR_ALL_CONFIRMATION}"`,

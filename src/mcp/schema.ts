@@ -36,18 +36,33 @@ export function nullableString(description?: string) {
 /** The "or null" branch of a nullable field. */
 const NULL = { type: "null", description: "no value" };
 
+/** The argument objects `toolArgs` made: listed as closed, parsed as open. */
+const TOOL_ARGS = new WeakSet<object>();
+
 /**
- * A tool's arguments that refuse names the tool does not know, naming them and the accepted ones:
- * a model that writes `projectId` for `project_id` learns it instead of silently starting over.
+ * A tool's arguments: each named one is checked as its schema says, and any other name passes
+ * the parse, to be dropped (and reported) by `mcp/arguments.ts` before the tool runs. Clients add
+ * names of their own to calls (Gemini CLI's `wait_for_previous`), and a refusal would fail every
+ * call they make. The listing still says `additionalProperties: false` (`listedInput`): that is
+ * what a model should send, and it steers models away from inventing names.
  */
-export function strictArgs<T extends z.ZodRawShape>(shape: T) {
-  const accepted = Object.keys(shape);
-  return z.strictObject(shape, {
-    error: (issue) => {
-      if (issue.code !== "unrecognized_keys") return undefined;
-      const names = issue.keys.map((k) => `"${k}"`).join(", ");
-      const allowed = accepted.length === 0 ? "none" : accepted.join(", ");
-      return `unknown argument${issue.keys.length === 1 ? "" : "s"} ${names}; accepted: ${allowed}`;
-    },
-  });
+export function toolArgs<T extends z.ZodRawShape>(shape: T) {
+  const schema = z.looseObject(shape);
+  TOOL_ARGS.add(schema);
+  return schema;
+}
+
+/**
+ * The JSON Schema a tool's input is listed with, from the one `json` generated for its parsed
+ * schema: closed for `toolArgs` objects; for other open objects (the drop-in thinking tools,
+ * listed as the standard server lists them) without the `additionalProperties: {}` zod writes.
+ */
+export function listedInput(schema: unknown, json: JsonSchema): JsonSchema {
+  if (typeof schema === "object" && schema !== null && TOOL_ARGS.has(schema)) {
+    return { ...json, additionalProperties: false };
+  }
+  const { additionalProperties, ...rest } = json;
+  const open = typeof additionalProperties === "object" && additionalProperties !== null &&
+    Object.keys(additionalProperties).length === 0;
+  return open ? rest : json;
 }

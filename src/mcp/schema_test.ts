@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { withMcpClient } from "../../tests/support/mcp.ts";
-import { nullableString, strictArgs } from "./schema.ts";
+import { listedInput, nullableString, toolArgs } from "./schema.ts";
 
 type Json = Record<string, unknown>;
 
@@ -73,16 +73,17 @@ Deno.test("nullableString() takes a string or null and lists no type list", () =
   });
 });
 
-Deno.test("strictArgs() names unknown arguments and the accepted ones", () => {
-  const schema = strictArgs({ project_id: z.string(), limit: z.number().optional() });
-  const result = schema.safeParse({ projectId: "p", project_id: "p", sequenceID: 1 });
-  assert.equal(result.success, false);
-  assert.equal(
-    result.error!.issues[0].message,
-    'unknown arguments "projectId", "sequenceID"; accepted: project_id, limit',
-  );
-  assert.equal(
-    strictArgs({}).safeParse({ x: 1 }).error!.issues[0].message,
-    'unknown argument "x"; accepted: none',
-  );
+Deno.test("toolArgs() parses unknown names through and lists the arguments as closed", () => {
+  const schema = toolArgs({ project_id: z.string(), limit: z.number().optional() });
+  assert.deepEqual(schema.parse({ project_id: "p", projectId: "q" }), {
+    project_id: "p",
+    projectId: "q",
+  });
+  assert.equal(schema.safeParse({ projectId: "q" }).success, false, "required stays required");
+  const json = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Json;
+  assert.equal(listedInput(schema, json).additionalProperties, false);
+  const open = z.looseObject({ a: z.string() });
+  const openJson = z.toJSONSchema(open, { target: "draft-7", io: "input" }) as Json;
+  assert.deepEqual(openJson.additionalProperties, {});
+  assert.equal("additionalProperties" in listedInput(open, openJson), false);
 });

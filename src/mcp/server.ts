@@ -16,6 +16,9 @@ import {
   type Tool,
 } from "./sdk.ts";
 import { fastRequests, leanToolCalls } from "./dispatch.ts";
+import { z } from "zod";
+import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
+import { listedInput } from "./schema.ts";
 import { attachSession, SessionState } from "./session.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -113,17 +116,25 @@ function record(
     const original = (template[method] as (...args: unknown[]) => unknown).bind(template);
     Object.defineProperty(template, method, {
       value: (...args: unknown[]) => {
+        if (method === "registerTool") {
+          const config = args[1] as ToolConfig;
+          args = [
+            args[0],
+            { ...config, outputSchema: withIgnoredField(config.outputSchema) },
+            args[2],
+          ];
+        }
         const registered = original(...args);
+        let served: unknown[] | undefined;
         if (method === "registerTool") {
           const { inputSchema, outputSchema } = registered as ToolConfig;
           args = [args[0], { ...(args[1] as ToolConfig), inputSchema, outputSchema }, args[2]];
+          // Connections serve a tool without its output schema: tools/list still shows it (from
+          // `toolListing`), but the SDK would otherwise re-validate our own structured content
+          // against it on every call; schema_test walks real results against the listing instead.
+          const handler = lenientHandler(inputSchema, args[2] as (...a: never[]) => unknown);
+          served = [args[0], { ...(args[1] as ToolConfig), outputSchema: undefined }, handler];
         }
-        // Connections serve a tool without its output schema: tools/list still shows it (from
-        // `toolListing`), but the SDK would otherwise re-validate our own structured content
-        // against it on every call; the tests pin that content instead.
-        const served = method === "registerTool"
-          ? [args[0], { ...(args[1] as ToolConfig), outputSchema: undefined }, args[2]]
-          : undefined;
         registrations.push({ method, args, served });
         return registered;
       },
@@ -205,6 +216,16 @@ function quietListChanged(server: McpServer): void {
   );
 }
 
+/**
+ * A tool's output schema as a toolset gave it (a shape of zod fields, or a zod object) with the
+ * optional `ignored_arguments` every tool may report; none stays none (a text-only tool).
+ */
+function withIgnoredField(schema: unknown): unknown {
+  if (schema === undefined) return undefined;
+  if (schema instanceof z.ZodObject) return schema.extend(IGNORED_ARGUMENTS);
+  return { ...(schema as object), ...IGNORED_ARGUMENTS };
+}
+
 const EMPTY_INPUT = { type: "object" as const, properties: {} };
 
 /** The `tools/list` entries, built exactly as the SDK's `McpServer` builds them. */
@@ -219,7 +240,10 @@ function toolListing(registrations: readonly Registration[]): Tool[] {
       name,
       title: config.title,
       description: config.description,
-      inputSchema: (jsonSchema(config.inputSchema, "input") ?? EMPTY_INPUT) as Tool["inputSchema"],
+      inputSchema: listedInput(
+        config.inputSchema,
+        jsonSchema(config.inputSchema, "input") ?? EMPTY_INPUT,
+      ) as Tool["inputSchema"],
       annotations: config.annotations,
       execution: { taskSupport: "forbidden" },
       _meta: config._meta,

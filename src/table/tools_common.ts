@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { randomToken } from "../kit/kv.ts";
-import { structuredResult } from "../mcp/results.ts";
+import { structuredResult, untrustedResult, withNotes } from "../mcp/results.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
@@ -21,9 +21,43 @@ export function contractDescription(text: string): string {
   return `contract ${TABLE_CONTRACT}\n\n${text}`;
 }
 
+/** What a result adds to its raw values, so that both of its views say the same. */
+export interface ResultExtras {
+  /**
+   * The nonce the text's untrusted wrappers used, and where the structured content holds text
+   * other sessions wrote: the content then starts with the `untrusted` notice.
+   */
+  untrusted?: { nonce: string; fields: readonly string[] };
+  /** Guidance the text gives beside the data, as `notes` (none: no field). */
+  notes?: readonly string[];
+}
+
 /** A text result with the raw values as structured content. */
-export function result(text: string, structured: object) {
-  return structuredResult(text, structured as Record<string, unknown>);
+export function result(text: string, structured: object, extras: ResultExtras = {}) {
+  const data = withNotes(structured, extras.notes);
+  return extras.untrusted
+    ? untrustedResult(text, data, extras.untrusted)
+    : structuredResult(text, data as Record<string, unknown>);
+}
+
+/** The note a cut list gives: how to see the rest (none when nothing was cut). */
+export function moreNotes(r: { has_more: boolean }, how: string): string[] {
+  return r.has_more ? [`More exist: ${how}.`] : [];
+}
+
+/** Where each table record holds text its author wrote, by the record's path in a result. */
+export const UNTRUSTED_PATHS = {
+  discussion: ["title"],
+  message: ["body"],
+  decision: ["title", "detail", "reason"],
+  plan: ["title", "body"],
+  task: ["title", "detail"],
+  handoff: ["task_title", "context"],
+} as const;
+
+/** The paths of `kind`'s texts under `at` (`messages[]` → `messages[].body`). */
+export function textsAt(at: string, kind: keyof typeof UNTRUSTED_PATHS): string[] {
+  return UNTRUSTED_PATHS[kind].map((field) => `${at}.${field}`);
 }
 
 /** A fresh nonce for the untrusted-data wrappers of one result. */

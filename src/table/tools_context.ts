@@ -3,12 +3,32 @@
 import { z } from "zod";
 import { READ_ONLY } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
-import { strictArgs } from "../mcp/schema.ts";
+import { toolArgs } from "../mcp/schema.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { renderContext } from "./render.ts";
 import { contextSchema } from "./schemas.ts";
 import { getWorkspaceContext } from "./store_context.ts";
-import { contractDescription, fields, result, type TableToolDeps } from "./tools_common.ts";
+import {
+  contractDescription,
+  fields,
+  moreNotes,
+  nonce,
+  result,
+  type TableToolDeps,
+  textsAt,
+} from "./tools_common.ts";
+import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
+
+/** Where a workspace context holds text others wrote. */
+const CONTEXT_TEXTS = [
+  ...textsAt("standing_rules[]", "decision"),
+  ...textsAt("open_items.decisions_awaiting.items[]", "decision"),
+  ...textsAt("open_items.latest_plan", "plan"),
+  ...textsAt("open_items.handoffs_pending.items[]", "handoff"),
+  ...textsAt("open_items.handoffs_inactive.items[]", "handoff"),
+  ...textsAt("discussions[]", "discussion"),
+  ...textsAt("quiet_discussions.items[]", "discussion"),
+];
 
 /** Registers get_workspace_context. */
 export function registerContextTool(server: McpServer, t: TableToolDeps): void {
@@ -18,17 +38,20 @@ export function registerContextTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Call this first in every new chat at the table: who you are here, what waits for you (handoffs to accept, tasks, also in other workspaces), standing rules, decisions awaiting a person, current plans, task and handoff counts, and the most recently active discussions.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       workspace: f.workspace,
       limit: f.limit,
       quiet_for_days: z.number().optional().describe(
         `A discussion with no message for this many days is listed as quiet (default ${t.settings.staleDays}; decimals allowed)`,
       ),
     }),
-    outputSchema: contextSchema,
+    outputSchema: { ...UNTRUSTED_FIELDS, ...contextSchema, ...NOTES_FIELD },
     annotations: READ_ONLY,
   }, async (args, extra) => {
     const c = await getWorkspaceContext(t.ctx, callerOf(extra, t.deps), args);
-    return result(renderContext(c), c);
+    return result(renderContext(c), c, {
+      untrusted: { nonce: nonce(), fields: CONTEXT_TEXTS },
+      notes: moreNotes(c, "raise limit to see more discussions"),
+    });
   });
 }

@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
-import { advertisedAs, strictArgs } from "../mcp/schema.ts";
+import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
+import { advertisedAs, toolArgs } from "../mcp/schema.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { renderDecision, renderDecisions, renderPlan, renderPlans } from "./render.ts";
 import { decisionSchema, planSchema } from "./schemas.ts";
@@ -20,9 +21,11 @@ import {
   contractDescription,
   fields,
   LIST_FIELDS,
+  moreNotes,
   nonce,
   result,
   type TableToolDeps,
+  textsAt,
   WORKSPACE_FIELDS,
 } from "./tools_common.ts";
 
@@ -46,7 +49,7 @@ function registerRecordDecisionTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Records a decision as proposed. It is always created proposed: only resolve_decision changes that, and only a person's approval code marks a verdict as a human one. Link it to the discussion it came from.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       title: f.title,
       detail: z.string().describe(
         `What is decided and why, at most ${l.messageMaxBytes} bytes of UTF-8`,
@@ -57,16 +60,15 @@ function registerRecordDecisionTool(server: McpServer, t: TableToolDeps): void {
     outputSchema: {
       decision: decisionSchema,
       ...WORKSPACE_FIELDS,
+      ...NOTES_FIELD,
     },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await recordDecision(t.ctx, callerOf(extra, t.deps), args);
-    return result(
-      `Recorded as proposed: ${
-        renderDecision(r.decision, nonce())
-      }\nA person resolves it (resolve_decision with their approval code).`,
-      r,
-    );
+    const next = "A person resolves it (resolve_decision with their approval code).";
+    return result(`Recorded as proposed: ${renderDecision(r.decision, nonce())}\n${next}`, r, {
+      notes: [next],
+    });
   });
 }
 
@@ -79,19 +81,25 @@ function registerGetDecisionsTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Lists a workspace's decisions, newest first, with who resolved each and whether a person's approval code proved it (decided_by_kind human) or it was only relayed.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       workspace: f.workspace,
       status: z.enum(DECISION_STATUSES).optional().describe("Only decisions with this status"),
       limit: f.limit,
     }),
     outputSchema: {
+      ...UNTRUSTED_FIELDS,
       ...LIST_FIELDS,
       decisions: z.array(decisionSchema),
+      ...NOTES_FIELD,
     },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getDecisions(t.ctx, args);
-    return result(renderDecisions(r, nonce()), r);
+    const n = nonce();
+    return result(renderDecisions(r, n), r, {
+      untrusted: { nonce: n, fields: textsAt("decisions[]", "decision") },
+      notes: moreNotes(r, "raise limit or filter by status"),
+    });
   });
 }
 
@@ -105,7 +113,7 @@ function registerResolveDecisionTool(server: McpServer, t: TableToolDeps): void 
     description: contractDescription(
       "Approves or rejects a proposed decision, once, with a reason. Send approval_code only when a person gave it to you: then the verdict is recorded as human; without it, as relayed. A wrong code is an error. If the decision belongs to a discussion, a note saying who resolved it, how and why is posted there.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       decision_id: f.id("decision"),
       verdict: z.enum(["approved", "rejected"]).describe("approved or rejected"),
       reason: z.string().describe(`Why, at most ${l.reasonMaxBytes} bytes of UTF-8 (required)`),
@@ -113,6 +121,7 @@ function registerResolveDecisionTool(server: McpServer, t: TableToolDeps): void 
       approval_code: APPROVAL_CODE.optional(),
     }),
     outputSchema: {
+      ...UNTRUSTED_FIELDS,
       decision: decisionSchema,
       note_seq: advertisedAs(z.number().int().nullable(), {
         anyOf: [{ type: "integer" }, {
@@ -127,7 +136,10 @@ function registerResolveDecisionTool(server: McpServer, t: TableToolDeps): void 
     const note = r.note_seq === null
       ? ""
       : `\nA note was posted to discussion ${r.decision.discussion_id} as seq ${r.note_seq}.`;
-    return result(`Resolved: ${renderDecision(r.decision, nonce())}${note}`, r);
+    const n = nonce();
+    return result(`Resolved: ${renderDecision(r.decision, n)}${note}`, r, {
+      untrusted: { nonce: n, fields: textsAt("decision", "decision") },
+    });
   });
 }
 
@@ -140,7 +152,7 @@ function registerSetDecisionScopeTool(server: McpServer, t: TableToolDeps): void
     description: contractDescription(
       "Makes an approved decision a standing rule of its workspace (scope workspace) or limits it to its project (scope project). Needs a person's approval code.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       decision_id: f.id("decision"),
       scope: z.enum(DECISION_SCOPES).describe(
         "workspace: a standing rule every chat in the workspace sees first; project: only where it was made",
@@ -170,7 +182,7 @@ function registerRecordPlanTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Records a plan. Plans are never edited: to change one, record a new plan with supersedes set to the old plan's id, which then stops being current.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       title: f.title,
       body: z.string().describe(`The plan, at most ${l.bodyMaxBytes} bytes of UTF-8`),
       workspace: f.workspace,
@@ -195,16 +207,25 @@ function registerGetPlansTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Lists a workspace's current plans, newest first; superseded plans only with include_superseded.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
       include_superseded: z.boolean().optional().describe("Also list superseded plans"),
       limit: f.limit,
     }),
-    outputSchema: { ...LIST_FIELDS, plans: z.array(planSchema) },
+    outputSchema: {
+      ...UNTRUSTED_FIELDS,
+      ...LIST_FIELDS,
+      plans: z.array(planSchema),
+      ...NOTES_FIELD,
+    },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getPlans(t.ctx, args);
-    return result(renderPlans(r, nonce()), r);
+    const n = nonce();
+    return result(renderPlans(r, n), r, {
+      untrusted: { nonce: n, fields: textsAt("plans[]", "plan") },
+      notes: moreNotes(r, "raise limit"),
+    });
   });
 }

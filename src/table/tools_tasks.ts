@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
-import { advertisedAs, nullableString, strictArgs } from "../mcp/schema.ts";
+import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
+import { advertisedAs, nullableString, toolArgs } from "../mcp/schema.ts";
 import type { McpServer } from "../mcp/sdk.ts";
 import { renderHandoff, renderHandoffs, renderTask, renderTasks } from "./render.ts";
 import { handoffSchema, taskSchema } from "./schemas.ts";
@@ -14,9 +15,11 @@ import {
   contractDescription,
   fields,
   LIST_FIELDS,
+  moreNotes,
   nonce,
   result,
   type TableToolDeps,
+  textsAt,
   WORKSPACE_FIELDS,
 } from "./tools_common.ts";
 
@@ -39,7 +42,7 @@ function registerCreateTaskTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Creates an open task, optionally with an owner. Setting assigned_to does NOT hand the work over: the owner sees no context until you call create_handoff.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       title: f.title,
       detail: f.taskDetail.optional(),
       workspace: f.workspace,
@@ -64,7 +67,7 @@ function registerUpdateTaskTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Changes a task's status (open, in_progress, blocked, done), owner (assigned_to; null unassigns) or detail, recording you as updated_by. Finishing or blocking someone else's task is allowed but flagged.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       task_id: f.id("task"),
       status: z.enum(TASK_STATUSES).optional().describe("open, in_progress, blocked or done"),
       // Listed as a string (clients take one type per argument); null still unassigns.
@@ -79,6 +82,7 @@ function registerUpdateTaskTool(server: McpServer, t: TableToolDeps): void {
       detail: f.taskDetail.optional(),
     }),
     outputSchema: {
+      ...UNTRUSTED_FIELDS,
       task: taskSchema,
       changed: z.array(z.string()),
       cross_task_warning: z.string().optional(),
@@ -88,7 +92,9 @@ function registerUpdateTaskTool(server: McpServer, t: TableToolDeps): void {
   }, async (args, extra) => {
     const r = await updateTask(t.ctx, callerOf(extra, t.deps), args);
     const warning = r.cross_task_warning ? `\n⚠ ${r.cross_task_warning}` : "";
-    return result(`Updated (${r.changed.join(", ")}): ${renderTask(r.task)}${warning}`, r);
+    return result(`Updated (${r.changed.join(", ")}): ${renderTask(r.task)}${warning}`, r, {
+      untrusted: { nonce: nonce(), fields: textsAt("task", "task") },
+    });
   });
 }
 
@@ -101,17 +107,25 @@ function registerGetTasksTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Lists a workspace's tasks, newest first, each with its owner and the pending handoff's id (handoff, or null when none waits).",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       workspace: f.workspace,
       status: z.enum(TASK_STATUSES).optional().describe("Only tasks with this status"),
       assigned_to: f.name("Only tasks of this owner").optional(),
       limit: f.limit,
     }),
-    outputSchema: { ...LIST_FIELDS, tasks: z.array(taskSchema) },
+    outputSchema: {
+      ...UNTRUSTED_FIELDS,
+      ...LIST_FIELDS,
+      tasks: z.array(taskSchema),
+      ...NOTES_FIELD,
+    },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getTasks(t.ctx, args);
-    return result(renderTasks(r), r);
+    return result(renderTasks(r), r, {
+      untrusted: { nonce: nonce(), fields: textsAt("tasks[]", "task") },
+      notes: moreNotes(r, "raise limit or filter"),
+    });
   });
 }
 
@@ -125,19 +139,30 @@ function registerCreateHandoffTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Hands a task to another participant with the context they need, and makes them its owner. They see it as waiting for them the moment they connect (get_workspace_context) and take it with accept_handoff. A newer handoff of the same task supersedes this one; finishing the task makes it obsolete.",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       task_id: f.id("task"),
       to: f.name("Who takes the task over"),
       context: z.string().describe(
         `Everything they need to continue, at most ${l.bodyMaxBytes} bytes of UTF-8`,
       ),
     }),
-    outputSchema: { handoff: handoffSchema, task: taskSchema, superseded: nullableString() },
+    outputSchema: {
+      ...UNTRUSTED_FIELDS,
+      handoff: handoffSchema,
+      task: taskSchema,
+      superseded: nullableString(),
+    },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await createHandoff(t.ctx, callerOf(extra, t.deps), args);
     const superseded = r.superseded ? `\nHandoff ${r.superseded} is now superseded.` : "";
-    return result(`Handed off: ${renderHandoff(r.handoff, nonce())}${superseded}`, r);
+    const n = nonce();
+    return result(`Handed off: ${renderHandoff(r.handoff, n)}${superseded}`, r, {
+      untrusted: {
+        nonce: n,
+        fields: [...textsAt("handoff", "handoff"), ...textsAt("task", "task")],
+      },
+    });
   });
 }
 
@@ -150,7 +175,7 @@ function registerGetHandoffsTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Lists a workspace's handoffs, newest first, each with its state computed now: waiting, stale (waiting too long), accepted, obsolete (task done) or superseded (handed off again).",
     ),
-    inputSchema: strictArgs({
+    inputSchema: toolArgs({
       workspace: f.workspace,
       status: z.enum(HANDOFF_STATES).optional().describe("Only handoffs in this state"),
       to: f.name("Only handoffs addressed to").optional(),
@@ -158,13 +183,19 @@ function registerGetHandoffsTool(server: McpServer, t: TableToolDeps): void {
       limit: f.limit,
     }),
     outputSchema: {
+      ...UNTRUSTED_FIELDS,
       ...LIST_FIELDS,
       handoffs: z.array(handoffSchema),
+      ...NOTES_FIELD,
     },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getHandoffs(t.ctx, args);
-    return result(renderHandoffs(r, nonce()), r);
+    const n = nonce();
+    return result(renderHandoffs(r, n), r, {
+      untrusted: { nonce: n, fields: textsAt("handoffs[]", "handoff") },
+      notes: moreNotes(r, "raise limit or filter"),
+    });
   });
 }
 
@@ -177,15 +208,23 @@ function registerAcceptHandoffTool(server: McpServer, t: TableToolDeps): void {
     description: contractDescription(
       "Accepts a handoff as yourself: its task becomes in_progress with you as owner. Read its context first (get_handoffs). Refused when already accepted, obsolete or superseded.",
     ),
-    inputSchema: strictArgs({ handoff_id: f.id("handoff") }),
-    outputSchema: { handoff: handoffSchema, task: taskSchema, warning: z.string().optional() },
+    inputSchema: toolArgs({ handoff_id: f.id("handoff") }),
+    outputSchema: {
+      ...UNTRUSTED_FIELDS,
+      handoff: handoffSchema,
+      task: taskSchema,
+      warning: z.string().optional(),
+    },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await acceptHandoff(t.ctx, callerOf(extra, t.deps), args);
     const warning = r.warning ? `\n⚠ ${r.warning}` : "";
-    return result(
-      `Accepted: ${renderHandoff(r.handoff, nonce())}\n${renderTask(r.task)}${warning}`,
-      r,
-    );
+    const n = nonce();
+    return result(`Accepted: ${renderHandoff(r.handoff, n)}\n${renderTask(r.task)}${warning}`, r, {
+      untrusted: {
+        nonce: n,
+        fields: [...textsAt("handoff", "handoff"), ...textsAt("task", "task")],
+      },
+    });
   });
 }

@@ -38,9 +38,7 @@ export function renderThought(
     );
   }
   const lines = [head.join(" · ")];
-  for (const flag of flags) {
-    lines.push(`Note: ${noteOf(flag, result)}`);
-  }
+  for (const note of thoughtNotes(result, flags)) lines.push(`Note: ${note}`);
   const tail = result.nextThoughtNeeded ? "" : " · complete (get_thought_history reads it back)";
   lines.push(
     `Sequence: ${result.sequenceId} · ${
@@ -48,6 +46,14 @@ export function renderThought(
     } stored${tail}`,
   );
   return lines.join("\n");
+}
+
+/** What each flag of a stored thought tells the model, as the text's `Note:` lines say it. */
+export function thoughtNotes(
+  result: AddThoughtResult,
+  flags: readonly (ThoughtFlag | SessionFlag)[] = result.flags,
+): string[] {
+  return flags.map((flag) => noteOf(flag, result));
 }
 
 function noteOf(flag: ThoughtFlag | SessionFlag, r: AddThoughtResult): string {

@@ -4,7 +4,13 @@ import { z } from "zod";
 import { nullableString } from "../mcp/schema.ts";
 import { flagArg, quickThoughtArgs, wholeNumberArg } from "./args.ts";
 import type { ThinkingLimits } from "./settings.ts";
-import { renderDelete, renderHistory, renderThought, type SessionFlag } from "./render.ts";
+import {
+  renderDelete,
+  renderHistory,
+  renderThought,
+  type SessionFlag,
+  thoughtNotes,
+} from "./render.ts";
 import { SequenceCache } from "./store_cache.ts";
 import { deleteSequence } from "./store_delete.ts";
 import { AppError } from "../kit/kv.ts";
@@ -16,7 +22,14 @@ import viewHtml from "./card.html" with { type: "text" };
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
 import type { McpServer } from "../mcp/sdk.ts";
-import { structuredResult } from "../mcp/results.ts";
+import {
+  NOTES_FIELD,
+  structuredResult,
+  UNTRUSTED_FIELDS,
+  untrustedResult,
+  withNotes,
+} from "../mcp/results.ts";
+import { randomToken } from "../kit/kv.ts";
 import { sessionOf } from "../mcp/session.ts";
 import { parseQuickly } from "../mcp/dispatch.ts";
 
@@ -97,7 +110,8 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
   const tool = server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
     description: DESCRIPTION,
-    inputSchema: {
+    // Open like the standard server's, so unknown names are ignored (and named) as elsewhere.
+    inputSchema: z.looseObject({
       thought: z.string().describe(
         `Your current thinking step (1–${limits.thoughtMax} characters, any language)`,
       ),
@@ -122,7 +136,7 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
       branchFromBranchId: branchName(
         "When forking, the branch branchFromThought is on; omit to fork from the main line",
       ).optional(),
-    },
+    }),
     outputSchema: {
       sequenceId: z.string().describe("Pass it with every later thought of this sequence"),
       thoughtNumber: z.number(),
@@ -141,6 +155,7 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
       flags: z.array(z.string()).describe(
         "Accepted conditions worth knowing: NEW_SEQUENCE, SESSION_SEQUENCE, REOPENED, NUMBER_REUSED, TOTAL_RAISED",
       ),
+      ...NOTES_FIELD,
     },
     annotations: writes({ destructive: false, idempotent: false }),
     _meta: ctx.ui,
@@ -157,7 +172,10 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
     const flags: (ThoughtFlag | SessionFlag)[] = continued ? ["SESSION_SEQUENCE"] : [];
     flags.push(...result.flags);
     const { index, flags: _, ...rest } = result;
-    return structuredResult(renderThought(result, flags), { ...rest, historyIndex: index, flags });
+    return structuredResult(
+      renderThought(result, flags),
+      withNotes({ ...rest, historyIndex: index, flags }, thoughtNotes(result, flags)),
+    );
   });
   parseQuickly(tool, quickThoughtArgs(limits.numberMax, limits.branchIdMax, SEQUENCE_ID_MAX));
 }
@@ -196,7 +214,8 @@ function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void 
     title: "Get thought history",
     description:
       "Reads a stored thinking sequence back: its title, whether it is complete, its branches (with parent and fork point) and one page of thoughts in order, revisions included. Use it to resume or review reasoning from an earlier chat; pass nextCursor back to read on.",
-    inputSchema: {
+    // Open like the standard server's, so unknown names are ignored (and named) as elsewhere.
+    inputSchema: z.looseObject({
       sequenceId: ctx.sequenceId.describe("The sequenceId sequentialthinking returned"),
       limit: wholeNumberArg(
         1,
@@ -215,8 +234,9 @@ function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void 
         limits.historyCharactersMax,
         `Budget of thought text per page, 1–${limits.historyCharactersMax} characters (default ${limits.historyCharactersDefault}); a longer thought comes alone, truncated`,
       ).optional(),
-    },
+    }),
     outputSchema: {
+      ...UNTRUSTED_FIELDS,
       sequence: z.object({
         sequenceId: z.string(),
         title: z.string().describe("The start of the first thought"),
@@ -235,12 +255,19 @@ function registerHistoryTool(server: McpServer, ctx: ThinkingToolContext): void 
       order: z.enum(["asc", "desc"]),
       branchId: nullableString(),
       nextCursor: nullableString("Cursor of the next page; null at the end"),
+      ...NOTES_FIELD,
     },
     annotations: READ_ONLY,
     _meta: ctx.ui,
   }, async ({ sequenceId, ...options }) => {
     const page = await getHistory(kv, limits, sequenceId, options);
-    return structuredResult(renderHistory(page), { ...page });
+    const more = page.nextCursor === null ? [] : [
+      `More: call get_thought_history again with cursor "${page.nextCursor}" (same order and branchId).`,
+    ];
+    return untrustedResult(renderHistory(page), withNotes({ ...page }, more), {
+      nonce: randomToken(6),
+      fields: ["sequence.title", "thoughts[].thought"],
+    });
   });
 }
 
@@ -251,10 +278,11 @@ function registerDeleteTool(server: McpServer, ctx: ThinkingToolContext): void {
     title: "Delete thought sequence",
     description:
       "Permanently deletes a thinking sequence with all its thoughts and branches. Only when the user asks to delete it; confirm must be true. Deleting again reports deleted: false.",
-    inputSchema: {
+    // Open like the standard server's, so unknown names are ignored (and named) as elsewhere.
+    inputSchema: z.looseObject({
       sequenceId: ctx.sequenceId.describe("The sequenceId to delete"),
       confirm: z.literal(true).describe("Must be exactly true: the deletion cannot be undone"),
-    },
+    }),
     outputSchema: {
       sequenceId: z.string(),
       deleted: z.boolean().describe("False when no such sequence existed"),
