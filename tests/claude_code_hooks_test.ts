@@ -7,30 +7,15 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { installClients } from "./support/clients.ts";
 import { runClaude } from "./support/agent_runners.ts";
-import { hostDenoDir, startDialRecorder, stdioTarget, warmServerCache } from "./support/agents.ts";
+import { hostDenoDir, startDialRecorder, stdioTarget } from "./support/agents.ts";
 import { startStubModel } from "./support/stub_model.ts";
 import { ROOT, tempKvPath } from "./support/harness.ts";
-import { withHookStore } from "./support/hooks.ts";
-import type { Cli, Clients } from "./support/clients.ts";
+import { inGitRepo, readyClients, withHookStore } from "./support/hooks.ts";
 
 const PLUGIN = join(ROOT, "integrations", "claude-code");
 const NORTH_STAR = "Ship widget v1 to the first ten shops";
 const FOCUS = "Make the date parser read week dates";
-
-/** `cli` started inside a fresh git repository (the CLI's working folder) with an origin remote. */
-function inGitRepo(cli: Cli): Cli {
-  return {
-    command: "sh",
-    args: [
-      "-c",
-      'git init -q && git remote add origin git@github.com:Acme/Widget.git && exec "$0" "$@"',
-      cli.command,
-      ...cli.args,
-    ],
-  };
-}
 
 /** Calls tools on the local KV at `kvPath`, as the hooks do. */
 function withStore<T>(
@@ -63,17 +48,6 @@ async function findTranscript(dir: string, sessionId: string): Promise<string | 
     } else if (entry.name === `${sessionId}.jsonl`) return path;
   }
   return undefined;
-}
-
-/** The pinned CLIs with the server's modules cached; `undefined` (said why) when npm is out of reach. */
-async function readyClients(): Promise<Clients | undefined> {
-  const clients = await installClients();
-  if ("skip" in clients) {
-    console.warn(clients.skip);
-    return undefined;
-  }
-  await warmServerCache();
-  return clients;
 }
 
 Deno.test("Claude Code with the plugin: brief in the first request, session saved once", async () => {

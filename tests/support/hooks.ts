@@ -3,6 +3,8 @@
 import { runHook } from "../../src/hooks/cli.ts";
 import { connect } from "../../src/hooks/connection.ts";
 import { ROOT } from "./harness.ts";
+import { type Cli, type Clients, installClients } from "./clients.ts";
+import { warmServerCache } from "./agents.ts";
 
 /** What one hook run printed. */
 export interface HookOutput {
@@ -47,4 +49,31 @@ export async function withHookStore<T>(
   } finally {
     await conn.close();
   }
+}
+
+/**
+ * `cli` started inside a fresh git repository (the CLI's working folder) whose origin is
+ * `Acme/Widget`, after the shell commands `prepare` (writing a project's hook settings).
+ */
+export function inGitRepo(cli: Cli, prepare = ":"): Cli {
+  return {
+    command: "sh",
+    args: [
+      "-c",
+      `git init -q && git remote add origin git@github.com:Acme/Widget.git && ${prepare} && exec "$0" "$@"`,
+      cli.command,
+      ...cli.args,
+    ],
+  };
+}
+
+/** The pinned CLIs with the server's modules cached; `undefined` (said why) when npm is out of reach. */
+export async function readyClients(): Promise<Clients | undefined> {
+  const clients = await installClients();
+  if ("skip" in clients) {
+    console.warn(clients.skip);
+    return undefined;
+  }
+  await warmServerCache();
+  return clients;
 }
