@@ -225,3 +225,20 @@ Deno.test("a hook gives up at HOOK_TIMEOUT_MS on a server that never answers, ex
     await accepting.catch(() => {});
   }
 });
+
+Deno.test("--brief masks a secret someone stored in the project's state", async () => {
+  const kv = await tempKvPath();
+  try {
+    const env = { KV_PATH: kv.path };
+    const key = `sk-ant-api03-${"Q".repeat(40)}`;
+    await withHookStore(
+      env,
+      (call) => call("set_north_star", { project_id: "p", text: `Ship it (key ${key})` }),
+    );
+    const out = await runHookHere("brief", { env, args: ["--project", "p"] });
+    assert.match(out.stdout, /NORTH STAR: Ship it \(key sk-ant-\[masked\]\)/);
+    assert.ok(!out.stdout.includes("Q".repeat(20)));
+  } finally {
+    await kv.cleanup();
+  }
+});

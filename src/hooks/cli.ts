@@ -110,7 +110,11 @@ async function brief(run: HookRun): Promise<string | undefined> {
     workingFolder(run, input),
     flagValue(run.args, "--project"),
   );
-  const text = await withConnection(run, (conn) => buildBrief(conn, project));
+  // Stored text is shown as it is, but a key someone pasted into a north star is not.
+  const text = await withConnection(
+    run,
+    async (conn) => maskSecrets(await buildBrief(conn, project), conn.secrets),
+  );
   run.write(
     run.args.includes("--json")
       ? JSON.stringify({

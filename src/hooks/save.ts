@@ -56,14 +56,17 @@ export async function saveSession(
   if (existing === fitted.text) return outcome("unchanged");
   if (existing !== undefined && fitted.droppedMessages === 0 && fitted.text.startsWith(existing)) {
     check(await conn.call("handoff_append", { key, chunk: fitted.text.slice(existing.length) }));
-    return outcome("appended");
+    // Two hooks of one session at once (PreCompact, then a quick exit) can both append the same
+    // part; the one that finds the text doubled saves it whole, so it ends up right.
+    const after = await conn.call("handoff_load", { key });
+    if (after.isError || after.structured.conversation === fitted.text) return outcome("appended");
   }
   const title = `Claude Code: ${firstPrompt ?? input.sessionId}`;
   check(
     await conn.call("handoff_save", {
       key,
       title: cutChars(title.replace(/\s+/g, " "), limits.title_max_chars),
-      summary: summaryOf(input, messages.length, fitted.droppedMessages),
+      summary: summaryOf(input, fitted.droppedMessages),
       conversation: fitted.text,
       from_ai: FROM_AI,
       from_project: input.project.id,
@@ -73,16 +76,14 @@ export async function saveSession(
   return outcome(existing === undefined ? "saved" : "replaced");
 }
 
-/** The summary: what this handoff is, since a hook cannot say what was decided. */
-function summaryOf(
-  input: { sessionId: string; project: ProjectId },
-  count: number,
-  dropped: number,
-): string {
+/**
+ * The summary: what this handoff is, since a hook cannot say what was decided. It holds no count,
+ * as appends do not rewrite it; the record's message count stays true.
+ */
+function summaryOf(input: { sessionId: string; project: ProjectId }, dropped: number): string {
   return `Claude Code session ${input.sessionId} in project ${input.project.id}, saved by its ` +
-    `hooks (PreCompact / SessionEnd): ${count} messages` +
-    (dropped > 0 ? `, of which the ${dropped} oldest did not fit the handoff limit` : "") +
-    ". Tool calls and results are summaries; secrets are masked.";
+    "hooks (PreCompact / SessionEnd). Tool calls and results are summaries; secrets are masked." +
+    (dropped > 0 ? ` Its ${dropped} oldest messages did not fit the handoff limit.` : "");
 }
 
 interface Limits {

@@ -110,7 +110,7 @@ Deno.test("save-transcript keeps the newest messages of a session over the limit
     );
     assert.ok(text.endsWith("## Assistant\n\nAnswer 19\n\n"), "the newest message is kept");
     assert.ok(!text.includes("Question 0 "), "the oldest is dropped");
-    assert.match(String(h.summary), /of which the \d+ oldest did not fit the handoff limit/);
+    assert.match(String(h.summary), /Its \d+ oldest messages did not fit the handoff limit\./);
     const again = await runHookHere("save-transcript", {
       env: limited,
       args: ["--transcript", transcript, "--session-id", SESSION, "--project", "p"],
@@ -144,5 +144,21 @@ Deno.test("save-transcript refuses a bad session id or a missing transcript, exi
     }
     const listed = await withHookStore(env, (call) => call("handoff_list", {}));
     assert.deepEqual(listed.handoffs, [], "nothing was written");
+  });
+});
+
+Deno.test("save-transcript replaces a saved conversation that is not the start of the session", async () => {
+  await withSession(async (env, transcript) => {
+    const args = ["--project", "p"];
+    await Deno.writeTextFile(transcript, line("user", "Question") + line("assistant", "Answer"));
+    await withHookStore(
+      env,
+      (call) =>
+        call("handoff_save", { key: KEY, summary: "s", conversation: "## User\n\nsomething else" }),
+    );
+    const out = await runHookHere("save-transcript", { env, args, stdin: hookJson(transcript) });
+    assert.match(out.stderr[0], /replaced .*: 2 messages/);
+    const h = await withHookStore(env, (call) => call("handoff_load", { key: KEY }));
+    assert.equal(h.conversation, "## User\n\nQuestion\n\n## Assistant\n\nAnswer\n\n");
   });
 });
