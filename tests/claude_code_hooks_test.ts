@@ -54,7 +54,10 @@ Deno.test("Claude Code with the plugin: brief in the first request, session save
   const clients = await readyClients();
   if (clients === undefined) return;
   const kv = await tempKvPath();
-  const stub = await startStubModel({ plan: [], finalText: "Done: the parser reads week dates." });
+  const stub = await startStubModel({
+    plan: [{ tool: "get_state", args: { project_id: "acme/widget" } }],
+    finalText: "Done: the parser reads week dates.",
+  });
   const dials = startDialRecorder();
   try {
     await withStore(kv.path, async (call) => {
@@ -90,7 +93,14 @@ Deno.test("Claude Code with the plugin: brief in the first request, session save
       assert.ok((saved.tags as string[]).includes("project:acme/widget"));
       assert.equal(
         saved.conversation,
-        "## User\n\nWhat should I work on first?\n\n## Assistant\n\nDone: the parser reads week dates.\n\n",
+        [
+          "## User\n\nWhat should I work on first?\n\n## Assistant\n\n",
+          '```tool call: mcp__handoff__get_state\n{"project_id":"acme/widget"}\n```\n\n',
+          "```tool result: mcp__handoff__get_state · ok · 4 lines\n",
+          `🎯 NORTH STAR: ${NORTH_STAR}\n▶ 本丸（今やる1つ）: ${FOCUS}\n`,
+          "— 以下は後処理（北極星達成後・今は着手しない）—\n  （なし）\n```\n\n",
+          "Done: the parser reads week dates.\n\n",
+        ].join(""),
       );
       // The hook run again on the same transcript (PreCompact, then SessionEnd) adds nothing.
       const transcript = await findTranscript(join(run.home, ".claude"), result.session_id);

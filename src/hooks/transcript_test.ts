@@ -125,3 +125,28 @@ Deno.test("convertTranscript() of nothing usable is no messages", () => {
   assert.deepEqual(convertTranscript("").messages, []);
   assert.deepEqual(convertTranscript('{"type":"summary","summary":"x"}\nnot json\n').messages, []);
 });
+
+Deno.test("convertTranscript() reads a transcript Claude Code 2.1.197 wrote (an MCP tool call)", () => {
+  const { messages, skippedLines } = convertTranscript(
+    fixture("recorded_claude_code_2.1.197.jsonl"),
+  );
+  assert.equal(skippedLines, 0);
+  assert.deepEqual(messages, [
+    { role: "user", body: "What should I work on first?" },
+    {
+      role: "assistant",
+      body: [
+        '```tool call: mcp__handoff__get_state\n{"project_id":"acme/widget"}\n```',
+        "",
+        "```tool result: mcp__handoff__get_state · ok · 4 lines",
+        "🎯 NORTH STAR: Ship widget v1 to the first ten shops",
+        "▶ 本丸（今やる1つ）: Make the date parser read week dates",
+        "— 以下は後処理（北極星達成後・今は着手しない）—",
+        "  （なし）",
+        "```",
+        "",
+        "Done: the parser reads week dates.",
+      ].join("\n"),
+    },
+  ]);
+});
