@@ -7,10 +7,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runGemini } from "./support/agent_runners.ts";
-import { hostDenoDir, startDialRecorder, stdioTarget } from "./support/agents.ts";
-import { startStubModel } from "./support/stub_model.ts";
-import { ROOT, tempKvPath } from "./support/harness.ts";
-import { inGitRepo, readyClients, withHookStore } from "./support/hooks.ts";
+import { hostDenoDir, stdioTarget } from "./support/agents.ts";
+import { ROOT } from "./support/harness.ts";
+import { inGitRepo, readyClients, withAgentRig, withHookStore } from "./support/hooks.ts";
 import type { AgentOptions, AgentRun } from "./support/agents.ts";
 import type { Clients } from "./support/clients.ts";
 
@@ -46,20 +45,17 @@ for (const c of CASES) {
   Deno.test(`${c.name}: the brief hook reaches the model's first request`, async () => {
     const clients = await readyClients();
     if (clients === undefined) return;
-    const kv = await tempKvPath();
-    const stub = await startStubModel({ plan: [], finalText: "Done." });
-    const dials = startDialRecorder();
-    try {
-      await withHookStore({ KV_PATH: kv.path }, async (call) => {
+    await withAgentRig({ plan: [], finalText: "Done." }, async ({ kvPath, stub, proxy }) => {
+      await withHookStore({ KV_PATH: kvPath }, async (call) => {
         await call("set_north_star", { project_id: "acme/widget", text: NORTH_STAR });
       });
       const run = await c.run({
         clients: c.cli(clients),
         modelUrl: c.modelUrl(stub),
-        proxy: dials.url,
-        mcp: await stdioTarget(kv.path),
+        proxy,
+        mcp: await stdioTarget(kvPath),
         prompt: "What should I work on first?",
-        env: { KV_PATH: kv.path, DENO_DIR: await hostDenoDir() },
+        env: { KV_PATH: kvPath, DENO_DIR: await hostDenoDir() },
       });
       try {
         assert.equal(run.code, 0, run.stderr);
@@ -69,10 +65,6 @@ for (const c of CASES) {
       } finally {
         await run.cleanup();
       }
-    } finally {
-      dials.close();
-      await stub.close();
-      await kv.cleanup();
-    }
+    });
   });
 }

@@ -8,10 +8,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runClaude } from "./support/agent_runners.ts";
-import { hostDenoDir, startDialRecorder, stdioTarget } from "./support/agents.ts";
-import { startStubModel } from "./support/stub_model.ts";
-import { ROOT, tempKvPath } from "./support/harness.ts";
-import { inGitRepo, readyClients, withHookStore } from "./support/hooks.ts";
+import { hostDenoDir, stdioTarget } from "./support/agents.ts";
+import { ROOT } from "./support/harness.ts";
+import { inGitRepo, readyClients, withAgentRig, withHookStore } from "./support/hooks.ts";
 
 const PLUGIN = join(ROOT, "integrations", "claude-code");
 const NORTH_STAR = "Ship widget v1 to the first ten shops";
@@ -53,25 +52,21 @@ async function findTranscript(dir: string, sessionId: string): Promise<string | 
 Deno.test("Claude Code with the plugin: brief in the first request, session saved once", async () => {
   const clients = await readyClients();
   if (clients === undefined) return;
-  const kv = await tempKvPath();
-  const stub = await startStubModel({
-    plan: [{ tool: "get_state", args: { project_id: "acme/widget" } }],
-    finalText: "Done: the parser reads week dates.",
-  });
-  const dials = startDialRecorder();
-  try {
-    await withStore(kv.path, async (call) => {
+  const plan = [{ tool: "get_state", args: { project_id: "acme/widget" } }];
+  await withAgentRig({ plan, finalText: "Done: the parser reads week dates." }, async (rig) => {
+    const { stub, kvPath } = rig;
+    await withStore(kvPath, async (call) => {
       await call("set_north_star", { project_id: "acme/widget", text: NORTH_STAR });
       await call("set_focus", { project_id: "acme/widget", statement: FOCUS });
     });
     const run = await runClaude({
       clients: { ...clients, claude: inGitRepo(clients.claude) },
       modelUrl: stub.url,
-      proxy: dials.url,
-      mcp: await stdioTarget(kv.path),
+      proxy: rig.proxy,
+      mcp: await stdioTarget(kvPath),
       prompt: "What should I work on first?",
       args: ["--plugin-dir", PLUGIN],
-      env: { KV_PATH: kv.path, DENO_DIR: await hostDenoDir() },
+      env: { KV_PATH: kvPath, DENO_DIR: await hostDenoDir() },
     });
     try {
       assert.equal(run.code, 0, run.stderr);
@@ -88,7 +83,7 @@ Deno.test("Claude Code with the plugin: brief in the first request, session save
       // SessionEnd saved the session as a handoff with its turns.
       // (The SessionEnd hook returns at once and saves after: Claude Code cancels it at 1.5 s.)
       const key = `claude-code-${result.session_id}`;
-      const saved = await waitForHandoff(kv.path, key);
+      const saved = await waitForHandoff(kvPath, key);
       assert.equal(saved.from_ai, "Claude Code");
       assert.ok((saved.tags as string[]).includes("project:acme/widget"));
       assert.equal(
@@ -107,7 +102,7 @@ Deno.test("Claude Code with the plugin: brief in the first request, session save
       assert.ok(transcript, "Claude Code wrote the transcript");
       const again = await new Deno.Command(join(PLUGIN, "bin", "handoff"), {
         args: ["save-transcript"],
-        env: { KV_PATH: kv.path, NO_COLOR: "1" },
+        env: { KV_PATH: kvPath, NO_COLOR: "1" },
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",
@@ -126,17 +121,13 @@ Deno.test("Claude Code with the plugin: brief in the first request, session save
         new TextDecoder().decode(out.stderr),
         new RegExp(`unchanged ${key}: 2 messages`),
       );
-      const after = await withStore(kv.path, (call) => call("handoff_load", { key }));
+      const after = await withStore(kvPath, (call) => call("handoff_load", { key }));
       assert.equal(after.updated_at, saved.updated_at, "nothing was written");
       assert.equal(after.conversation, saved.conversation);
     } finally {
       await run.cleanup();
     }
-  } finally {
-    dials.close();
-    await stub.close();
-    await kv.cleanup();
-  }
+  });
 });
 
 Deno.test("Claude Code with the plugin still completes its session when the server is down", async () => {
@@ -146,13 +137,12 @@ Deno.test("Claude Code with the plugin still completes its session when the serv
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const dead = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/${"t".repeat(32)}/mcp`;
   listener.close();
-  const stub = await startStubModel({ plan: [], finalText: "Done without the server." });
-  const dials = startDialRecorder();
-  try {
+  await withAgentRig({ plan: [], finalText: "Done without the server." }, async (rig) => {
+    const { stub } = rig;
     const run = await runClaude({
       clients: { ...clients, claude: inGitRepo(clients.claude) },
       modelUrl: stub.url,
-      proxy: dials.url,
+      proxy: rig.proxy,
       mcp: { kind: "http", url: dead },
       prompt: "Carry on.",
       args: ["--plugin-dir", PLUGIN, "--debug", "hooks"],
@@ -183,8 +173,5 @@ Deno.test("Claude Code with the plugin still completes its session when the serv
     } finally {
       await run.cleanup();
     }
-  } finally {
-    dials.close();
-    await stub.close();
-  }
+  });
 });

@@ -2,9 +2,10 @@
 
 import { runHook } from "../../src/hooks/cli.ts";
 import { connect } from "../../src/hooks/connection.ts";
-import { ROOT } from "./harness.ts";
+import { ROOT, tempKvPath } from "./harness.ts";
+import { startStubModel, type StubModel, type StubModelOptions } from "./stub_model.ts";
 import { type Cli, type Clients, installClients } from "./clients.ts";
-import { warmServerCache } from "./agents.ts";
+import { startDialRecorder, warmServerCache } from "./agents.ts";
 
 /** What one hook run printed. */
 export interface HookOutput {
@@ -76,4 +77,29 @@ export async function readyClients(): Promise<Clients | undefined> {
   }
   await warmServerCache();
   return clients;
+}
+
+/** What an agent CLI test runs against: a KV file, the stub model, and the dial recorder. */
+export interface AgentRig {
+  kvPath: string;
+  stub: StubModel;
+  /** The proxy URL every dial off loopback goes to (`DialRecorder.url`). */
+  proxy: string;
+}
+
+/** Runs `fn` with a fresh {@link AgentRig}, and closes it after. */
+export async function withAgentRig(
+  stub: StubModelOptions,
+  fn: (rig: AgentRig) => Promise<void>,
+): Promise<void> {
+  const kv = await tempKvPath();
+  const model = await startStubModel(stub);
+  const dials = startDialRecorder();
+  try {
+    await fn({ kvPath: kv.path, stub: model, proxy: dials.url });
+  } finally {
+    dials.close();
+    await model.close();
+    await kv.cleanup();
+  }
 }
