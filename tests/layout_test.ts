@@ -172,3 +172,17 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/mcp/stdio.ts imports src/hooks/ (only main.ts runs the hooks)",
   ]);
 });
+
+Deno.test("deno.lock holds only what the server runs: the packages of deno.json's imports", async () => {
+  // A desktop app's first `main.ts --stdio` resolves deno.lock: a test-only package there
+  // (the browser driver, the OAuth test client) is downloaded before the first answer.
+  const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
+  const lock = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.lock")));
+  const served = new Set(
+    Object.values(config.imports as Record<string, string>)
+      .filter((s) => s.startsWith("npm:") && !s.startsWith("npm:/"))
+      .map((s) => s.slice("npm:".length)),
+  );
+  const locked = Object.keys(lock.specifiers ?? {}).map((s) => s.replace(/^npm:/, ""));
+  assert.deepEqual(locked.filter((s) => !served.has(s)), [], "run `deno cache main.ts` anew");
+});

@@ -18,6 +18,7 @@ import {
   TASK_KINDS,
 } from "./store.ts";
 import { randomToken } from "../kit/kv.ts";
+import { type NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { completable, type McpServer, ResourceTemplate } from "../mcp/sdk.ts";
 import {
@@ -34,6 +35,8 @@ import { parseQuickly } from "../mcp/dispatch.ts";
 export interface FocusDeps {
   kv: Deno.Kv;
   limits: FocusLimits;
+  /** Told when a write created a project (the resource list grew). */
+  notices?: NoticeBus;
 }
 
 /** The sentence every `get_state` description must end with, verbatim. */
@@ -63,6 +66,10 @@ interface FocusToolContext {
   limits: FocusLimits;
   /** The `get_state` text of a project. */
   state(projectId: string): Promise<string>;
+  /** The `get_state` text after a write, announcing the project if that write created it. */
+  written(projectId: string): Promise<string>;
+  /** Announces the project of `state` if the write that returned it created it. */
+  announce(state: FocusState): void;
   /** Project states as this process last saw them (tools are registered once per process). */
   cache: FocusStateCache;
   /** The `project_id` argument. */
@@ -104,11 +111,25 @@ export function registerFocusTools(server: McpServer, deps: FocusDeps): void {
     if (text === undefined) texts.set(state, text = renderState(state));
     return text;
   };
+  const announce = (s: FocusState) => {
+    // A new project's record has never been written since it was made: both times are equal.
+    // Two writes in one millisecond at worst announce once more, and a notice only says "read
+    // the list again".
+    if (s.project !== null && s.project.createdAt === s.project.updatedAt) {
+      deps.notices?.publish(RESOURCE_LIST_CHANGED);
+    }
+  };
   const ctx: FocusToolContext = {
     kv,
     limits,
     cache,
     state: async (projectId) => render(await getState(kv, limits, projectId, cache)),
+    written: async (projectId) => {
+      const s = await getState(kv, limits, projectId, cache);
+      announce(s);
+      return render(s);
+    },
+    announce,
     projectId: z.string().describe(
       `The project's id: 1–${limits.projectIdMax} characters, no control characters. Reuse the same id in every chat and client (list_projects shows the existing ones).`,
     ),
@@ -139,7 +160,7 @@ function registerGetStateTool(server: McpServer, ctx: FocusToolContext): void {
 
 /** `set_north_star`: the outcome all work serves; creates the project. */
 function registerSetNorthStarTool(server: McpServer, ctx: FocusToolContext): void {
-  const { kv, limits, state } = ctx;
+  const { kv, limits, written } = ctx;
   server.registerTool("set_north_star", {
     title: "Set north star",
     description:
@@ -152,14 +173,14 @@ function registerSetNorthStarTool(server: McpServer, ctx: FocusToolContext): voi
   }, async ({ project_id, text: northStar }) => {
     await setNorthStar(kv, limits, project_id, northStar);
     return textResult(
-      `OK: north star set for project "${project_id}".\n\n${await state(project_id)}`,
+      `OK: north star set for project "${project_id}".\n\n${await written(project_id)}`,
     );
   });
 }
 
 /** `set_focus`: the one thing to do now, replacing the previous focus. */
 function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
-  const { kv, limits, state, line } = ctx;
+  const { kv, limits, written, line } = ctx;
   server.registerTool("set_focus", {
     title: "Set focus",
     description:
@@ -172,7 +193,9 @@ function registerSetFocusTool(server: McpServer, ctx: FocusToolContext): void {
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, statement, why }) => {
     await setFocus(kv, limits, project_id, statement, why);
-    return textResult(`OK: focus set for project "${project_id}".\n\n${await state(project_id)}`);
+    return textResult(
+      `OK: focus set for project "${project_id}".\n\n${await written(project_id)}`,
+    );
   });
 }
 
@@ -199,6 +222,7 @@ function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
     annotations: writes({ destructive: false, idempotent: false }),
   }, async ({ project_id, body, kind }) => {
     const { task, state } = await addTaskWithState(kv, limits, project_id, body, kind, cache);
+    ctx.announce(state);
     const note = task.demoted ? "demoted: wait until the north star is reached" : "not listed";
     return structuredResult(
       `OK: added ${task.kind} task ${task.id} (${note}).\n\n${renderState(state)}`,

@@ -12,7 +12,7 @@ export const focusToolset: ToolsetDefinition = {
     return {
       name: "focus",
       instructions: FOCUS_INSTRUCTIONS,
-      register: (server, { kv }) => registerFocusTools(server, { kv, limits }),
+      register: (server, { kv, notices }) => registerFocusTools(server, { kv, limits, notices }),
     };
   },
 };

@@ -19,6 +19,7 @@ import { fastRequests, leanToolCalls } from "./dispatch.ts";
 import { z } from "zod";
 import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
 import { listedInput } from "./schema.ts";
+import { NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import { attachSession, SessionState } from "./session.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
@@ -61,8 +62,10 @@ interface Variant {
 }
 
 /** Registers every toolset once and returns the app that serves connections from it. */
-export function createMcpApp(deps: McpDeps, toolsets: readonly Toolset[]): McpApp {
+export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpApp {
   const validator = new AjvJsonSchemaValidator();
+  const notices = given.notices ?? new NoticeBus();
+  const deps = { ...given, notices };
   const recorded = new Map(toolsets.map((t) => [t.name, record(t, deps, validator)]));
   const variants = new Map<string, Variant>();
   const variantOf = (subset: readonly Toolset[]): Variant => {
@@ -84,7 +87,7 @@ export function createMcpApp(deps: McpDeps, toolsets: readonly Toolset[]): McpAp
   return {
     toolsets,
     server: (subset = toolsets, options = {}) =>
-      connectionServer(variantOf(subset), validator, options.stateless === true),
+      connectionServer(variantOf(subset), validator, options.stateless === true, notices),
   };
 }
 
@@ -159,6 +162,7 @@ function connectionServer(
   variant: Variant,
   validator: AjvJsonSchemaValidator,
   stateless: boolean,
+  notices: NoticeBus,
 ): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions: variant.instructions,
@@ -193,26 +197,51 @@ function connectionServer(
       () => variant.listing ??= { tools: toolListing(variant.registrations) },
     );
   }
-  quietListChanged(server);
+  const announces = !stateless &&
+    variant.registrations.some((r) => r.method === "registerResource");
+  quietListChanged(server, announces);
   const connect = server.connect.bind(server);
   server.connect = (transport) => {
     fastRequests(server, transport);
+    if (announces) announceResourceLists(server, notices);
     return connect(transport);
   };
   return server;
 }
 
 /**
- * The SDK advertises list_changed as soon as a tool, prompt or resource is registered, but these
- * lists never change while a server runs, so no such notification is ever sent. Only the kinds
- * present are touched: advertising prompts without any would invite prompts/list.
+ * Tells a connected session when the resource list may have changed (a project was created):
+ * clients such as Gemini CLI read `resources/list` once at connect and would never see it.
+ * Only a session that can carry a notification (stdio, legacy SSE) listens, until it closes.
  */
-function quietListChanged(server: McpServer): void {
+function announceResourceLists(server: McpServer, notices: NoticeBus): void {
+  const stop = notices.listen(RESOURCE_LIST_CHANGED, () => {
+    if (server.isConnected()) server.sendResourceListChanged();
+  });
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    stop();
+    closed?.();
+  };
+}
+
+/**
+ * The SDK advertises list_changed as soon as a tool, prompt or resource is registered, but the
+ * tool and prompt lists never change while a server runs, so no such notification is ever sent.
+ * The resource list grows with projects: a session that `announces` says so (and is told). Only
+ * the kinds present are touched: advertising prompts without any would invite prompts/list.
+ */
+function quietListChanged(server: McpServer, announces: boolean): void {
   const present = (server.server as unknown as { getCapabilities(): ServerCapabilities })
     .getCapabilities();
   const lists = (["tools", "prompts", "resources"] as const).filter((kind) => present[kind]);
   server.server.registerCapabilities(
-    Object.fromEntries(lists.map((kind) => [kind, { ...present[kind], listChanged: false }])),
+    Object.fromEntries(
+      lists.map((kind) => [kind, {
+        ...present[kind],
+        listChanged: kind === "resources" && announces,
+      }]),
+    ),
   );
 }
 

@@ -3,6 +3,7 @@
 import type { Config } from "../config.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { EnvSource } from "../kit/env.ts";
+import type { NoticeBus } from "../kit/notices.ts";
 import type { Route } from "../kit/web.ts";
 import type { McpServer } from "./sdk.ts";
 
@@ -19,6 +20,11 @@ export interface McpDeps {
    * `callerOf(extra, deps)`, never from here directly.
    */
   caller: Caller;
+  /**
+   * The process's notice bus (`kit/notices.ts`): a toolset publishes a change sessions may be
+   * told of. `createMcpApp` makes one when none is given.
+   */
+  notices?: NoticeBus;
 }
 
 /**
