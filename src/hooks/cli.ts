@@ -51,8 +51,14 @@ export async function runHook(kind: "brief" | "save-transcript", run: HookRun): 
   );
   const outcome = await Promise.race([work, late]);
   clearTimeout(timer);
-  if (outcome === "late") say(`gave up after HOOK_TIMEOUT_MS (${timeoutMs} ms); nothing was lost`);
-  else if ("error" in outcome) say(outcome.error.message);
+  if (outcome === "late") {
+    say(
+      `gave up after HOOK_TIMEOUT_MS (${timeoutMs} ms); ` +
+        (kind === "brief"
+          ? "the session goes on without the brief"
+          : "the transcript stays, and the next save of this session catches up"),
+    );
+  } else if ("error" in outcome) say(outcome.error.message);
   else if (outcome.line) run.warn(maskSecrets(outcome.line, secrets));
   return 0;
 }
