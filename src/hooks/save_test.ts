@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { tempKvPath } from "../../tests/support/harness.ts";
+import { startServer, tempKvPath } from "../../tests/support/harness.ts";
 import { runHookHere, withHookStore } from "../../tests/support/hooks.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/claude_code/", import.meta.url);
@@ -161,4 +161,33 @@ Deno.test("save-transcript replaces a saved conversation that is not the start o
     const h = await withHookStore(env, (call) => call("handoff_load", { key: KEY }));
     assert.equal(h.conversation, "## User\n\nQuestion\n\n## Assistant\n\nAnswer\n\n");
   });
+});
+
+Deno.test("save-transcript over a real server on a free port saves once, then adds nothing", async () => {
+  const server = await startServer();
+  try {
+    await withSession(async (_local, transcript) => {
+      const env = { HANDOFF_URL: `${server.origin}/mcp`, HANDOFF_TOKEN: server.token };
+      await Deno.copyFile(new URL("session_tools.jsonl", FIXTURES), transcript);
+      const args = ["--project", "acme/widget"];
+      const first = await runHookHere("save-transcript", {
+        env,
+        args,
+        stdin: hookJson(transcript),
+      });
+      assert.match(first.stderr.join("\n"), /^handoff-mcp save-transcript: saved .*: 6 messages/);
+      const again = await runHookHere("save-transcript", {
+        env,
+        args,
+        stdin: hookJson(transcript),
+      });
+      assert.match(again.stderr.join("\n"), /unchanged .*: 6 messages/);
+      assert.ok(!first.stderr.join("").includes(server.token));
+      const h = await withHookStore(env, (call) => call("handoff_load", { key: KEY }));
+      assert.equal(h.message_count, 6);
+      assert.deepEqual(h.tags, ["project:acme/widget", "claude-code"]);
+    });
+  } finally {
+    await server.close();
+  }
 });
