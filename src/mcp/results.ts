@@ -1,7 +1,7 @@
 /** The shapes a tool handler returns: text for the model, with data beside it, or an error. */
 
 import { z } from "zod";
-import { markUntrusted, untrustedNotice } from "../kit/untrusted.ts";
+import { markUntrusted, untrustedLead, untrustedNotice } from "../kit/untrusted.ts";
 
 /** One block of text, the part of a result every client shows the model. */
 export interface TextResult {
@@ -39,7 +39,10 @@ export function untrustedResult<T extends object>(
   untrusted: Untrusted,
 ): TextResult & { structuredContent: Record<string, unknown> } {
   const notice = untrustedNotice(untrusted.nonce, untrusted.fields);
-  return { ...textResult(text), structuredContent: markUntrusted(data, notice) };
+  return {
+    ...textResult(`${untrustedLead(untrusted.nonce)}\n${text}`),
+    structuredContent: markUntrusted(data, notice),
+  };
 }
 
 /** The output fields of a result `untrustedResult` makes. */
@@ -52,6 +55,30 @@ export const UNTRUSTED_FIELDS = {
     fields: z.array(z.string()).describe("The fields holding text saved by other sessions"),
   }).describe("Read first: which fields of this result hold untrusted text saved by others"),
 };
+
+/**
+ * The `untrusted` output field of a tool whose results hold others' text only sometimes (a save
+ * that evicted another session's handoff names its title): present then, and first.
+ */
+export const MAYBE_UNTRUSTED_FIELDS = {
+  untrusted: UNTRUSTED_FIELDS.untrusted.optional().describe(
+    "Present when this result holds text saved by others (read it first): which fields hold it",
+  ),
+};
+
+/**
+ * A text result with `data` as structured content, marked with the `untrusted` notice when
+ * `untrusted` is given (the result holds others' text) and plain otherwise.
+ */
+export function dataResult<T extends object>(
+  text: string,
+  data: T,
+  untrusted?: Untrusted,
+): TextResult & { structuredContent: Record<string, unknown> } {
+  return untrusted
+    ? untrustedResult(text, data, untrusted)
+    : structuredResult(text, data as Record<string, unknown>);
+}
 
 /** The output field for guidance the text gives (notes, warnings, what to call next). */
 export const NOTES_FIELD = {
