@@ -98,7 +98,7 @@ function violations(files: SourceFile[]): string[] {
     const code = codeOf(file.text);
     // The SDK by its public API only: no underscore member of its objects (`_meta` is the
     // protocol's own field; `_zod` is zod's schema hook, not the SDK's), no patching of its
-    // methods, no internal entry point, and the v1 SDK only as the tests' 2025 client.
+    // methods, no internal entry point, and the v1 SDK only through src/mcp/sdk_client.ts (the 2025 client).
     for (const m of code.matchAll(/(?:\.|\[\s*["'])(_[A-Za-z]\w*)/g)) {
       if (m[1] !== "_meta" && m[1] !== "_zod") {
         out.push(`${file.path} reaches the private member ${m[1]}`);
@@ -109,7 +109,15 @@ function violations(files: SourceFile[]): string[] {
       out.push(`${file.path} imports an SDK internal entry point`);
     }
     if (/"@modelcontextprotocol\/sdk[/"]/.test(code) && file.path !== "src/mcp/sdk_client.ts") {
-      out.push(`${file.path} imports SDK v1 (only src/mcp/sdk_client.ts, for tests, may)`);
+      out.push(`${file.path} imports SDK v1 (only src/mcp/sdk_client.ts may)`);
+    }
+    if (folder === "hooks") {
+      // main → hooks → mcp → <toolset> → kit: the hooks reach the store through MCP, never HTTP.
+      for (const path of imports) {
+        if (folderOf(path) === "http") out.push(`${file.path} (hooks) imports ${path}`);
+      }
+    } else if (importedFolders.includes("hooks")) {
+      out.push(`${file.path} imports src/hooks/ (only main.ts runs the hooks)`);
     }
     if (folder !== "console" && importedFolders.includes("console")) {
       // The console is wired by main.ts: nothing it builds on may depend on it.
@@ -183,6 +191,8 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/mcp/old.ts", 'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";'),
     file("src/mcp/inner.ts", 'import { x } from "@modelcontextprotocol/core/internal";'),
     file("src/mcp/bracket.ts", 'const h = (server as any)["_requestHandlers"];'),
+    file("src/hooks/brief.ts", 'import { s } from "../http/serve.ts";'),
+    file("src/mcp/stdio.ts", 'import { b } from "../hooks/brief.ts";'),
     file(
       "src/console/pages.ts",
       'import { t } from "../alpha/tools.ts";\nimport "../alpha/store.ts";',
@@ -203,9 +213,11 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
     "src/mcp/fast.ts reaches the private member _registeredTools",
     "src/http/patch.ts redefines a property",
-    "src/mcp/old.ts imports SDK v1 (only src/mcp/sdk_client.ts, for tests, may)",
+    "src/mcp/old.ts imports SDK v1 (only src/mcp/sdk_client.ts may)",
     "src/mcp/inner.ts imports an SDK internal entry point",
     "src/mcp/bracket.ts reaches the private member _requestHandlers",
+    "src/hooks/brief.ts (hooks) imports src/http/serve.ts",
+    "src/mcp/stdio.ts imports src/hooks/ (only main.ts runs the hooks)",
     "src/console/pages.ts (console) imports src/alpha/tools.ts",
     "src/console/wire.ts (console) imports src/http/serve.ts",
     "src/http/routes.ts imports src/console/",
