@@ -158,13 +158,10 @@ export class KvNoticeFeed {
 
   #schedule(delay: number): void {
     if (this.#closed || this.#timer !== undefined || this.#seen.size === 0) return;
-    const timer = setTimeout(() => {
+    this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.#poll();
     }, delay);
-    // A poll never keeps the process alive: listeners end with their sessions.
-    Deno.unrefTimer(timer);
-    this.#timer = timer;
   }
 
   async #poll(): Promise<void> {
@@ -174,8 +171,9 @@ export class KvNoticeFeed {
       const entries = await getAll(this.#kv, topics.map(noticeKey));
       entries.forEach((e, i) => this.#observe(topics[i], e.versionstamp ?? ""));
       this.#settle();
-    } catch {
-      // A closed KV (shutdown) ends the poll; a listener added later starts it again.
+    } catch (error) {
+      // A closed KV (shutdown) ends the feed for good; anything else is tried again next time.
+      if (error instanceof Deno.errors.BadResource) this.close();
       if (this.#closed) return;
     } finally {
       this.#polling = false;

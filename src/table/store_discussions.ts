@@ -7,7 +7,6 @@ import { AppError, commitWithRetry, listAll, readKey, StaleRead } from "../kit/k
 import {
   bump,
   checkBody,
-  checkLimit,
   checkTitle,
   checkUlid,
   chooseWorkspace,
