@@ -186,16 +186,21 @@ export function renderSaved(r: SaveResult): string {
       h.commentIds.length > 0 ? ` (its ${count(h.commentIds.length, "comment")} kept)` : ""
     }`
     : `saved new handoff "${h.key}"${r.generatedKey ? " (generated key)" : ""}`;
-  const lines = [
+  return [
     `OK: ${how}: ${count(h.messageCount, "message")}, ${h.bytes} bytes, status ${h.status}${
       tagsOf(h)
     }.`,
+    ...savedNotes(r),
+  ].join("\n");
+}
+
+/** What a save's text says after its first line: an eviction, and how to continue elsewhere. */
+export function savedNotes(r: SaveResult): string[] {
+  const key = r.handoff.key;
+  return [
+    ...(r.evicted ? [evictionLine(r.evicted)] : []),
+    `To continue in another AI client, call handoff_load with key "${key}" there (handoff_append adds more to this conversation).`,
   ];
-  if (r.evicted) lines.push(evictionLine(r.evicted));
-  lines.push(
-    `To continue in another AI client, call handoff_load with key "${h.key}" there (handoff_append adds more to this conversation).`,
-  );
-  return lines.join("\n");
 }
 
 function evictionLine(e: Evicted): string {
@@ -215,13 +220,20 @@ export function renderAppended(r: AppendResult): string {
 /** The result of a merge. */
 export function renderMerged(r: MergeResult): string {
   const h = r.handoff;
-  const lines = [
+  return [
     `OK: merged ${h.mergedFrom?.length ?? 0} handoffs (${
       (h.mergedFrom ?? []).map((k) => `"${k}"`).join(", ")
     }) into "${h.key}": ${count(h.messageCount, "message")}, ${h.bytes} bytes, ${
       count(r.carriedComments, "comment")
     } carried over${tagsOf(h)}.`,
-  ];
+    ...mergedNotes(r),
+  ].join("\n");
+}
+
+/** What a merge's text says after its first line: what became of the sources, an eviction. */
+export function mergedNotes(r: MergeResult): string[] {
+  const h = r.handoff;
+  const lines: string[] = [];
   if (r.replacedSource) lines.push(`"${h.key}" was a source and now holds the merge.`);
   if (r.deletedSources.length > 0) {
     lines.push(`Deleted sources: ${r.deletedSources.map((k) => `"${k}"`).join(", ")}.`);
@@ -229,7 +241,7 @@ export function renderMerged(r: MergeResult): string {
     lines.push("The sources were kept (delete_sources was not set).");
   }
   if (r.evicted) lines.push(evictionLine(r.evicted));
-  return lines.join("\n");
+  return lines;
 }
 
 /** `text` cut to at most `max` UTF-16 units, never between the two halves of a surrogate pair. */

@@ -2,7 +2,15 @@
 
 import { z } from "zod";
 import { toolArgs } from "../mcp/schema.ts";
-import { mergedJson, renderAppended, renderMerged, renderSaved, savedJson } from "./render.ts";
+import {
+  mergedJson,
+  mergedNotes,
+  renderAppended,
+  renderMerged,
+  renderSaved,
+  savedJson,
+  savedNotes,
+} from "./render.ts";
 import { appendHandoff } from "./store_append.ts";
 import { addComment, deleteComment } from "./store_comments.ts";
 import { clearHandoffs, deleteHandoff } from "./store_delete.ts";
@@ -15,17 +23,34 @@ import { CLEAR_ALL_CONFIRMATION, type HandoffToolContext, progressOf } from "./c
 import { evictedSchema, keyArg, mergeShape, saveShape } from "./schemas.ts";
 import { mergedFacts, mergeInputOf, savedFacts, saveInputOf } from "./inputs.ts";
 import type { McpServer } from "../mcp/sdk.ts";
-import { structuredResult, textResult } from "../mcp/results.ts";
+import {
+  dataResult,
+  MAYBE_UNTRUSTED_FIELDS,
+  NOTES_FIELD,
+  structuredResult,
+  textResult,
+  withNotes,
+} from "../mcp/results.ts";
+import type { Evicted } from "./store_schema.ts";
+
+/**
+ * The untrusted notice of a write that evicted a handoff: its title, which another session may
+ * have written, is in the result (the text names only the key and date, so no wrapper, no nonce).
+ */
+function evictedTexts(evicted: Evicted | null, nonce: () => string) {
+  return evicted ? { nonce: nonce(), fields: ["evicted.title"] } : undefined;
+}
 
 /** `handoff_save`: saves a whole conversation, overwriting or evicting as needed. */
 export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit } = ctx;
+  const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_save", {
     title: "Save conversation for another AI",
     description:
       "Saves the WHOLE current conversation so another AI client (Claude Code, Codex, Cursor, another chat) can continue it with handoff_load. Call it when the user wants to continue elsewhere or asks to save or hand off the conversation. Put every message VERBATIM in conversation as ## User / ## Assistant sections: never summarise or shorten it (the summary field is for that). Too large for one call? Save the first part, then handoff_append the rest. An existing key is overwritten; when the store is full the oldest handoff is evicted and the result names it.",
     inputSchema: toolArgs(saveShape(limits)),
     outputSchema: {
+      ...MAYBE_UNTRUSTED_FIELDS,
       key: z.string(),
       title: z.string(),
       overwritten: z.boolean().describe("True when an existing handoff with this key was replaced"),
@@ -33,6 +58,7 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
       bytes: z.number().int(),
       message_count: z.number().int(),
       evicted: evictedSchema,
+      ...NOTES_FIELD,
     },
     annotations: writes({ destructive: true, idempotent: false }),
   }, async (args, extra) => {
@@ -46,7 +72,11 @@ export function registerSaveTool(server: McpServer, ctx: HandoffToolContext): vo
       () => saveHandoff(kv, limits, saveInputOf(args), progressOf(extra)),
       savedFacts,
     );
-    return structuredResult(renderSaved(result), savedJson(result));
+    return dataResult(
+      renderSaved(result),
+      withNotes(savedJson(result), savedNotes(result)),
+      evictedTexts(result.evicted, nonce),
+    );
   });
 }
 
@@ -87,13 +117,14 @@ export function registerAppendTool(server: McpServer, ctx: HandoffToolContext): 
 
 /** `handoff_merge`: one handoff from several, all or nothing. */
 export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): void {
-  const { kv, limits, audit } = ctx;
+  const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_merge", {
     title: "Merge handoffs",
     description:
       "Merges several saved handoffs into one: their conversations one after another with a source marker before each part, tags united, comments carried over. All or nothing: an unknown or repeated key, or a result over a limit, changes nothing. Use it when work on one topic was split across several chats.",
     inputSchema: toolArgs(mergeShape(limits)),
     outputSchema: {
+      ...MAYBE_UNTRUSTED_FIELDS,
       key: z.string(),
       merged_from: z.array(z.string()),
       deleted_sources: z.array(z.string()),
@@ -101,6 +132,7 @@ export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): v
       message_count: z.number().int(),
       carried_comments: z.number().int(),
       evicted: evictedSchema,
+      ...NOTES_FIELD,
     },
     annotations: writes({ destructive: true, idempotent: false }),
   }, async (args, extra) => {
@@ -109,7 +141,11 @@ export function registerMergeTool(server: McpServer, ctx: HandoffToolContext): v
       () => mergeHandoffs(kv, limits, mergeInputOf(args), progressOf(extra)),
       mergedFacts,
     );
-    return structuredResult(renderMerged(result), mergedJson(result));
+    return dataResult(
+      renderMerged(result),
+      withNotes(mergedJson(result), mergedNotes(result)),
+      evictedTexts(result.evicted, nonce),
+    );
   });
 }
 

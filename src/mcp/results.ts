@@ -53,6 +53,30 @@ export const UNTRUSTED_FIELDS = {
   }).describe("Read first: which fields of this result hold untrusted text saved by others"),
 };
 
+/**
+ * The `untrusted` output field of a tool whose results hold others' text only sometimes (a save
+ * that evicted another session's handoff names its title): present then, and first.
+ */
+export const MAYBE_UNTRUSTED_FIELDS = {
+  untrusted: UNTRUSTED_FIELDS.untrusted.optional().describe(
+    "Present when this result holds text saved by others (read it first): which fields hold it",
+  ),
+};
+
+/**
+ * A text result with `data` as structured content, marked with the `untrusted` notice when
+ * `untrusted` is given (the result holds others' text) and plain otherwise.
+ */
+export function dataResult<T extends object>(
+  text: string,
+  data: T,
+  untrusted?: Untrusted,
+): TextResult & { structuredContent: Record<string, unknown> } {
+  return untrusted
+    ? untrustedResult(text, data, untrusted)
+    : structuredResult(text, data as Record<string, unknown>);
+}
+
 /** The output field for guidance the text gives (notes, warnings, what to call next). */
 export const NOTES_FIELD = {
   notes: z.array(z.string()).optional().describe(

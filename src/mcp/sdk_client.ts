@@ -19,5 +19,7 @@ export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 export type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";

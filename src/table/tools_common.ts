@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { randomToken } from "../kit/kv.ts";
-import { structuredResult, untrustedResult, withNotes } from "../mcp/results.ts";
+import { dataResult, withNotes } from "../mcp/results.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
@@ -34,10 +34,7 @@ export interface ResultExtras {
 
 /** A text result with the raw values as structured content. */
 export function result(text: string, structured: object, extras: ResultExtras = {}) {
-  const data = withNotes(structured, extras.notes);
-  return extras.untrusted
-    ? untrustedResult(text, data, extras.untrusted)
-    : structuredResult(text, data as Record<string, unknown>);
+  return dataResult(text, withNotes(structured, extras.notes), extras.untrusted);
 }
 
 /** The note a cut list gives: how to see the rest (none when nothing was cut). */

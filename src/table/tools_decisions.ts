@@ -159,15 +159,17 @@ function registerSetDecisionScopeTool(server: McpServer, t: TableToolDeps): void
       ),
       approval_code: APPROVAL_CODE,
     }),
-    outputSchema: { decision: decisionSchema, changed: z.boolean() },
+    outputSchema: { ...UNTRUSTED_FIELDS, decision: decisionSchema, changed: z.boolean() },
     annotations: writes({ destructive: false, idempotent: true }),
   }, async (args, extra) => {
     const r = await setDecisionScope(t.ctx, callerOf(extra, t.deps), args);
+    // The decision's texts are its proposer's and its resolver's, not the caller's.
     return result(
       `${
         r.changed ? "Scope set" : "Scope unchanged"
       }: decision ${r.decision.id} is scoped to ${r.decision.scope}.`,
       r,
+      { untrusted: { nonce: nonce(), fields: textsAt("decision", "decision") } },
     );
   });
 }

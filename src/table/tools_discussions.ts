@@ -66,7 +66,10 @@ function registerCreateDiscussionTool(server: McpServer, t: TableToolDeps): void
   }, async (args, extra) => {
     const r = await createDiscussion(t.ctx, callerOf(extra, t.deps), args);
     return result(renderCreatedDiscussion(r), r, {
-      notes: [`Others reply with post_message discussion_id=${r.discussion.id}.`],
+      notes: [
+        ...(r.message ? [] : ["No message yet: post one with post_message."]),
+        `Others reply with post_message discussion_id=${r.discussion.id}.`,
+      ],
     });
   });
 }
@@ -88,11 +91,14 @@ function registerPostMessageTool(server: McpServer, t: TableToolDeps): void {
         "The seq of the message this answers; it must exist",
       ),
     }),
-    outputSchema: { message: messageSchema, discussion: discussionSchema },
+    outputSchema: { ...UNTRUSTED_FIELDS, message: messageSchema, discussion: discussionSchema },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async (args, extra) => {
     const r = await postMessage(t.ctx, callerOf(extra, t.deps), args);
-    return result(renderPosted(r), r);
+    // The discussion's title is its opener's, most often another session's.
+    return result(renderPosted(r), r, {
+      untrusted: { nonce: nonce(), fields: textsAt("discussion", "discussion") },
+    });
   });
 }
 

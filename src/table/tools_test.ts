@@ -191,10 +191,10 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
     const d = await ok(codex, "create_discussion", { title: "t", body: "b" });
     assert.deepEqual(keys(d), ["discussion", "message", "notes", "workspace", "workspace_source"]);
     const id = (d.discussion as { id: string }).id;
-    assert.deepEqual(keys(await ok(codex, "post_message", { discussion_id: id, body: "x" })), [
-      "discussion",
-      "message",
-    ]);
+    assert.deepEqual(
+      keys(await ok(codex, "post_message", { discussion_id: id, body: "x" })),
+      untrusted(["discussion", "message"]),
+    );
     assert.deepEqual(
       keys(await ok(codex, "get_discussion", { discussion_id: id, limit: 1 })),
       [
@@ -255,7 +255,7 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
           approval_code: "code-1234",
         }),
       ),
-      ["changed", "decision"],
+      untrusted(["changed", "decision"]),
     );
     const plan = await ok(codex, "record_plan", { title: "P", body: "b" });
     assert.deepEqual(keys(plan), created("plan"));

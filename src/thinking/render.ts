@@ -48,6 +48,23 @@ export function renderThought(
   return lines.join("\n");
 }
 
+/**
+ * What a thought's receipt tells the model beside its numbers, for `notes`: the flags' notes,
+ * and, once the sequence is complete, where to read it back (the text's sequence line says so).
+ */
+export function receiptNotes(
+  result: AddThoughtResult,
+  flags: readonly (ThoughtFlag | SessionFlag)[] = result.flags,
+): string[] {
+  const notes = thoughtNotes(result, flags);
+  if (!result.nextThoughtNeeded) {
+    notes.push(
+      `sequence complete: get_thought_history sequenceId "${result.sequenceId}" reads it back.`,
+    );
+  }
+  return notes;
+}
+
 /** What each flag of a stored thought tells the model, as the text's `Note:` lines say it. */
 export function thoughtNotes(
   result: AddThoughtResult,

@@ -5,11 +5,11 @@ import { nullableString } from "../mcp/schema.ts";
 import { flagArg, quickThoughtArgs, wholeNumberArg } from "./args.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import {
+  receiptNotes,
   renderDelete,
   renderHistory,
   renderThought,
   type SessionFlag,
-  thoughtNotes,
 } from "./render.ts";
 import { SequenceCache } from "./store_cache.ts";
 import { deleteSequence } from "./store_delete.ts";
@@ -174,7 +174,7 @@ function registerSequentialThinkingTool(server: McpServer, ctx: ThinkingToolCont
     const { index, flags: _, ...rest } = result;
     return structuredResult(
       renderThought(result, flags),
-      withNotes({ ...rest, historyIndex: index, flags }, thoughtNotes(result, flags)),
+      withNotes({ ...rest, historyIndex: index, flags }, receiptNotes(result, flags)),
     );
   });
   parseQuickly(tool, quickThoughtArgs(limits.numberMax, limits.branchIdMax, SEQUENCE_ID_MAX));

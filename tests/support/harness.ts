@@ -50,13 +50,21 @@ export async function startServer(
 /** The transports a test can reach a server over. */
 export type HttpKind = "http" | "sse";
 
-/** An SDK client connected to `server` over Streamable HTTP or legacy SSE. */
-export async function connect(server: { origin: string; token?: string }, kind: HttpKind) {
+/**
+ * An SDK client connected to `server` over Streamable HTTP or legacy SSE, sending `headers` with
+ * every request (`x-client-name` to be someone else).
+ */
+export async function connect(
+  server: { origin: string; token?: string },
+  kind: HttpKind,
+  headers: Record<string, string> = {},
+) {
   const client = new Client({ name: `test-${kind}`, version: "1.0.0" });
   const base = `${server.origin}/${server.token}`;
+  const requestInit = { headers };
   const transport = kind === "http"
-    ? new StreamableHTTPClientTransport(new URL(`${base}/mcp`))
-    : new SSEClientTransport(new URL(`${base}/sse`));
+    ? new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit })
+    : new SSEClientTransport(new URL(`${base}/sse`), { requestInit });
   await client.connect(transport);
   return client;
 }
