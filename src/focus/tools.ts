@@ -5,7 +5,7 @@ import { nullableString, toolArgs } from "../mcp/schema.ts";
 import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { FocusStateCache } from "./store_cache.ts";
-import { wrapUntrusted } from "../kit/untrusted.ts";
+import { markUntrusted, untrustedNotice, wrapUntrusted } from "../kit/untrusted.ts";
 import {
   addTaskWithState,
   completeTask,
@@ -214,19 +214,36 @@ function registerAddTaskTool(server: McpServer, ctx: FocusToolContext): void {
       ),
     }),
     outputSchema: {
+      ...UNTRUSTED_FIELDS,
       task_id: z.string().describe("The new task's id, for complete_task"),
       project_id: z.string(),
       kind: z.enum(TASK_KINDS),
       demoted: z.boolean().describe("True for cleanup and record tasks"),
+      state: z.string().describe(
+        "The project's get_state text after this task (its fixed format: north star first)",
+      ),
     },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async ({ project_id, body, kind }) => {
     const { task, state } = await addTaskWithState(kv, limits, project_id, body, kind, cache);
     ctx.announce(state);
     const note = task.demoted ? "demoted: wait until the north star is reached" : "not listed";
+    // Clients that show their model the structured content (Claude Code, Codex) see the state too.
+    const text = renderState(state);
+    // The text keeps get_state's fixed format; the data says the state is others' text.
+    const data = {
+      task_id: task.id,
+      project_id,
+      kind: task.kind,
+      demoted: task.demoted,
+      state: text,
+    };
     return structuredResult(
-      `OK: added ${task.kind} task ${task.id} (${note}).\n\n${renderState(state)}`,
-      { task_id: task.id, project_id, kind: task.kind, demoted: task.demoted },
+      `OK: added ${task.kind} task ${task.id} (${note}).\n\n${text}`,
+      markUntrusted(
+        data,
+        untrustedNotice(randomToken(6), ["state"], "earlier sessions of this project"),
+      ),
     );
   });
   parseQuickly(tool, (args) => {

@@ -1,7 +1,7 @@
 /** The shapes a tool handler returns: text for the model, with data beside it, or an error. */
 
 import { z } from "zod";
-import { markUntrusted, untrustedNotice } from "../kit/untrusted.ts";
+import { markUntrusted, untrustedLead, untrustedNotice } from "../kit/untrusted.ts";
 
 /** One block of text, the part of a result every client shows the model. */
 export interface TextResult {
@@ -39,7 +39,10 @@ export function untrustedResult<T extends object>(
   untrusted: Untrusted,
 ): TextResult & { structuredContent: Record<string, unknown> } {
   const notice = untrustedNotice(untrusted.nonce, untrusted.fields);
-  return { ...textResult(text), structuredContent: markUntrusted(data, notice) };
+  return {
+    ...textResult(`${untrustedLead(untrusted.nonce)}\n${text}`),
+    structuredContent: markUntrusted(data, notice),
+  };
 }
 
 /** The output fields of a result `untrustedResult` makes. */
