@@ -6,6 +6,7 @@ import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
 import { loadToolsets } from "./src/toolsets.ts";
+import { ownerConsole } from "./src/console/console.ts";
 
 /** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
 async function orExit<T>(what: string, step: () => T | Promise<T>): Promise<T> {
@@ -39,9 +40,13 @@ if (Deno.args.includes("--stdio")) {
   // stdin still pending after a signal, must not keep the process alive.
   Deno.exit(0);
 } else {
+  const routes = await orExit(
+    "configuration error",
+    () => ownerConsole(Deno.env, config, kv, toolsets),
+  );
   const server = await orExit(
     `cannot listen on ${config.host}:${config.port}`,
-    () => startHttpServer(config, kv, toolsets),
+    () => startHttpServer(config, kv, toolsets, { routes }),
   );
   const shown = config.authToken === undefined
     ? server.mcpUrl

@@ -1,8 +1,9 @@
 /**
  * The layout rules, checked on the source tree: dependencies point one way
  * (`main → http → mcp → <toolset> → kit`), `http/` and `mcp/server.ts` learn about features only
- * through `toolsets.ts`, no toolset reaches into another, and every write goes through the kit's
- * `atomic(kv)` (group commit).
+ * through `toolsets.ts`, no toolset reaches into another, the console (wired by `main.ts`) uses
+ * the toolsets' stores but no tools and nothing depends on it, and every write goes through the
+ * kit's `atomic(kv)` (group commit).
  */
 
 import assert from "node:assert/strict";
@@ -94,6 +95,21 @@ function violations(files: SourceFile[]): string[] {
         }
       }
     }
+    if (folder !== "console" && importedFolders.includes("console")) {
+      // The console is wired by main.ts: nothing it builds on may depend on it.
+      out.push(`${file.path} imports src/console/`);
+    }
+    if (folder === "console") {
+      // The console writes through the toolsets' and OAuth's stores; it never registers tools.
+      for (const path of imports) {
+        const other = folderOf(path);
+        const tool = /\/(tools[^/]*|toolset)\.ts$/.test(path) && toolsets.includes(other ?? "");
+        const allowed = other === undefined || ["kit", "oauth", "console"].includes(other) ||
+          toolsets.includes(other) ||
+          ["src/config.ts", "src/http/status.ts", "src/mcp/toolset.ts"].includes(path);
+        if (tool || !allowed) out.push(`${file.path} (console) imports ${path}`);
+      }
+    }
     if (folder === "mcp") {
       for (const path of imports) {
         const other = folderOf(path);
@@ -146,6 +162,12 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
     file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),
     file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
+    file(
+      "src/console/pages.ts",
+      'import { t } from "../alpha/tools.ts";\nimport "../alpha/store.ts";',
+    ),
+    file("src/console/wire.ts", 'import { s } from "../http/serve.ts";'),
+    file("src/http/routes.ts", 'import { c } from "../console/console.ts";'),
   ];
   assert.deepEqual(violations(files), [
     "src/alpha/store.ts (toolset alpha) imports src/beta/store.ts",
@@ -158,6 +180,9 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
     "src/alpha/write.ts commits with kv.atomic() instead of atomic(kv)",
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
+    "src/console/pages.ts (console) imports src/alpha/tools.ts",
+    "src/console/wire.ts (console) imports src/http/serve.ts",
+    "src/http/routes.ts imports src/console/",
   ]);
 });
 

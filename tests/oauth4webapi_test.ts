@@ -214,17 +214,66 @@ Deno.test("OAuth code expired (clock moved past its life) is refused", async () 
   }
 });
 
-Deno.test("OAuth refresh token reused: refused, and the whole grant is revoked", async () => {
+/** The refresh request of `signed` with a given token, raw and processed. */
+function refresher(
+  world: Awaited<ReturnType<typeof oauthWorld>>,
+  signed: Awaited<ReturnType<typeof signedIn>>,
+) {
+  const refresh = (token: string) =>
+    o.refreshTokenGrantRequest(world.as, signed.client, signed.auth, token, INSECURE);
+  const refreshed = async (token: string) =>
+    await o.processRefreshTokenResponse(world.as, signed.client, await refresh(token));
+  return { refresh, refreshed };
+}
+
+Deno.test("OAuth refresh whose response is dropped: the retry gets the same pair once; reuse after that revokes the grant", async () => {
   const world = await oauthWorld();
   try {
     const signed = await signedIn(world);
-    const refresh = (token: string) =>
-      o.refreshTokenGrantRequest(world.as, signed.client, signed.auth, token, INSECURE);
-    const next = await o.processRefreshTokenResponse(
-      world.as,
-      signed.client,
-      await refresh(signed.tokens.refresh_token!),
-    );
+    const { refresh, refreshed } = refresher(world, signed);
+    // The first answer is read from the wire and dropped, as a client that timed out would.
+    const dropped = await refresh(signed.tokens.refresh_token!);
+    assert.equal(dropped.status, 200);
+    await dropped.body?.cancel();
+    const retried = await refreshed(signed.tokens.refresh_token!);
+    assert.equal(await mcpStatus(world.server.origin, retried.access_token), 200);
+    assert.equal(await tokenError(refresh(signed.tokens.refresh_token!)), "invalid_grant");
+    assert.equal(await mcpStatus(world.server.origin, retried.access_token), 401);
+    assert.equal(await tokenError(refresh(retried.refresh_token!)), "invalid_grant");
+  } finally {
+    await world.close();
+  }
+});
+
+Deno.test("OAuth refresh twice at once: both get the same new pair; once it is used the old token revokes", async () => {
+  const world = await oauthWorld();
+  try {
+    const signed = await signedIn(world);
+    const { refresh, refreshed } = refresher(world, signed);
+    const [a, b] = await Promise.all([
+      refresh(signed.tokens.refresh_token!),
+      refresh(signed.tokens.refresh_token!),
+    ]);
+    const first = await o.processRefreshTokenResponse(world.as, signed.client, a);
+    const second = await o.processRefreshTokenResponse(world.as, signed.client, b);
+    assert.equal(first.access_token, second.access_token);
+    assert.equal(first.refresh_token, second.refresh_token);
+    const next = await refreshed(first.refresh_token!);
+    assert.equal(await mcpStatus(world.server.origin, next.access_token), 200);
+    assert.equal(await tokenError(refresh(signed.tokens.refresh_token!)), "invalid_grant");
+    assert.equal(await mcpStatus(world.server.origin, next.access_token), 401, "grant revoked");
+  } finally {
+    await world.close();
+  }
+});
+
+Deno.test("OAuth refresh reused after the grace (OAUTH_REFRESH_GRACE_SECONDS): refused, the whole grant revoked", async () => {
+  const world = await oauthWorld();
+  try {
+    const signed = await signedIn(world);
+    const { refresh, refreshed } = refresher(world, signed);
+    const next = await refreshed(signed.tokens.refresh_token!);
+    world.clock.advance(61_000);
     assert.equal(await tokenError(refresh(signed.tokens.refresh_token!)), "invalid_grant");
     assert.equal(await mcpStatus(world.server.origin, next.access_token), 401);
     assert.equal(await tokenError(refresh(next.refresh_token!)), "invalid_grant");

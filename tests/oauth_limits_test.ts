@@ -9,6 +9,7 @@ import {
   openConsent,
   OWNER_SECRET,
   registerClient,
+  signedIn,
 } from "./support/oauth4webapi.ts";
 
 Deno.test("OAuth consent: concurrent wrong secrets are never compared beyond OAUTH_MAX_FAILED_ATTEMPTS", async () => {
@@ -133,6 +134,30 @@ Deno.test("consent forms opened from one address are limited, so anonymous GETs 
     let stored = 0;
     for await (const _ of world.server.kv.list({ prefix: ["oauth_consent"] })) stored++;
     assert.equal(stored, CONSENT_FORMS_MAX, "no consent record beyond the limit");
+  } finally {
+    await world.close();
+  }
+});
+
+Deno.test("OAuth: a health check's registration never counts against the owner's sign-in, and expires", async () => {
+  const world = await oauthWorld({ OAUTH_MAX_FAILED_ATTEMPTS: "1" });
+  try {
+    // What `claude mcp list` does: discovery, then a registration nobody approves.
+    const probe = await registerClient(world.as, { name: "health check" });
+    for (const scope of ["client", "address", "consent_form"] as const) {
+      const id = scope === "client" ? probe.client.client_id : "127.0.0.1";
+      const counted = await world.server.kv.get(attemptsKey(scope, id));
+      assert.equal(counted.value, null, `the registration counts nothing in ${scope}`);
+    }
+    const signed = await signedIn(world);
+    assert.equal(signed.tokens.token_type, "bearer", "the owner signs in from the same address");
+    world.clock.advance(86_400_000);
+    const res = await fetch(
+      (await authorizationUrl(world.as, probe.client)).url,
+      { redirect: "manual" },
+    );
+    assert.equal(res.status, 400);
+    assert.match(await res.text(), /Unknown app/, "the unapproved registration expired");
   } finally {
     await world.close();
   }

@@ -76,7 +76,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     const refusal = rebindingRefusal?.(req);
     if (refusal) return plain(403, refusal);
     const open = publicRoutes.match(url.pathname.slice(1));
-    if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller });
+    if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller, info });
     if (oauth) {
       const answered = await oauth.handle(req, info);
       if (answered) return answered;

@@ -3,7 +3,7 @@
 import { type Config, MIN_DEPLOY_TOKEN_LENGTH } from "../config.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
-import { plain } from "../kit/web.ts";
+import { plain, type Route } from "../kit/web.ts";
 import { defaultCaller } from "../mcp/caller.ts";
 import { isLoopback } from "./auth.ts";
 import { createHandler, type Handler } from "./handler.ts";
@@ -56,13 +56,13 @@ export function exposureProblem(config: Config): string | undefined {
 /**
  * Serves HTTP on the configured host and port (0 picks a free port). Locally, a missing
  * `AUTH_TOKEN` is replaced by one generated once and kept in KV. `options.now` is the OAuth
- * server's clock, for tests.
+ * server's clock, for tests; `options.routes` are routes beyond the toolsets' (the console).
  */
 export async function startHttpServer(
   config: Config,
   kv: Deno.Kv,
   toolsets: readonly Toolset[],
-  options: { now?: () => number } = {},
+  options: { now?: () => number; routes?: Route[] } = {},
 ): Promise<RunningServer> {
   const exposed = exposureProblem(config);
   if (exposed !== undefined) throw new Error(exposed);
@@ -74,6 +74,7 @@ export async function startHttpServer(
     token,
     caller: defaultCaller(config),
     now: options.now,
+    routes: options.routes,
   });
   // The connection info carries the client's address (OAuth counts failed sign-ins by it).
   const serve = (req: Request, info: Deno.ServeHandlerInfo) =>

@@ -5,8 +5,11 @@
 
 import { characterCount, lineProblem } from "./text.ts";
 
-/** How a caller's name was established, strongest first. */
-export type CallerVia = "oauth" | "token" | "header" | "local" | "default";
+/**
+ * How a caller's name was established, strongest first; `console` is the owner signed in to the
+ * server's own console with the owner secret (never a connection's claim).
+ */
+export type CallerVia = "console" | "oauth" | "token" | "header" | "local" | "default";
 
 /** The caller of one request, resolved once in `http/` (or per process on stdio). */
 export interface Caller {

@@ -14,6 +14,8 @@ export interface RouteContext {
   params: Record<string, string>;
   /** Who is calling (resolved once per request); the process default on a public route. */
   caller: Caller;
+  /** The connection (its remote address), when the server has it: limits count by address. */
+  info?: Deno.ServeHandlerInfo;
 }
 
 /** A handler of one method of one route. */

@@ -31,7 +31,7 @@ export const PARAM_MAX_CHARS = 1024;
 export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<Response> {
   const p = r.url.searchParams;
   const clientId = p.get("client_id");
-  const client = clientId ? await getClient(ctx.kv, clientId) : undefined;
+  const client = clientId ? await getClient(ctx.kv, clientId, ctx.now()) : undefined;
   if (!client) {
     return problem(
       400,
@@ -150,7 +150,7 @@ export async function decideConsent(ctx: OAuthContext, r: OAuthRequest): Promise
   }
   const now = ctx.now();
   const consent = await getConsent(ctx.kv, csrf, now);
-  const client = consent ? await getClient(ctx.kv, consent.clientId) : undefined;
+  const client = consent ? await getClient(ctx.kv, consent.clientId, now) : undefined;
   if (!consent || !client) {
     return problem(
       400,

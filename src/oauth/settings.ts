@@ -18,6 +18,11 @@ export interface OAuthSettings {
   accessTtlMs: number;
   /** Lifetime of a refresh token and its grant (`OAUTH_REFRESH_TOKEN_TTL_DAYS`), in ms. */
   refreshTtlMs: number;
+  /**
+   * How long a rotated refresh token may still be answered once more with the pair it was
+   * exchanged for, until that new refresh token is used (`OAUTH_REFRESH_GRACE_SECONDS`), in ms.
+   */
+  refreshGraceMs: number;
   /** Lifetime of an authorization code (`OAUTH_CODE_TTL_SECONDS`), in ms. */
   codeTtlMs: number;
   /** Lifetime of an unanswered consent form, in ms. */
@@ -36,6 +41,8 @@ export interface OAuthSettings {
 export const DEFAULT_ACCESS_TTL_SECONDS = 3600;
 /** Default refresh token lifetime: 30 days. */
 export const DEFAULT_REFRESH_TTL_DAYS = 30;
+/** Default refresh grace: one minute. */
+export const DEFAULT_REFRESH_GRACE_SECONDS = 60;
 /** Default authorization code lifetime: one minute. */
 export const DEFAULT_CODE_TTL_SECONDS = 60;
 /** How long a consent form stays valid: ten minutes. */
@@ -71,6 +78,8 @@ export function loadOAuthSettings(env: EnvSource): OAuthSettings {
       1000,
     refreshTtlMs: intVar(env, "OAUTH_REFRESH_TOKEN_TTL_DAYS", DEFAULT_REFRESH_TTL_DAYS, 1, 365) *
       DAY_MS,
+    refreshGraceMs:
+      intVar(env, "OAUTH_REFRESH_GRACE_SECONDS", DEFAULT_REFRESH_GRACE_SECONDS, 0, 3600) * 1000,
     codeTtlMs: intVar(env, "OAUTH_CODE_TTL_SECONDS", DEFAULT_CODE_TTL_SECONDS, 10, 600) * 1000,
     consentTtlMs: CONSENT_TTL_MS,
     unapprovedClientTtlMs: UNAPPROVED_CLIENT_TTL_MS,

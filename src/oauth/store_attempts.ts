@@ -18,6 +18,14 @@ export function consentCounters(scopes: AttemptScopes): Deno.KvKey[] {
   return [attemptsKey("client", scopes.clientId), attemptsKey("address", scopes.address)];
 }
 
+/**
+ * The counter a wrong owner secret adds to where no app is involved (the owner console): the
+ * address's, the same one the consent page counts, so the two pages share one limit.
+ */
+export function ownerSecretCounters(address: string): Deno.KvKey[] {
+  return [attemptsKey("address", address)];
+}
+
 /** The counter of registrations from one address. */
 export function registrationCounter(address: string): Deno.KvKey[] {
   return [attemptsKey("register", address)];

@@ -3,32 +3,40 @@
 import { atomic } from "../kit/group_commit.ts";
 import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { revokeGrant } from "./store_grants.ts";
-import { clientGrantsPrefix, clientKey, type ClientRecord } from "./store_keys.ts";
+import { clientGrantsPrefix, clientIsLive, clientKey, type ClientRecord } from "./store_keys.ts";
 
 /** Longest client id looked up (issued ids are 33 characters). */
 export const CLIENT_ID_MAX_CHARS = 128;
 
-/** Stores a new client; until the owner approves it, it expires after `unapprovedTtlMs`. */
+/**
+ * Stores a new client; until the owner approves it, it expires after `unapprovedTtlMs` from its
+ * `createdAt` (a health check's registration that no one approves goes away by itself).
+ */
 export async function createClient(
   kv: Deno.Kv,
   client: ClientRecord,
   unapprovedTtlMs: number,
 ): Promise<void> {
+  const record = { ...client, unapprovedUntil: Date.parse(client.createdAt) + unapprovedTtlMs };
   await commitWithRetry(() =>
     Promise.resolve({
       op: atomic(kv).check({ key: clientKey(client.id), versionstamp: null })
-        .set(clientKey(client.id), client, { expireIn: unapprovedTtlMs }),
+        .set(clientKey(client.id), record, { expireIn: unapprovedTtlMs }),
       value: undefined,
     })
   );
 }
 
-/** The client with `clientId`, or `undefined`. */
-export async function getClient(kv: Deno.Kv, clientId: string): Promise<ClientRecord | undefined> {
+/** The client with `clientId`, or `undefined` (unknown, revoked, or unapproved and expired). */
+export async function getClient(
+  kv: Deno.Kv,
+  clientId: string,
+  now: number,
+): Promise<ClientRecord | undefined> {
   // Ids are short; a huge one would only overflow KV's key size limit.
   if (clientId.length > CLIENT_ID_MAX_CHARS) return undefined;
   const entry = await readKey<ClientRecord>(kv, clientKey(clientId));
-  return entry.value ?? undefined;
+  return entry.value !== null && clientIsLive(entry.value, now) ? entry.value : undefined;
 }
 
 /** A client as the owner's list shows it. */
@@ -38,10 +46,11 @@ export interface ClientSummary {
   grants: number;
 }
 
-/** Every registered client, oldest first, with how many grants each holds. */
-export async function listClients(kv: Deno.Kv): Promise<ClientSummary[]> {
+/** Every registered client still live, oldest first, with how many grants each holds. */
+export async function listClients(kv: Deno.Kv, now = Date.now()): Promise<ClientSummary[]> {
   const out: ClientSummary[] = [];
   for await (const entry of listEntries<ClientRecord>(kv, { prefix: ["oauth_client"] })) {
+    if (!clientIsLive(entry.value, now)) continue;
     let grants = 0;
     for await (const _ of listEntries(kv, { prefix: clientGrantsPrefix(entry.value.id) })) grants++;
     out.push({ client: entry.value, grants });

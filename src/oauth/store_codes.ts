@@ -4,16 +4,18 @@
  */
 
 import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, readKey, retryLocked } from "../kit/kv.ts";
+import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import {
+  clientIsLive,
   clientKey,
   type ClientRecord,
   codeKey,
   type CodeRecord,
   consentKey,
   type ConsentRecord,
+  consentsPrefix,
   remaining,
 } from "./store_keys.ts";
 import {
@@ -62,14 +64,41 @@ export async function approveConsent(
   codeTtlMs: number,
   now: number,
 ): Promise<{ code: string; consent: ConsentRecord } | undefined> {
-  const csrfHash = await sha256(csrf);
+  return await approveConsentById(kv, await sha256(csrf), codeTtlMs, now);
+}
+
+/** A consent waiting for the owner, by its id (the hash of its CSRF token, never the token). */
+export interface PendingConsent {
+  id: string;
+  consent: ConsentRecord;
+}
+
+/** The consents still waiting for the owner, oldest first. */
+export async function listConsents(kv: Deno.Kv, now: number): Promise<PendingConsent[]> {
+  const out: PendingConsent[] = [];
+  for await (const e of listEntries<ConsentRecord>(kv, { prefix: consentsPrefix() })) {
+    if (e.value.expiresAt > now) out.push({ id: String(e.key[1]), consent: e.value });
+  }
+  return out.sort((a, b) => a.consent.expiresAt - b.consent.expiresAt);
+}
+
+/**
+ * `approveConsent` by the consent's id: the owner approving from the console, where the form's
+ * CSRF token is not at hand (the console's own sign-in and CSRF token stand for it).
+ */
+export async function approveConsentById(
+  kv: Deno.Kv,
+  csrfHash: string,
+  codeTtlMs: number,
+  now: number,
+): Promise<{ code: string; consent: ConsentRecord } | undefined> {
   const code = randomSecret();
   const codeHash = await sha256(code);
   return await commitWithRetry(async () => {
     const consent = await readKey<ConsentRecord>(kv, consentKey(csrfHash));
     if (consent.value === null || consent.value.expiresAt <= now) return { value: undefined };
     const client = await readKey<ClientRecord>(kv, clientKey(consent.value!.clientId));
-    if (client.value === null) return { value: undefined };
+    if (client.value === null || !clientIsLive(client.value, now)) return { value: undefined };
     const { clientId, redirectUri, redirectUriOmitted, challenge, resource, scope } = consent.value;
     const record: CodeRecord = {
       clientId,

@@ -6,7 +6,7 @@
 
 import { atomic } from "../kit/group_commit.ts";
 import { commitWithRetry, readKey, readKeys, ulid } from "../kit/kv.ts";
-import { randomSecret, sha256 } from "./crypto.ts";
+import { randomSecret, sealFor, sha256, unsealWith } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import {
   accessKey,
@@ -19,6 +19,7 @@ import {
   refreshKey,
   type RefreshRecord,
   remaining,
+  type Successor,
 } from "./store_keys.ts";
 
 /** How long what a grant issues lives. */
@@ -26,6 +27,8 @@ export interface Lifetimes {
   accessTtlMs: number;
   refreshTtlMs: number;
   codeTtlMs: number;
+  /** How long a rotated refresh token may be answered once more (0: never). */
+  refreshGraceMs: number;
 }
 
 /** What the token endpoint hands back. */
@@ -111,7 +114,24 @@ export function newGrant(
 /**
  * Exchanges a refresh token for a new pair (rotation). The old one is kept, marked rotated, so a
  * second use is recognised: that revokes the whole grant, because one of the two users of the
- * token is not the client it was issued to.
+ * token is not the client it was issued to — except within the grace below.
+ *
+ * The refresh grace, and why it is safe. A client whose refresh response was lost (a timeout, a
+ * dropped connection), or that refreshed twice at once, presents the old token again. Within
+ * `refreshGraceMs` (capped at the access token's life), and only while the new refresh token is
+ * still the grant's current one and has never been used, that second use is answered once with
+ * the same new pair instead of revoking the grant:
+ * - KV never holds a token: the pair is sealed (AES-GCM) with a key derived (HKDF) from the old
+ *   refresh token, bound to the new refresh token's hash. Only whoever presents the old token can
+ *   read it, and that holder could have had the same pair by being first, so the repeat reveals
+ *   nothing the rotation did not already hand to a holder of that token.
+ * - The repeat is one atomic checked against the old record, the grant and the new refresh
+ *   record, and it marks the successor `repeated`: two repeats racing cannot both pass, and a
+ *   third use of the old token revokes the grant as before.
+ * - Once the new refresh token is used, its record is rotated and the grant moves on, so the
+ *   checks fail and the old token's reuse revokes the grant: theft is still detected as soon as
+ *   both holders have refreshed.
+ * - Revoking the grant (or the client) deletes the grant, so nothing can be repeated after it.
  */
 export async function rotateRefreshToken(
   kv: Deno.Kv,
@@ -127,7 +147,15 @@ export async function rotateRefreshToken(
     if (record === null || record.clientId !== clientId || record.expiresAt <= now) {
       throw new OAuthError("invalid_grant", "The refresh token is unknown, expired or revoked");
     }
-    if (record.rotated) return { value: { reused: record.grantId } };
+    if (record.rotated) {
+      const repeat = await repeatAnswer(
+        kv,
+        entry as Deno.KvEntry<RefreshRecord>,
+        refreshToken,
+        now,
+      );
+      return repeat ?? { value: { reused: record.grantId } };
+    }
     const [grant, client] = await readKeys<[GrantRecord, ClientRecord]>(kv, [
       grantKey(record.grantId),
       clientKey(clientId),
@@ -142,10 +170,22 @@ export async function rotateRefreshToken(
       accessHash: pair.accessHash,
       refreshHash: pair.refreshHash,
     };
+    const graceMs = Math.min(life.refreshGraceMs, life.accessTtlMs);
+    const rotated: RefreshRecord = { ...record, rotated: true };
+    if (graceMs > 0) {
+      rotated.successor = {
+        refreshHash: pair.refreshHash,
+        sealed: await sealFor(
+          refreshToken,
+          JSON.stringify([pair.accessToken, pair.refreshToken]),
+          pair.refreshHash,
+        ),
+        accessExpiresAt: now + life.accessTtlMs,
+        until: now + graceMs,
+      };
+    }
     const op = atomic(kv).check(entry, grant, client)
-      .set(refreshKey(hash), { ...record, rotated: true }, {
-        expireIn: remaining(record.expiresAt, now),
-      })
+      .set(refreshKey(hash), rotated, { expireIn: remaining(record.expiresAt, now) })
       .delete(accessKey(grant.value.accessHash));
     return { op, value: issueGrant(op, next, pair, client.value, life, now) };
   });
@@ -157,6 +197,44 @@ export async function rotateRefreshToken(
     );
   }
   return outcome;
+}
+
+/**
+ * The second answer of a rotated refresh token within its grace (see `rotateRefreshToken`), or
+ * `undefined` when the grace does not apply and the reuse must revoke the grant.
+ */
+async function repeatAnswer(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<RefreshRecord>,
+  refreshToken: string,
+  now: number,
+): Promise<{ op: Deno.AtomicOperation; value: IssuedTokens } | undefined> {
+  const s: Successor | undefined = entry.value.successor;
+  if (s === undefined || s.repeated || s.until <= now) return undefined;
+  const [grant, next] = await readKeys<[GrantRecord, RefreshRecord]>(kv, [
+    grantKey(entry.value.grantId),
+    refreshKey(s.refreshHash),
+  ]);
+  if (grant.value?.refreshHash !== s.refreshHash || next.value === null || next.value.rotated) {
+    return undefined;
+  }
+  const opened = await unsealWith(refreshToken, s.sealed, s.refreshHash);
+  if (opened === undefined) return undefined;
+  const [accessToken, newRefresh] = JSON.parse(opened) as [string, string];
+  const op = atomic(kv).check(entry, grant, next)
+    .set(entry.key, { ...entry.value, successor: { ...s, repeated: true } }, {
+      expireIn: remaining(entry.value.expiresAt, now),
+    });
+  return {
+    op,
+    value: {
+      grantId: grant.value.id,
+      accessToken,
+      refreshToken: newRefresh,
+      expiresIn: Math.max(1, Math.floor((s.accessExpiresAt - now) / 1000)),
+      scope: grant.value.scope,
+    },
+  };
 }
 
 /** Deletes a grant with its current tokens and index entry; false when it was already gone. */

@@ -22,8 +22,19 @@ export interface ClientRecord {
   createdAt: string;
   /** Set when the owner first approved it; an unapproved registration expires. */
   approvedAt?: string;
+  /**
+   * When an unapproved registration stops counting as registered (ms since the epoch). KV's own
+   * expiry deletes late, so reads check this; ignored once `approvedAt` is set.
+   */
+  unapprovedUntil?: number;
   /** Last code exchange or refresh. */
   lastUsedAt?: string;
+}
+
+/** False for a registration the owner never approved whose time ran out. */
+export function clientIsLive(client: ClientRecord, now: number): boolean {
+  return client.approvedAt !== undefined || client.unapprovedUntil === undefined ||
+    client.unapprovedUntil > now;
 }
 
 /** An authorization request waiting for the owner on the consent page. */
@@ -72,12 +83,30 @@ export interface AccessRecord {
   expiresAt: number;
 }
 
-/** A refresh token; `rotated` marks one already exchanged, whose reuse revokes the grant. */
+/**
+ * A refresh token; `rotated` marks one already exchanged, whose reuse revokes the grant unless
+ * its `successor` may still be answered again (the refresh grace, `store_grants.ts`).
+ */
 export interface RefreshRecord {
   grantId: string;
   clientId: string;
   expiresAt: number;
   rotated?: true;
+  successor?: Successor;
+}
+
+/** The pair a refresh token was exchanged for, kept for one repeated answer. */
+export interface Successor {
+  /** Hash of the new refresh token: the grace holds only while the grant still has it, unused. */
+  refreshHash: string;
+  /** The new access and refresh tokens, sealed with a key derived from the old refresh token. */
+  sealed: Uint8Array;
+  /** When the new access token expires (the repeated answer's `expires_in`). */
+  accessExpiresAt: number;
+  /** End of the grace: after it, reuse revokes the grant. */
+  until: number;
+  /** Set once the pair was handed out a second time: a third use revokes the grant. */
+  repeated?: true;
 }
 
 /** A counter of attempts in the current window. */
@@ -94,6 +123,11 @@ export function clientKey(clientId: string): Deno.KvKey {
 /** Key of a pending consent, by the hash of its CSRF token. */
 export function consentKey(csrfHash: string): Deno.KvKey {
   return ["oauth_consent", csrfHash];
+}
+
+/** Prefix of every pending consent. */
+export function consentsPrefix(): Deno.KvKey {
+  return ["oauth_consent"];
 }
 
 /** Key of an authorization code, by its hash. */

@@ -156,7 +156,7 @@ async function authenticateClient(
     }
   }
   if (!clientId) throw invalidClient("client_id is required");
-  const client = await getClient(ctx.kv, clientId);
+  const client = await getClient(ctx.kv, clientId, ctx.now());
   if (!client) throw invalidClient("Unknown client (it may have been revoked); register again");
   if (client.secretHash === undefined) {
     if (secret) throw invalidClient("This client is public: it has no secret to send");

@@ -10,7 +10,7 @@ import type { Message } from "./store_discussions.ts";
 import type { DiscussionPage } from "./store_discussion_page.ts";
 import type { Handoff } from "./store_handoffs.ts";
 import type { Plan } from "./store_plans.ts";
-import type { Author, Discussion } from "./store_schema.ts";
+import { type Author, type Discussion, PROOF_TEXT } from "./store_schema.ts";
 import type { Task } from "./store_tasks.ts";
 
 /** `name (via kind)`, with the OAuth client id when there is one. */
@@ -105,7 +105,9 @@ export function renderParticipants(
 
 function decisionHead(d: Decision): string {
   const verdict = d.decided_by
-    ? ` · ${d.status} by ${who(d.decided_by)} (${d.decided_by_kind}) at ${d.decided_at}`
+    ? ` · ${d.status} by ${who(d.decided_by)} (${d.decided_by_kind}, proof: ${
+      PROOF_TEXT[d.decided_via!]
+    }) at ${d.decided_at}`
     : ` · ${d.status}`;
   return `Decision ${d.id} ${q(d.title)}${verdict} · scope ${d.scope} · proposed by ${
     who(d.proposed_by)

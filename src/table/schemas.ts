@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { nullableString } from "../mcp/schema.ts";
 import {
+  DECISION_PROOFS,
   DECISION_SCOPES,
   DECISION_STATUSES,
   HANDOFF_STATES,
@@ -10,12 +11,14 @@ import {
   TASK_STATUSES,
 } from "./store_schema.ts";
 
-const VIAS = ["oauth", "token", "header", "local", "default"] as const;
+const VIAS = ["console", "oauth", "token", "header", "local", "default"] as const;
 
 /** Who did something and how the name was established. */
 const authorSchema = z.object({
   name: z.string(),
-  via: z.enum(VIAS).describe("How the name was established: oauth, token, header, local, default"),
+  via: z.enum(VIAS).describe(
+    "How the name was established: console (the owner signed in to /console), oauth, token, header, local, default",
+  ),
   client_id: z.string().optional(),
 });
 
@@ -67,7 +70,10 @@ export const decisionSchema = z.object({
   created_at: z.string(),
   decided_by: authorSchema.nullable(),
   decided_by_kind: z.enum(["human", "relayed"]).nullable().describe(
-    "human: a correct approval code was sent; relayed: none was sent",
+    "human: a person proved it (see decided_via); relayed: an AI reported it, unproven",
+  ),
+  decided_via: z.enum(DECISION_PROOFS).nullable().describe(
+    "The proof: console (the owner, signed in to /console), approval_code (a correct APPROVAL_SECRET was sent), relayed (none: an AI relayed it)",
   ),
   decided_at: nullableString(),
   reason: nullableString(),

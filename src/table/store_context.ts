@@ -36,7 +36,7 @@ export interface Participant {
 
 /** What a name does and does not prove; shown wherever participants are. */
 const NAME_LIMITATIONS =
-  "A name says how a client connected, not who is behind it: via token is whoever holds that named token (tokens can be passed on); via header is a label the client chose itself; via local is the owner of the machine running stdio; via default is everyone on a shared path; via oauth is a verified OAuth client. Only a decision with decided_by_kind=human proves a person approved it.";
+  "A name says how a client connected, not who is behind it: via token is whoever holds that named token (tokens can be passed on); via header is a label the client chose itself; via local is the owner of the machine running stdio; via default is everyone on a shared path; via oauth is a verified OAuth client; via console is the owner signed in to the server's console. Only a decision with decided_by_kind=human (decided_via console or approval_code) proves a person approved it.";
 
 /** Participants of a workspace, most active first, at most `limit`. */
 export async function getParticipants(

@@ -1,6 +1,6 @@
 /**
  * Decisions: always created `proposed`; resolved once, with the evidence of who decided kept
- * apart from the name (`human` only with a correct approval code).
+ * apart from the name (`human` only with a correct approval code, or from the owner console).
  */
 
 import { atomic } from "../kit/group_commit.ts";
@@ -27,6 +27,7 @@ import {
 import { appendMessage, checkDiscussionIn, requireDiscussion } from "./store_discussions.ts";
 import {
   type Author,
+  type DecisionProof,
   type DecisionScope,
   type DecisionStatus,
   type Discussion,
@@ -49,6 +50,7 @@ export interface Decision {
   created_at: string;
   decided_by: Author | null;
   decided_by_kind: "human" | "relayed" | null;
+  decided_via: DecisionProof | null;
   decided_at: string | null;
   reason: string | null;
   superseded_by: string | null;
@@ -68,10 +70,22 @@ function decisionOut(d: StoredDecision): Decision {
     created_at: d.created_at,
     decided_by: d.decided_by ?? null,
     decided_by_kind: d.decided_by_kind ?? null,
+    decided_via: proofOf(d),
     decided_at: d.decided_at ?? null,
     reason: d.reason === undefined ? null : unpack(d.reason),
     superseded_by: d.superseded_by ?? null,
   };
+}
+
+/** The readable forms of stored decisions, in order. */
+export function decisionsOut(stored: StoredDecision[]): Decision[] {
+  return stored.map(decisionOut);
+}
+
+/** The proof a resolved decision has; older records hold only the kind, which implies it. */
+function proofOf(d: StoredDecision): DecisionProof | null {
+  if (d.decided_by_kind === undefined) return null;
+  return d.decided_via ?? (d.decided_by_kind === "human" ? "approval_code" : "relayed");
 }
 
 /** Records a decision; it is always `proposed`, whatever the caller wishes. */
@@ -107,14 +121,33 @@ export async function recordDecision(
 }
 
 /**
- * What an approval code proves: `human` when it matches `APPROVAL_SECRET` (compared in
- * constant time), `relayed` when none was sent. A wrong code, or any code when no secret is
- * set, is an error: never a silent downgrade to `relayed`.
+ * The proof behind a verdict. A `console` caller is the owner signed in to the server's console
+ * with the owner secret: only the console's own routes make such a caller (no connection can
+ * claim `via: console`), so that sign-in is the proof and no code is asked.
  */
-function approvalKind(
+function verdictProof(
   ctx: TableCtx,
+  caller: Caller,
   code: string | undefined,
-): "human" | "relayed" {
+): DecisionProof {
+  if (caller.via === "console") {
+    if (code !== undefined) {
+      throw new AppError(
+        "invalid",
+        "approval_code is not taken from the console: the owner's sign-in is the proof",
+      );
+    }
+    return "console";
+  }
+  return approvalProof(ctx, code);
+}
+
+/**
+ * What an approval code proves: a person (`approval_code`) when it matches `APPROVAL_SECRET`
+ * (compared in constant time), `relayed` when none was sent. A wrong code, or any code when no
+ * secret is set, is an error: never a silent downgrade to `relayed`.
+ */
+function approvalProof(ctx: TableCtx, code: string | undefined): "approval_code" | "relayed" {
   if (code === undefined) return "relayed";
   const secret = ctx.settings.approvalSecret;
   if (secret === undefined) {
@@ -131,7 +164,7 @@ function approvalKind(
       "approval_code_wrong",
     );
   }
-  return "human";
+  return "approval_code";
 }
 
 /** What `resolve_decision` takes. */
@@ -158,7 +191,7 @@ export async function resolveDecision(
   if (input.superseded_by === id) {
     throw new AppError("invalid", `superseded_by must name another decision, not ${id} itself`);
   }
-  const kind = approvalKind(ctx, input.approval_code);
+  const proof = verdictProof(ctx, caller, input.approval_code);
   return await commitWithRetry(async () => {
     const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
     const current = requireDecision(entry, id);
@@ -184,7 +217,8 @@ export async function resolveDecision(
       ...current,
       status: input.verdict,
       decided_by: author,
-      decided_by_kind: kind,
+      decided_by_kind: proof === "relayed" ? "relayed" : "human",
+      decided_via: proof,
       decided_at: at,
       reason: pack(reason),
       ...(input.superseded_by === undefined ? {} : { superseded_by: input.superseded_by }),
@@ -214,10 +248,15 @@ export async function resolveDecision(
   });
 }
 
+/** How each proof reads in the note posted to the decision's discussion. */
+const PROOF_NOTE: Record<DecisionProof, string> = {
+  console: "in the owner console, signed in with the owner secret: a person decided this",
+  approval_code: "with a correct approval code: a person approved this",
+  relayed: "without an approval code: relayed by this client, not proven to come from a person",
+};
+
 function resolutionNote(d: StoredDecision, reason: string): string {
-  const how = d.decided_by_kind === "human"
-    ? "with a correct approval code: a person approved this"
-    : "without an approval code: relayed by this client, not proven to come from a person";
+  const how = PROOF_NOTE[d.decided_via!];
   const lines = [
     `Decision ${d.id} "${d.title}" was ${d.status} by ${d.decided_by!.name} (via ${
       d.decided_by!.via
@@ -231,7 +270,9 @@ function resolutionNote(d: StoredDecision, reason: string): string {
 function alreadyResolved(d: StoredDecision): AppError {
   return new AppError(
     "conflict",
-    `Decision ${d.id} was already ${d.status} by ${d.decided_by?.name} (via ${d.decided_by?.via}, ${d.decided_by_kind}) at ${d.decided_at}; a decision is resolved once: record a new decision to change it`,
+    `Decision ${d.id} was already ${d.status} by ${d.decided_by?.name} (via ${d.decided_by?.via}, ${d.decided_by_kind}, proof ${
+      proofOf(d)
+    }) at ${d.decided_at}; a decision is resolved once: record a new decision to change it`,
     "already_resolved",
   );
 }
@@ -250,7 +291,7 @@ export async function setDecisionScope(
   input: { decision_id: string; scope: DecisionScope; approval_code: string },
 ): Promise<{ decision: Decision; changed: boolean }> {
   const id = checkUlid("decision_id", input.decision_id);
-  approvalKind(ctx, input.approval_code);
+  approvalProof(ctx, input.approval_code);
   return await commitWithRetry<{ decision: Decision; changed: boolean }>(async () => {
     const entry = await readKey<StoredDecision>(ctx.kv, keys.decision(id));
     const current = requireDecision(entry, id);

@@ -51,6 +51,7 @@ Deno.test("resolveDecision(): human with the right code, relayed without, an err
       approval_code: SECRET.APPROVAL_SECRET,
     });
     assert.equal(human.decision.decided_by_kind, "human");
+    assert.equal(human.decision.decided_via, "approval_code");
     assert.deepEqual(human.decision.decided_by, { name: "owner", via: "default" });
     const relayed = await resolveDecision(ctx, CLAUDE, {
       decision_id: b.id,
@@ -58,6 +59,7 @@ Deno.test("resolveDecision(): human with the right code, relayed without, an err
       reason: "no",
     });
     assert.equal(relayed.decision.decided_by_kind, "relayed");
+    assert.equal(relayed.decision.decided_via, "relayed");
     assert.equal(relayed.decision.status, "rejected");
     assert.equal(countValue(await kv.get(keys.count("main", "decisions_proposed"))), 0);
     assert.equal(countValue(await kv.get(keys.count("main", "decisions_approved"))), 1);
@@ -79,6 +81,46 @@ Deno.test("resolveDecision(): human with the right code, relayed without, an err
   });
 });
 
+Deno.test("resolveDecision() from the console: human, proof console, no code taken, same note", async () => {
+  await withTable(SECRET, async ({ ctx }) => {
+    const console = { name: "Ada", via: "console" as const };
+    const discussion = await createDiscussion(ctx, CODEX, { title: "T", body: "b" });
+    const d = (await recordDecision(ctx, CODEX, {
+      title: "A",
+      detail: "d",
+      discussion_id: discussion.discussion.id,
+    })).decision;
+    await fails(
+      resolveDecision(ctx, console, {
+        decision_id: d.id,
+        verdict: "approved",
+        reason: "ok",
+        approval_code: SECRET.APPROVAL_SECRET,
+      }),
+      "invalid",
+      /not taken from the console/,
+    );
+    const r = await resolveDecision(ctx, console, {
+      decision_id: d.id,
+      verdict: "approved",
+      reason: "I read it",
+    });
+    assert.equal(r.decision.decided_by_kind, "human");
+    assert.equal(r.decision.decided_via, "console");
+    assert.deepEqual(r.decision.decided_by, { name: "Ada", via: "console" });
+    const page = await getDiscussion(ctx, { discussion_id: discussion.discussion.id });
+    const note = page.messages.at(-1)!;
+    assert.equal(note.kind, "note");
+    assert.deepEqual(note.author, { name: "Ada", via: "console" });
+    assert.match(note.body, /approved by Ada \(via console\) in the owner console/);
+    await fails(
+      resolveDecision(ctx, console, { decision_id: d.id, verdict: "rejected", reason: "no" }),
+      "conflict",
+      /already approved by Ada \(via console, human, proof console\)/,
+    );
+  });
+});
+
 Deno.test("resolveDecision() resolves once; a second attempt names who resolved it and when", async () => {
   await withTable(SECRET, async ({ ctx }) => {
     const d = (await recordDecision(ctx, CODEX, { title: "A", detail: "d" })).decision;
@@ -91,7 +133,7 @@ Deno.test("resolveDecision() resolves once; a second attempt names who resolved 
         approval_code: SECRET.APPROVAL_SECRET,
       }),
       "conflict",
-      /already approved by claude \(via header, relayed\) at 2026-03-01T09:00:00.000Z/,
+      /already approved by claude \(via header, relayed, proof relayed\) at 2026-03-01T09:00:00.000Z/,
     );
   });
 });

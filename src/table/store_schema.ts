@@ -12,6 +12,18 @@ export type MessageKind = typeof MESSAGE_KINDS[number];
 /** A decision's status: proposed, then approved or rejected, once. */
 export const DECISION_STATUSES = ["proposed", "approved", "rejected"] as const;
 export type DecisionStatus = typeof DECISION_STATUSES[number];
+/**
+ * What proves who resolved a decision: the owner signed in to the console, a correct approval
+ * code, or nothing (an AI relayed the verdict).
+ */
+export const DECISION_PROOFS = ["console", "approval_code", "relayed"] as const;
+export type DecisionProof = typeof DECISION_PROOFS[number];
+/** Each proof in words, the same in tool text, `/view` and the console. */
+export const PROOF_TEXT: Record<DecisionProof, string> = {
+  console: "a person, in the owner console",
+  approval_code: "a person, with the approval code",
+  relayed: "relayed by an AI, unproven",
+};
 /** Where an approved decision applies; workspace-scoped ones are standing rules. */
 export const DECISION_SCOPES = ["project", "workspace"] as const;
 export type DecisionScope = typeof DECISION_SCOPES[number];
@@ -93,6 +105,8 @@ export interface StoredDecision {
   created_at: string;
   decided_by?: Author;
   decided_by_kind?: "human" | "relayed";
+  /** Absent on decisions resolved before it was recorded: derived from the kind then. */
+  decided_via?: DecisionProof;
   decided_at?: string;
   reason?: Uint8Array;
   superseded_by?: string;
@@ -208,6 +222,7 @@ export const keys = {
   addressedTo: (name: string): Deno.KvKey => ["ws_handoff_to", name.toLowerCase()],
   wsDecisionsIn: (ws: string): Deno.KvKey => ["ws_decision", ws],
   openDecisionsIn: (ws: string): Deno.KvKey => ["ws_decision_open", ws],
+  openDecisionsAll: (): Deno.KvKey => ["ws_decision_open"],
   rulesIn: (ws: string): Deno.KvKey => ["ws_rule", ws],
   wsPlansIn: (ws: string): Deno.KvKey => ["ws_plan", ws],
   currentPlansIn: (ws: string): Deno.KvKey => ["ws_plan_current", ws],

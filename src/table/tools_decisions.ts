@@ -79,7 +79,7 @@ function registerGetDecisionsTool(server: McpServer, t: TableToolDeps): void {
   server.registerTool("get_decisions", {
     title: "List decisions",
     description: contractDescription(
-      "Lists a workspace's decisions, newest first, with who resolved each and whether a person's approval code proved it (decided_by_kind human) or it was only relayed.",
+      "Lists a workspace's decisions, newest first, with who resolved each and its proof (decided_via): console (the owner, signed in to the server's console), approval_code (a person's code), or relayed (an AI's word only).",
     ),
     inputSchema: toolArgs({
       workspace: f.workspace,

@@ -224,6 +224,7 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
       "decided_at",
       "decided_by",
       "decided_by_kind",
+      "decided_via",
       "detail",
       "discussion_id",
       "id",

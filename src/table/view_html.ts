@@ -7,10 +7,10 @@ import { escapeHtml } from "../kit/web.ts";
 import { TABLE_CONTRACT } from "./settings.ts";
 import type { WorkspaceContext } from "./store_context.ts";
 import type { Message } from "./store_discussions.ts";
-import type { Author, Discussion } from "./store_schema.ts";
+import { type Author, type Discussion, PROOF_TEXT } from "./store_schema.ts";
 
-/** An ISO time shown as `YYYY-MM-DD HH:MM` in `zone`. */
-function formatTime(iso: string, zone: string): string {
+/** An ISO time shown as `YYYY-MM-DD HH:MM` in `zone` (the console shows times the same way). */
+export function formatTime(iso: string, zone: string): string {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat("en-CA", {
       timeZone: zone,
@@ -93,7 +93,7 @@ export function workspacePage(c: WorkspaceContext, zone: string): string {
       (d) =>
         `<li>${escapeHtml(d.title)} <span class="meta">approved by ${
           d.decided_by ? author(d.decided_by) : "?"
-        } (${escapeHtml(d.decided_by_kind ?? "")})</span></li>`,
+        } (${escapeHtml(d.decided_via ? PROOF_TEXT[d.decided_via] : "")})</span></li>`,
       "None.",
     )
   }</section>

@@ -3,6 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../../src/config.ts";
 import { loadToolsets } from "../../src/toolsets.ts";
+import { ownerConsole } from "../../src/console/console.ts";
 import { type RunningServer, startHttpServer } from "../../src/http/serve.ts";
 import {
   Client,
@@ -35,7 +36,9 @@ export async function startServer(
   }));
   const config = loadConfig(env);
   const kv = options.kv ?? await openKv(config.kvPath);
-  const running = await startHttpServer(config, kv, loadToolsets(env), { now: options.now });
+  const toolsets = loadToolsets(env);
+  const routes = ownerConsole(env, config, kv, toolsets, options.now);
+  const running = await startHttpServer(config, kv, toolsets, { now: options.now, routes });
   return {
     ...running,
     kv,

@@ -13,11 +13,12 @@ import type { ClientRecord, ConsentRecord } from "../../src/oauth/store_keys.ts"
 
 export { withKv } from "./kv.ts";
 
-/** Lifetimes of the store tests: an hour, a day, a minute. */
+/** Lifetimes of the store tests: an hour, a day, a minute, a refresh grace of a minute. */
 export const LIFE: Lifetimes = {
   accessTtlMs: 3_600_000,
   refreshTtlMs: 86_400_000,
   codeTtlMs: 60_000,
+  refreshGraceMs: 60_000,
 };
 /** A fixed start time. */
 export const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -35,7 +36,8 @@ export async function makeClient(kv: Deno.Kv, name = "Claude", id = `client_${na
     metadata: {},
     createdAt: new Date(T0).toISOString(),
   };
-  await createClient(kv, client, 86_400_000);
+  // Unapproved for years: the fixtures run at T0, and the CLI lists by the real clock.
+  await createClient(kv, client, 10 * 365 * 86_400_000);
   return client;
 }
 
