@@ -18,9 +18,24 @@ async function orExit<T>(what: string, step: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/** The project folder: the default KV file lives here, whichever folder the process starts in. */
+const projectDir = fileURLToPath(new URL(".", import.meta.url));
+
+// Agent hooks (`--brief`, `--save-transcript`) always exit 0 and open KV only when they need it.
+// Imported only here, so the server's module graph never loads the SDK's client side.
+const hook = Deno.args.includes("--brief")
+  ? "brief"
+  : Deno.args.includes("--save-transcript")
+  ? "save-transcript"
+  : undefined;
+if (hook !== undefined) {
+  const { processHookRun, runHook } = await import("./src/hooks/cli.ts");
+  Deno.exit(await runHook(hook, processHookRun(projectDir)));
+}
+
 const config: Config = await orExit(
   "configuration error",
-  () => loadConfig(Deno.env, fileURLToPath(new URL(".", import.meta.url))),
+  () => loadConfig(Deno.env, projectDir),
 );
 const toolsets = await orExit("configuration error", () => loadToolsets(Deno.env));
 const kv = await orExit(

@@ -95,6 +95,14 @@ function violations(files: SourceFile[]): string[] {
         }
       }
     }
+    if (folder === "hooks") {
+      // main → hooks → mcp → <toolset> → kit: the hooks reach the store through MCP, never HTTP.
+      for (const path of imports) {
+        if (folderOf(path) === "http") out.push(`${file.path} (hooks) imports ${path}`);
+      }
+    } else if (importedFolders.includes("hooks")) {
+      out.push(`${file.path} imports src/hooks/ (only main.ts runs the hooks)`);
+    }
     if (folder !== "console" && importedFolders.includes("console")) {
       // The console is wired by main.ts: nothing it builds on may depend on it.
       out.push(`${file.path} imports src/console/`);
@@ -162,6 +170,8 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
     file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),
     file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
+    file("src/hooks/brief.ts", 'import { s } from "../http/serve.ts";'),
+    file("src/mcp/stdio.ts", 'import { b } from "../hooks/brief.ts";'),
     file(
       "src/console/pages.ts",
       'import { t } from "../alpha/tools.ts";\nimport "../alpha/store.ts";',
@@ -180,6 +190,8 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
     "src/alpha/write.ts commits with kv.atomic() instead of atomic(kv)",
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
+    "src/hooks/brief.ts (hooks) imports src/http/serve.ts",
+    "src/mcp/stdio.ts imports src/hooks/ (only main.ts runs the hooks)",
     "src/console/pages.ts (console) imports src/alpha/tools.ts",
     "src/console/wire.ts (console) imports src/http/serve.ts",
     "src/http/routes.ts imports src/console/",

@@ -372,6 +372,6 @@ export function renderStats(s: HandoffStats): string {
       }) · newest: "${s.newest?.key}" (updated ${dateOf(s.newest?.updatedAt ?? "")})`
       : "Empty.",
     `Being merged now: ${s.merging}.`,
-    `Limits: conversation ${l.conversationMaxBytes} bytes · summary ${l.summaryMaxBytes} bytes · title ${l.titleMaxChars} characters · key 1–${l.keyMaxChars} of A-Z a-z 0-9 _ - · at most ${l.tagsMax} tags of 1–${l.tagMaxChars} of a-z 0-9 _ : - · at most ${l.commentsMax} comments of ${l.commentMaxBytes} bytes · merges of 2–${l.mergeSourcesMax} handoffs.`,
+    `Limits: conversation ${l.conversationMaxBytes} bytes · summary ${l.summaryMaxBytes} bytes · title ${l.titleMaxChars} characters · key 1–${l.keyMaxChars} of A-Z a-z 0-9 _ - · at most ${l.tagsMax} tags of 1–${l.tagMaxChars} of a-z 0-9 _ : - . / · at most ${l.commentsMax} comments of ${l.commentMaxBytes} bytes · merges of 2–${l.mergeSourcesMax} handoffs.`,
   ].join("\n");
 }

@@ -38,7 +38,7 @@ export function saveShape(limits: HandoffLimits) {
       `The next thing the receiving AI should do (one line, at most ${limits.nextActionMaxChars} characters)`,
     ),
     tags: z.array(z.string()).optional().describe(
-      `Up to ${limits.tagsMax} tags of 1–${limits.tagMaxChars} characters of a-z 0-9 _ : - (uppercase is lowercased), for handoff_search`,
+      `Up to ${limits.tagsMax} tags of 1–${limits.tagMaxChars} characters of a-z 0-9 _ : - . / (uppercase is lowercased), for handoff_search`,
     ),
   };
 }

@@ -14,7 +14,7 @@ export interface HandoffLimits {
   keyMaxChars: number;
   /** Most tags on one handoff (`HANDOFF_TAGS_MAX`). */
   tagsMax: number;
-  /** Longest tag, in characters of `[a-z0-9_:-]` (`HANDOFF_TAG_MAX_CHARS`). */
+  /** Longest tag, in characters of `[a-z0-9_:./-]` (`HANDOFF_TAG_MAX_CHARS`). */
   tagMaxChars: number;
   /** Most comments on one handoff (`HANDOFF_COMMENTS_MAX`). */
   commentsMax: number;

@@ -105,7 +105,9 @@ Deno.test("every save limit has its own error, and a refused save writes nothing
       [{ key: "k".repeat(101) }, "invalid", /1–100 characters.*got 101/],
       [{ key: "merge" }, "invalid", /reserved/],
       [{ key: "Search" }, "invalid", /reserved/],
-      [{ tags: ["ok", "Not Ok"] }, "invalid", /tag "Not Ok" is not allowed/],
+      [{ tags: ["ok", "Not Ok"] }, "invalid", /tag "Not Ok" is not allowed.*a-z 0-9 _ : - \. \//],
+      [{ tags: ["project:acme widget"] }, "invalid", /is not allowed/],
+      [{ tags: ["project:acme\\widget"] }, "invalid", /is not allowed/],
       [{ tags: ["t".repeat(51)] }, "invalid", /1–50 characters/],
       [{ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, "invalid", /21 tags.*at most 20/],
       [{ status: "done" }, "invalid", /status must be one of active, completed, pending/],
@@ -116,6 +118,17 @@ Deno.test("every save limit has its own error, and a refused save writes nothing
       await rejectsWith(() => saveHandoff(kv, limits, input(overrides)), kind, message);
     }
     assert.deepEqual(await census(kv), before, "refused saves wrote nothing");
+  });
+});
+
+Deno.test("tags take a repository's characters: project:acme/widget.js is kept as given", async () => {
+  await withKv(async (kv) => {
+    const saved = await saveHandoff(
+      kv,
+      LIMITS,
+      input({ key: "repo", tags: ["Project:Acme/Widget.JS", "v1.2"] }),
+    );
+    assert.deepEqual(saved.handoff.tags, ["project:acme/widget.js", "v1.2"]);
   });
 });
 

@@ -7,7 +7,7 @@ import { HANDOFF_STATUSES, type HandoffStatus, RESERVED_KEYS } from "./store_sch
 
 const KEY_PATTERN = /^[A-Za-z0-9_-]+$/;
 
-const TAG_PATTERN = /^[a-z0-9_:-]+$/;
+const TAG_PATTERN = /^[a-z0-9_:.\/-]+$/;
 
 /** Checks a handoff key: 1–max characters of `[A-Za-z0-9_-]`, not a reserved word. */
 export function validateKey(key: unknown, limits: HandoffLimits, what: string): string {
@@ -40,7 +40,7 @@ export function normalizeTags(tags: unknown, limits: HandoffLimits, what: string
       invalid(
         `${what}: tag "${
           clip(raw)
-        }" is not allowed: tags are 1–${limits.tagMaxChars} characters of a-z 0-9 _ : - (uppercase is lowercased)`,
+        }" is not allowed: tags are 1–${limits.tagMaxChars} characters of a-z 0-9 _ : - . / (uppercase is lowercased), e.g. project:acme/widget.js`,
       );
     }
     if (!out.includes(tag)) out.push(tag);

@@ -1,5 +1,5 @@
 /**
- * The one place tests and benchmarks import the MCP SDK's client side from.
+ * The one place the hooks, tests and benchmarks import the MCP SDK's client side from.
  *
  * Kept apart from `sdk.ts` so the server's module graph never loads the client transports
  * (child processes, EventSource). The `@ts-types` hints exist for the reason given there.

@@ -1,0 +1,141 @@
+/**
+ * The real agent CLIs of the compatibility suite, installed from npm at pinned versions into
+ * `.cache/clients/<versions>/` (gitignored) and reused while the versions stay the same.
+ *
+ * Without a reachable registry the suite skips with a message; under `CI=true` an unreachable
+ * registry or a failed install is an error instead, so CI never passes without the clients.
+ */
+
+import { join } from "node:path";
+import { ROOT } from "./harness.ts";
+
+/** The pinned npm packages, all of which run on Node 20. */
+export const CLIENT_PACKAGES = {
+  "@anthropic-ai/claude-code": "2.1.197",
+  "@google/gemini-cli": "0.61.0",
+  "@openai/codex": "0.171.0",
+  "mcp-remote": "0.15.1",
+} as const;
+
+/** A command and the leading arguments that start one CLI. */
+export interface Cli {
+  command: string;
+  args: string[];
+}
+
+/** The installed CLIs. */
+export interface Clients {
+  /** The install folder (holds `node_modules/`). */
+  dir: string;
+  claude: Cli;
+  gemini: Cli;
+  codex: Cli;
+  /** `mcp-remote`'s stdio proxy (`dist/proxy.js`). */
+  mcpRemote: Cli;
+  /** The versions installed, as pinned. */
+  versions: typeof CLIENT_PACKAGES;
+  /** How long getting them took and whether the cache had them. */
+  install: { ms: number; cached: boolean };
+}
+
+/** Why the suite is skipped (no registry), when it is. */
+export interface Skipped {
+  skip: string;
+}
+
+const CACHE = join(ROOT, ".cache", "clients");
+const KEY = Object.entries(CLIENT_PACKAGES)
+  .map(([name, version]) => `${name.replace(/^@[^/]+\//, "")}-${version}`).join("_");
+
+/** True under CI, where the suite must run. */
+export function inCi(): boolean {
+  return Deno.env.get("CI") === "true";
+}
+
+let pending: Promise<Clients | Skipped> | undefined;
+
+/** The CLIs, installed on first use (once per process); `{ skip }` when npm is unreachable. */
+export function installClients(): Promise<Clients | Skipped> {
+  pending ??= install();
+  return pending;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+async function npm(args: string[], cwd: string, timeoutMs: number) {
+  const out = await new Deno.Command("npm", {
+    args,
+    cwd,
+    env: { NO_UPDATE_NOTIFIER: "1", npm_config_update_notifier: "false", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(timeoutMs),
+  }).output();
+  const dec = new TextDecoder();
+  return { ok: out.success, text: dec.decode(out.stdout) + dec.decode(out.stderr) };
+}
+
+async function install(): Promise<Clients | Skipped> {
+  const started = Date.now();
+  const dir = join(CACHE, KEY);
+  const cached = await exists(join(dir, "installed"));
+  if (!cached) {
+    await Deno.mkdir(CACHE, { recursive: true });
+    const probe = await npm(["view", "mcp-remote@0.15.1", "version"], CACHE, 60_000)
+      .catch((e) => ({ ok: false, text: String(e) }));
+    if (!probe.ok) {
+      const why = `npm registry unreachable (npm view failed: ${probe.text.trim().slice(0, 300)})`;
+      if (inCi()) throw new Error(`compatibility suite: ${why}; CI requires the real clients`);
+      return { skip: `compatibility suite skipped: ${why}` };
+    }
+    // Install beside the final folder and rename it in place, so a second process installing
+    // at the same time never sees (or leaves) a half-installed folder.
+    const tmp = `${dir}.tmp-${Deno.pid}-${Date.now()}`;
+    await Deno.mkdir(tmp, { recursive: true });
+    await Deno.writeTextFile(
+      join(tmp, "package.json"),
+      JSON.stringify({ private: true, dependencies: CLIENT_PACKAGES }, null, 2),
+    );
+    // Install scripts stay off: the CLIs run without them (Claude Code's native binary is taken
+    // from its platform package), and no build step of a dependency runs on this machine.
+    const res = await npm(
+      ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock"],
+      tmp,
+      600_000,
+    );
+    if (!res.ok) {
+      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+      throw new Error(`compatibility suite: npm install of the clients failed:\n${res.text}`);
+    }
+    await Deno.writeTextFile(join(tmp, "installed"), KEY + "\n");
+    try {
+      await Deno.rename(tmp, dir);
+    } catch {
+      await Deno.remove(tmp, { recursive: true }).catch(() => {}); // another process won
+    }
+  }
+  return {
+    dir,
+    ...await commands(join(dir, "node_modules")),
+    versions: CLIENT_PACKAGES,
+    install: { ms: Date.now() - started, cached },
+  };
+}
+
+async function commands(modules: string): Promise<Omit<Clients, "dir" | "versions" | "install">> {
+  const node = (script: string): Cli => ({ command: "node", args: [join(modules, script)] });
+  const platform = `${Deno.build.os === "darwin" ? "darwin" : "linux"}-${
+    Deno.build.arch === "aarch64" ? "arm64" : "x64"
+  }`;
+  const native = join(modules, "@anthropic-ai", `claude-code-${platform}`, "claude");
+  return {
+    claude: await exists(native)
+      ? { command: native, args: [] }
+      : node("@anthropic-ai/claude-code/cli-wrapper.cjs"),
+    gemini: node("@google/gemini-cli/bundle/gemini.js"),
+    codex: node("@openai/codex/bin/codex.js"),
+    mcpRemote: node("mcp-remote/dist/proxy.js"),
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * A stub model API on 127.0.0.1 for driving the real agent CLIs (Claude Code, Gemini CLI, Codex)
+ * without a network: it speaks enough of the Anthropic Messages, Gemini and OpenAI Responses APIs
+ * for each CLI, answers a conversation with the next tool call of a scripted plan (one a turn,
+ * then a final text), and records every request body, so a test reads exactly what the model was
+ * shown (the tool results as the CLI put them in its next request).
+ *
+ * Which step a conversation is at is counted from the tool results it carries, not from the
+ * number of requests, because the CLIs also send side requests (titles, routing, quota checks):
+ * those declare no plan tool and get a plain text answer.
+ */
+
+import { anthropicVendor } from "./stub_model_anthropic.ts";
+import { geminiVendor } from "./stub_model_gemini.ts";
+import { openaiVendor } from "./stub_model_openai.ts";
+import type {
+  PlanStep,
+  RecordedRequest,
+  SeenToolResult,
+  Turn,
+  VendorApi,
+  VendorRequest,
+} from "./stub_model_wire.ts";
+
+export type { PlanStep, RecordedRequest, SeenToolResult, Vendor } from "./stub_model_wire.ts";
+
+/** Options of {@link startStubModel}. */
+export interface StubModelOptions {
+  /** The tool calls to make, one a turn, in order. */
+  plan: PlanStep[];
+  /** The text answered once the plan is done. */
+  finalText?: string;
+}
+
+/** A running stub model. */
+export interface StubModel {
+  /** `http://127.0.0.1:<port>`: the Anthropic and Gemini base URL. */
+  url: string;
+  /** `<url>/openai/v1`: the base URL of an OpenAI Responses provider (Codex). */
+  openaiUrl: string;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** Requests on paths no vendor API here knows (a CLI calling something unexpected). */
+  unknown(): RecordedRequest[];
+  /** The tool results the CLIs sent back, each once (by call id), in the order first seen. */
+  toolResults(): SeenToolResult[];
+  close(): Promise<void>;
+}
+
+const VENDORS: VendorApi[] = [anthropicVendor, geminiVendor, openaiVendor];
+
+/** Resolves a plan tool name to the name the CLI declared (exact, `…__tool`, then `…_tool`). */
+export function resolveTool(tool: string, declared: string[]): string | undefined {
+  return declared.find((n) => n === tool) ??
+    declared.find((n) => n.endsWith(`__${tool}`)) ??
+    declared.filter((n) => n.endsWith(`_${tool}`)).sort((a, b) => a.length - b.length)[0];
+}
+
+/** Starts the stub on a free loopback port. */
+export function startStubModel(options: StubModelOptions): Promise<StubModel> {
+  const requests: RecordedRequest[] = [];
+  const seen = new Map<string, SeenToolResult>();
+  const calls = new Map<string, { tool: string; args: Record<string, unknown> }>();
+  let nextId = 0;
+
+  function turnFor(api: VendorApi, read: VendorRequest): { turn: Turn; answered: string } {
+    for (const r of read.results) {
+      const made = calls.get(r.callId);
+      if (!seen.has(r.callId)) {
+        seen.set(r.callId, { ...r, tool: made?.tool ?? r.name, args: made?.args ?? {} });
+      }
+    }
+    const step = options.plan[read.results.length];
+    const name = step && resolveTool(step.tool, read.toolNames);
+    if (!step || !name) {
+      return { turn: { text: options.finalText ?? "Done." }, answered: "text" };
+    }
+    const args = { ...step.args };
+    // Gemini CLI declares `wait_for_previous` on every tool and its model sets it; do the same.
+    if (api.vendor === "gemini" && read.paramsOf?.(name).includes("wait_for_previous")) {
+      args.wait_for_previous = read.results.length > 0;
+    }
+    const id = `call_${++nextId}`;
+    calls.set(id, { tool: step.tool, args });
+    return { turn: { call: { name, args, id } }, answered: `step ${read.results.length}` };
+  }
+
+  async function handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const text = req.method === "GET" ? "" : await req.text();
+    let body: unknown = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = text;
+    }
+    const path = url.pathname + url.search;
+    const api = VENDORS.find((v) => v.matches(url.pathname));
+    const record: RecordedRequest = {
+      vendor: api?.vendor ?? "unknown",
+      method: req.method,
+      path,
+      body,
+      answered: "404",
+    };
+    requests.push(record);
+    if (!api) return new Response("not found", { status: 404 });
+    const utility = api.utility(req, url, body);
+    if (utility) {
+      record.answered = "utility";
+      return utility;
+    }
+    const { turn, answered } = turnFor(api, api.read(body));
+    record.answered = answered;
+    return api.answer(turn, url, body);
+  }
+
+  const ac = new AbortController();
+  return new Promise((resolve) => {
+    const server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: ac.signal,
+      onListen: () => {},
+    }, handle);
+    const { port } = server.addr as Deno.NetAddr;
+    resolve({
+      url: `http://127.0.0.1:${port}`,
+      openaiUrl: `http://127.0.0.1:${port}/openai/v1`,
+      requests,
+      unknown: () => requests.filter((r) => r.vendor === "unknown"),
+      toolResults: () => [...seen.values()],
+      async close() {
+        ac.abort();
+        await server.finished;
+      },
+    });
+  });
+}
