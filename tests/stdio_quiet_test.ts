@@ -9,23 +9,29 @@ import { join } from "node:path";
 import { ROOT, tempKvPath } from "./support/harness.ts";
 import { INITIALIZED, initializeRequest } from "./support/rpc.ts";
 
-/** The `args` of every README JSON block that starts the server with `--stdio`. */
-async function readmeStdioArgs(): Promise<string[][]> {
+/** A stdio server entry as the README shows it. */
+interface Entry {
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** Every README JSON entry that starts the server with `--stdio`. */
+async function readmeStdioEntries(): Promise<Entry[]> {
   const readme = await Deno.readTextFile(join(ROOT, "README.md"));
   const blocks = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]);
-  const found: string[][] = [];
+  const found: Entry[] = [];
   for (const block of blocks) {
     if (!block.includes('"--stdio"')) continue;
-    const servers = JSON.parse(block).mcpServers as Record<string, { args: string[] }>;
-    for (const server of Object.values(servers)) found.push(server.args);
+    const servers = JSON.parse(block).mcpServers as Record<string, Entry>;
+    found.push(...Object.values(servers));
   }
   return found;
 }
 
 Deno.test("the README's stdio commands answer and write nothing to stderr", async () => {
-  const commands = await readmeStdioArgs();
-  assert.ok(commands.length >= 2, "the README shows its stdio configurations");
-  for (const documented of commands) {
+  const entries = await readmeStdioEntries();
+  assert.ok(entries.length >= 3, "the README shows its stdio configurations");
+  for (const { args: documented, env } of entries) {
     // `npx -y deno …` runs the same Deno: drop the launcher, point the path at this checkout.
     const args = (documented[0] === "-y" ? documented.slice(2) : documented).map((a) =>
       a.endsWith("handoff-mcp/main.ts") ? join(ROOT, "main.ts") : a
@@ -35,7 +41,7 @@ Deno.test("the README's stdio commands answer and write nothing to stderr", asyn
       const child = new Deno.Command(Deno.execPath(), {
         args,
         cwd: Deno.makeTempDirSync(),
-        env: { KV_PATH: kv.path, NO_COLOR: "1" },
+        env: { ...env, KV_PATH: kv.path, NO_COLOR: "1" },
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",

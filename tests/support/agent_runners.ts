@@ -8,16 +8,14 @@ import {
   type AgentOptions,
   type AgentRun,
   baseEnv,
+  type CliRun,
   makeHome,
   type McpTarget,
   runCli,
   SERVER_NAME,
 } from "./agents.ts";
 
-async function finish(
-  home: string,
-  run: Promise<{ code: number; stdout: string; stderr: string; ms: number }>,
-): Promise<AgentRun> {
+async function finish(home: string, run: Promise<CliRun>): Promise<AgentRun> {
   const out = await run;
   return { ...out, home, cleanup: () => Deno.remove(home, { recursive: true }) };
 }
@@ -62,6 +60,10 @@ export async function runClaude(o: ClaudeOptions): Promise<AgentRun> {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL: "1",
     MCP_TIMEOUT: "60000",
+    // `-p` starts its first turn before --mcp-config servers connect unless told to wait; a slow
+    // stdio start then leaves the model without the server's tools.
+    MCP_CONNECTION_NONBLOCKING: "false",
+    MCP_CONNECT_TIMEOUT_MS: "60000",
     ...o.env,
   };
   const args = [

@@ -16,11 +16,7 @@ export type McpTarget =
   | { kind: "stdio"; command: string; args: string[]; env?: Record<string, string> };
 
 /** What one CLI run produced. */
-export interface AgentRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  ms: number;
+export interface AgentRun extends CliRun {
   /** The CLI's home folder (removed by `cleanup`). */
   home: string;
   cleanup(): Promise<void>;
@@ -46,7 +42,7 @@ let warmed: Promise<void> | undefined;
 export function warmServerCache(): Promise<void> {
   warmed ??= (async () => {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["cache", "--config", join(ROOT, "deno.json"), join(ROOT, "main.ts")],
+      args: ["cache", join(ROOT, "main.ts")],
       stdout: "null",
       stderr: "piped",
     }).output();
@@ -64,17 +60,22 @@ export async function stdioTarget(
   return {
     kind: "stdio",
     command: Deno.execPath(),
+    // The README's stdio command, as a desktop config has it (deno.json found beside main.ts).
     args: [
       "run",
-      "--config",
-      join(ROOT, "deno.json"),
       "--allow-env",
       "--allow-read",
       "--allow-write",
       join(ROOT, "main.ts"),
       "--stdio",
     ],
-    env: { KV_PATH: kvPath, DENO_DIR: await hostDenoDir(), NO_COLOR: "1", ...env },
+    env: {
+      KV_PATH: kvPath,
+      DENO_DIR: await hostDenoDir(),
+      DENO_NO_UPDATE_CHECK: "1",
+      NO_COLOR: "1",
+      ...env,
+    },
   };
 }
 
@@ -96,6 +97,8 @@ export function baseEnv(home: string, proxy: string): Record<string, string> {
     XDG_STATE_HOME: join(home, ".local/state"),
     TMPDIR: join(home, "tmp"),
     NO_COLOR: "1",
+    // A `deno run` child (a stdio server, the stand-in browser) checks dl.deno.land otherwise.
+    DENO_NO_UPDATE_CHECK: "1",
     TERM: "dumb",
     CI: "1",
     // Anything that honours a proxy dials the recorder instead of the network.
@@ -152,15 +155,47 @@ export async function makeHome(): Promise<string> {
   return home;
 }
 
+/** What {@link runCli} returns. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  /**
+   * With `COMPAT_STRACE=1` (and strace installed): every `connect()` the CLI and its children made
+   * to anything but loopback or a Unix socket, as `family address:port`. Undefined otherwise.
+   */
+  connects?: string[];
+}
+
+/** The non-loopback targets of the `connect()` calls in an strace log. */
+export function outsideConnects(trace: string): string[] {
+  const out: string[] = [];
+  for (const m of trace.matchAll(/connect\(\d+, \{sa_family=(AF_INET6?),([^}]*)\}/g)) {
+    const port = m[2].match(/htons\((\d+)\)/)?.[1] ?? "?";
+    const addr = m[2].match(/inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)"/);
+    const host = addr?.[1] ?? addr?.[2] ?? "?";
+    if (host === "127.0.0.1" || host === "::1" || host === "::ffff:127.0.0.1") continue;
+    out.push(`${m[1]} ${host}:${port}`);
+  }
+  return out;
+}
+
 /** Runs `cli` with `args` in `cwd`, killed after `timeoutMs`. */
 export async function runCli(
   cli: Cli,
   args: string[],
   options: { env: Record<string, string>; cwd: string; timeoutMs?: number },
-): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+): Promise<CliRun> {
   const started = Date.now();
-  const out = await new Deno.Command(cli.command, {
-    args: [...cli.args, ...args],
+  const trace = Deno.env.get("COMPAT_STRACE") === "1"
+    ? `${await Deno.makeTempDir({ prefix: "handoff-compat-strace-" })}/connect.trace`
+    : undefined;
+  const [command, ...leading] = trace
+    ? ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=connect", "-o", trace, cli.command]
+    : [cli.command];
+  const out = await new Deno.Command(command, {
+    args: [...leading, ...cli.args, ...args],
     cwd: options.cwd,
     env: options.env,
     clearEnv: true,
@@ -170,11 +205,17 @@ export async function runCli(
     signal: AbortSignal.timeout(options.timeoutMs ?? 180_000),
   }).output();
   const dec = new TextDecoder();
+  let connects: string[] | undefined;
+  if (trace) {
+    connects = outsideConnects(await Deno.readTextFile(trace));
+    await Deno.remove(trace.replace(/\/[^/]+$/, ""), { recursive: true });
+  }
   return {
     code: out.code,
     stdout: dec.decode(out.stdout),
     stderr: dec.decode(out.stderr),
     ms: Date.now() - started,
+    connects,
   };
 }
 

@@ -42,7 +42,10 @@ export interface StubModel {
   requests: RecordedRequest[];
   /** Requests on paths no vendor API here knows (a CLI calling something unexpected). */
   unknown(): RecordedRequest[];
-  /** The tool results the CLIs sent back, each once (by call id), in the order first seen. */
+  /**
+   * The results of the plan's calls as the CLIs sent them back, each once (by call id), in the
+   * order first seen (not those of the vendor's `waitTool`).
+   */
   toolResults(): SeenToolResult[];
   close(): Promise<void>;
 }
@@ -63,26 +66,38 @@ export function startStubModel(options: StubModelOptions): Promise<StubModel> {
   const calls = new Map<string, { tool: string; args: Record<string, unknown> }>();
   let nextId = 0;
 
+  const waits = new Set<string>();
+
   function turnFor(api: VendorApi, read: VendorRequest): { turn: Turn; answered: string } {
-    for (const r of read.results) {
+    const planResults = read.results.filter((r) => !waits.has(r.callId));
+    for (const r of planResults) {
       const made = calls.get(r.callId);
       if (!seen.has(r.callId)) {
         seen.set(r.callId, { ...r, tool: made?.tool ?? r.name, args: made?.args ?? {} });
       }
     }
-    const step = options.plan[read.results.length];
+    const done = planResults.length;
+    const step = options.plan[done];
     const name = step && resolveTool(step.tool, read.toolNames);
+    const waited = read.results.length - done;
+    if (step && !name && api.waitTool && read.toolNames.includes(api.waitTool) && waited < 5) {
+      // The plan's tool is not declared yet (its MCP server is still starting): call the CLI's
+      // own harmless tool, as a model looking for it would, and try again next turn.
+      const id = `wait_${++nextId}`;
+      waits.add(id);
+      return { turn: { call: { name: api.waitTool, args: {}, id } }, answered: "wait" };
+    }
     if (!step || !name) {
       return { turn: { text: options.finalText ?? "Done." }, answered: "text" };
     }
     const args = { ...step.args };
     // Gemini CLI declares `wait_for_previous` on every tool and its model sets it; do the same.
     if (api.vendor === "gemini" && read.paramsOf?.(name).includes("wait_for_previous")) {
-      args.wait_for_previous = read.results.length > 0;
+      args.wait_for_previous = done > 0;
     }
     const id = `call_${++nextId}`;
     calls.set(id, { tool: step.tool, args });
-    return { turn: { call: { name, args, id } }, answered: `step ${read.results.length}` };
+    return { turn: { call: { name, args, id } }, answered: `step ${done}` };
   }
 
   async function handle(req: Request): Promise<Response> {
@@ -102,6 +117,7 @@ export function startStubModel(options: StubModelOptions): Promise<StubModel> {
       path,
       body,
       answered: "404",
+      at: Date.now(),
     };
     requests.push(record);
     if (!api) return new Response("not found", { status: 404 });

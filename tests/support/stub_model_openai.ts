@@ -146,6 +146,7 @@ function answer(turn: Turn, _url: URL, raw: unknown): Response {
 export const openaiVendor: VendorApi = {
   vendor: "openai",
   matches: (path) => path.startsWith("/openai/"),
+  waitTool: "list_mcp_resources",
   utility(_req, url) {
     if (url.pathname.endsWith("/models")) return Response.json({ object: "list", data: [] });
     return null;

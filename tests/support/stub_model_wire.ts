@@ -19,6 +19,8 @@ export interface RecordedRequest {
   body: unknown;
   /** What the stub answered: a plan step's index, "text", or an endpoint name. */
   answered: string;
+  /** When it arrived (`Date.now()`). */
+  at: number;
 }
 
 /** A tool call the model made and its result as the CLI showed it to the model. */
@@ -66,6 +68,11 @@ export interface VendorApi {
   utility(req: Request, url: URL, body: unknown): Response | null;
   /** Reads what a conversational request declares and carries. */
   read(body: unknown): VendorRequest;
+  /**
+   * A harmless tool of the CLI's own the stub calls while the plan's next tool is not declared
+   * yet (Codex may send its first turn before a stdio server has listed its tools).
+   */
+  waitTool?: string;
   /** Answers one turn, streaming when the request asked for it. */
   answer(turn: Turn, url: URL, body: unknown): Response;
 }
