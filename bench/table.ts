@@ -6,24 +6,33 @@
  *   p50/p99 latency, server CPU per post (from /proc), and the one discussion's seqs checked to
  *   be exactly 1..N afterwards.
  * - get_workspace_context p50 on an empty workspace vs one holding 1,000 discussions, 20,000
- *   messages, 2,000 done tasks and 500 accepted handoffs, measured interleaved.
+ *   messages, 2,000 done tasks and 500 accepted handoffs, measured interleaved; on the loaded
+ *   one also as a reader with 100 read positions (50 listed, 50 not: its unread costs lookups).
+ * - the notice delay from a post's acknowledgement to a listener's notice (bench/table_notices.ts).
  */
 
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
 import { loadTableSettings } from "../src/table/settings.ts";
 import { type TableCtx, tableCtx } from "../src/table/store_common.ts";
-import { createDiscussion, postMessage } from "../src/table/store_discussions.ts";
+import {
+  createDiscussion,
+  postMessage,
+  recentDiscussions,
+} from "../src/table/store_discussions.ts";
+import { getDiscussion } from "../src/table/store_discussion_page.ts";
 import { acceptHandoff, createHandoff } from "../src/table/store_handoffs.ts";
 import { createTask, updateTask } from "../src/table/store_tasks.ts";
 import { tempKvPath } from "../tests/support/harness.ts";
 import { processCpuMs, startServerProcess } from "./process.ts";
 import { type BenchGroup, goal, measureInterleaved, ratio, round } from "./lib.ts";
+import { noticeDelays } from "./table_notices.ts";
 
 const CLIENTS = 16;
 const POSTS_PER_CLIENT = 40;
 const LOADED = "bench/loaded";
 const EMPTY = "bench/empty";
 const SEEDER = { name: "seeder", via: "local" as const };
+const READER = "reader";
 
 type McpClient = InstanceType<typeof Client>;
 
@@ -59,6 +68,18 @@ async function seed(ctx: TableCtx): Promise<void> {
       });
       await acceptHandoff(ctx, worker, { handoff_id: handoff.id });
     }));
+  }
+}
+
+/**
+ * Gives `READER` 100 read positions in `LOADED`: the 50 most recently active discussions read
+ * to the end (listed by get_workspace_context's default limit), 50 quiet ones read halfway.
+ */
+async function seedReader(ctx: TableCtx): Promise<void> {
+  const recent = await recentDiscussions(ctx, LOADED, 1000);
+  const reader = { name: READER, via: "header" as const };
+  for (const [i, d] of [...recent.slice(0, 50), ...recent.slice(500, 550)].entries()) {
+    await getDiscussion(ctx, { discussion_id: d.id, limit: i < 50 ? 20 : 10 }, reader);
   }
 }
 
@@ -128,21 +149,26 @@ export async function benchTable(): Promise<Record<string, unknown>> {
   const kvFile = await tempKvPath();
   const seedStarted = performance.now();
   const kv = await Deno.openKv(kvFile.path);
-  await seed(tableCtx(kv, loadTableSettings(new Map())));
+  const seedCtx = tableCtx(kv, loadTableSettings(new Map()));
+  await seed(seedCtx);
+  await seedReader(seedCtx);
   kv.close();
   const seedSeconds = round((performance.now() - seedStarted) / 1000);
   const server = await startServerProcess({ KV_PATH: kvFile.path, TOOLSETS: "table" });
   const clients: McpClient[] = [];
+  let reader: McpClient | undefined;
+  const connect = async (name: string) => {
+    const client = new Client({ name: `bench-${name}`, version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.mcpUrl), {
+        requestInit: { headers: { "x-client-name": name } },
+      }),
+    );
+    return client;
+  };
   try {
-    for (let i = 0; i < CLIENTS; i++) {
-      const client = new Client({ name: `bench-${i}`, version: "1" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(server.mcpUrl), {
-          requestInit: { headers: { "x-client-name": `poster-${i}` } },
-        }),
-      );
-      clients.push(client);
-    }
+    for (let i = 0; i < CLIENTS; i++) clients.push(await connect(`poster-${i}`));
+    const readerClient = reader = await connect(READER);
     const open = async (title: string) => {
       const r = await clients[0].callTool({
         name: "create_discussion",
@@ -160,19 +186,31 @@ export async function benchTable(): Promise<Record<string, unknown>> {
     const manyRun = await postRun(clients, (i) => many[i], server.pid);
     const seqsContiguous = await contiguous(clients[1], one, CLIENTS * POSTS_PER_CLIENT);
 
-    const context = (workspace: string) => () =>
-      clients[2].callTool({ name: "get_workspace_context", arguments: { workspace } });
+    const context = (workspace: string, client = clients[2]) => () =>
+      client.callTool({ name: "get_workspace_context", arguments: { workspace } });
     const loadedCheck = await context(LOADED)();
     const loaded = loadedCheck.structuredContent as { total_discussions: number };
     if (loadedCheck.isError || loaded.total_discussions !== 1000) {
       throw new Error(`the loaded workspace is not seeded: ${JSON.stringify(loadedCheck)}`);
     }
     const emptyWs = "bench/nothing";
+    const readerCheck = (await context(LOADED, readerClient)()).structuredContent as {
+      open_items: { unread: { discussions: number; messages: number } };
+    };
+    const readerUnread = readerCheck.open_items.unread;
+    if (readerUnread.discussions !== 950 || readerUnread.messages !== 20000 - 1000 - 500) {
+      throw new Error(`the reader's unread is wrong: ${JSON.stringify(readerUnread)}`);
+    }
     const contextRuns = await measureInterleaved(
-      { context_empty: context(emptyWs), context_loaded: context(LOADED) },
+      {
+        context_empty: context(emptyWs),
+        context_loaded: context(LOADED),
+        context_loaded_reader: context(LOADED, readerClient),
+      },
       10,
       20,
     );
+    const notices = await noticeDelays(kvFile.path, clients[3]);
     return {
       transport: "streamable-http (stateless), loopback; server is main.ts in its own process",
       kv: "file",
@@ -186,14 +224,22 @@ export async function benchTable(): Promise<Record<string, unknown>> {
       seqs_contiguous: seqsContiguous,
       get_workspace_context: contextRuns,
       context_loaded_vs_empty: ratio(contextRuns.context_loaded, contextRuns.context_empty),
+      context_reader_vs_loaded: ratio(
+        contextRuns.context_loaded_reader,
+        contextRuns.context_loaded,
+      ),
+      reader_unread: readerUnread,
+      notice_delay: notices,
       goals: {
         one_vs_many_throughput: ">= 0.5",
         server_cpu_ms_per_call_of_post_message: "<= 0.8",
         context_loaded_vs_empty: "<= 2",
+        context_reader_vs_loaded: "<= 1.2",
       },
     };
   } finally {
     for (const c of clients) await c.close();
+    await reader?.close();
     await server.close();
     await kvFile.cleanup();
   }
@@ -202,7 +248,8 @@ export async function benchTable(): Promise<Record<string, unknown>> {
 /** The `table` benchmark group: `benchTable`'s figures with its goals as a table. */
 export const tableGroup: BenchGroup = {
   name: "table",
-  what: "post_message: 16 clients on one discussion vs 16; get_workspace_context empty vs loaded",
+  what:
+    "post_message: 16 clients on one discussion vs 16; get_workspace_context empty vs loaded, and as a reader with unread; notice delay",
   run: async () => {
     const report = await benchTable();
     const one = report.post_message_one_discussion as { server_cpu_ms_per_call: number };
@@ -226,6 +273,12 @@ export const tableGroup: BenchGroup = {
           report.context_loaded_vs_empty as number,
           "max",
           2,
+        ),
+        goal(
+          "get_workspace_context loaded: a reader of 100 discussions / a caller who read none",
+          report.context_reader_vs_loaded as number,
+          "max",
+          1.2,
         ),
       ],
     };

@@ -1,7 +1,7 @@
 /** A decision, a handoff and a discussion, each with the forms that act on it. */
 
 import type { Decision } from "../table/store_decisions.ts";
-import type { DiscussionPage } from "../table/store_discussions.ts";
+import type { DiscussionPage } from "../table/store_discussion_page.ts";
 import type { Handoff } from "../table/store_handoffs.ts";
 import type { Task } from "../table/store_tasks.ts";
 import { at, csrfField, esc, type Frame, notice, page } from "./html_layout.ts";

@@ -1,9 +1,22 @@
 /**
  * The one bus for changes others may listen for (a project created, a post, a handoff): a store
  * or tool publishes a topic, and whoever listens (an MCP session that can carry notifications)
- * is told. In-process only: a notice says "read again", never what changed, so a listener that
- * misses one loses nothing it cannot read back. Nothing runs when no one listens.
+ * is told. A notice says "read again", never what changed, so a listener that misses one loses
+ * nothing it cannot read back. Nothing runs when no one listens.
+ *
+ * In-process by itself; once `connect`ed to KV, topics written by any process on the same
+ * database reach this process's listeners too (`notice_feed.ts`): a write bumps its topics' keys
+ * in its own atomic and calls `committed` once it lands.
  */
+
+import type { Caller } from "./caller.ts";
+import { AppError } from "./kv.ts";
+import { type FeedMode, KvNoticeFeed } from "./notice_feed.ts";
+import {
+  DEFAULT_NOTICE_SETTINGS,
+  NOTICE_SETTING_OF,
+  type NoticeSettings,
+} from "./notice_settings.ts";
 
 /** Topic: the list of resources may have changed (a project was created). */
 export const RESOURCE_LIST_CHANGED = "resources/list_changed";
@@ -11,12 +24,166 @@ export const RESOURCE_LIST_CHANGED = "resources/list_changed";
 /** Called with the topic published. */
 export type NoticeListener = (topic: string) => void;
 
-/** Publishes topics to the listeners of this process. */
+/**
+ * What a toolset tells the bus about its resource URIs: which topic tells of a change to one
+ * (for this caller: a participant's own waiting items are its own topic), or `undefined`.
+ */
+export interface UriTopics {
+  /** The URI templates it knows, for the error a URI nobody knows gets. */
+  templates: readonly string[];
+  topicOf(uri: string, caller: Caller): string | undefined;
+}
+
+/** Publishes topics to the listeners of this process, and across processes once connected. */
 export class NoticeBus {
   #listeners = new Map<string, Set<NoticeListener>>();
+  #count = 0;
+  #settings: NoticeSettings;
+  #feed: KvNoticeFeed | undefined;
+  #uriTopics: UriTopics[] = [];
 
-  /** Tells every listener of `topic`; a listener that throws does not stop the others. */
+  constructor(settings: NoticeSettings = DEFAULT_NOTICE_SETTINGS) {
+    this.#settings = settings;
+  }
+
+  /** The limits and poll interval in force. */
+  get settings(): NoticeSettings {
+    return this.#settings;
+  }
+
+  /**
+   * Follows the notice keys on `kv` for every topic listened to, by `mode` (see `feedModeOf`),
+   * with `settings` from then on. The first connection stays: later calls change nothing.
+   */
+  connect(kv: Deno.Kv, mode: FeedMode, settings: NoticeSettings = this.#settings): void {
+    if (this.#feed !== undefined) return;
+    this.#settings = settings;
+    if (mode === "none") return;
+    this.#feed = new KvNoticeFeed(kv, mode, settings.pollMs, (topic) => this.#tell(topic));
+    for (const topic of this.#listeners.keys()) this.#feed.add(topic);
+  }
+
+  /** Tells this process's listeners of `topic` (a change only this process can make). */
   publish(topic: string): void {
+    this.#tell(topic);
+  }
+
+  /**
+   * A write that bumped `topics` (`bumpNotices`) landed at `versionstamp`: tells the listeners
+   * here now. Other processes hear it from their feed; this one's feed will not repeat it.
+   */
+  committed(topics: Iterable<string>, versionstamp: string): void {
+    for (const topic of new Set(topics)) {
+      if (!this.#listeners.has(topic)) continue;
+      if (this.#feed !== undefined && !this.#feed.advance(topic, versionstamp)) continue;
+      this.#tell(topic);
+    }
+  }
+
+  /**
+   * Listens to `topic` until the returned function is called (calling it twice is harmless).
+   * Over `NOTICE_LISTENERS_MAX` listeners or `NOTICE_TOPICS_MAX` topics it throws, naming them.
+   */
+  listen(topic: string, listener: NoticeListener): () => void {
+    const s = this.#settings;
+    if (this.#count >= s.listenersMax) {
+      throw new AppError(
+        "full",
+        `This server holds at most ${s.listenersMax} listeners (${NOTICE_SETTING_OF.listenersMax}) and all are taken: stop listening elsewhere, try again later, or ask its owner to raise ${NOTICE_SETTING_OF.listenersMax}`,
+      );
+    }
+    let listeners = this.#listeners.get(topic);
+    if (listeners === undefined) {
+      if (this.#listeners.size >= s.topicsMax) {
+        throw new AppError(
+          "full",
+          `This server watches at most ${s.topicsMax} topics (${NOTICE_SETTING_OF.topicsMax}) and all are taken: listen to fewer resources, try again later, or ask its owner to raise ${NOTICE_SETTING_OF.topicsMax}`,
+        );
+      }
+      this.#listeners.set(topic, listeners = new Set());
+      this.#feed?.add(topic);
+    }
+    const own = (t: string) => listener(t);
+    listeners.add(own);
+    this.#count++;
+    return () => {
+      if (!listeners.delete(own)) return;
+      this.#count--;
+      if (listeners.size === 0 && this.#listeners.get(topic) === listeners) {
+        this.#listeners.delete(topic);
+        this.#feed?.remove(topic);
+      }
+    };
+  }
+
+  /** How many listen to `topic` now (every topic without one). */
+  listeners(topic?: string): number {
+    return topic === undefined ? this.#count : this.#listeners.get(topic)?.size ?? 0;
+  }
+
+  /** Teaches the bus a toolset's resource URIs (`listenUris`); done once, at registration. */
+  addUriTopics(uriTopics: UriTopics): void {
+    this.#uriTopics.push(uriTopics);
+  }
+
+  /**
+   * One session's subscriptions in one call: listens to the topic of each URI (for `caller`)
+   * and calls `onChanged(uri)` each time one changes, until the returned function is called.
+   * All or nothing: a URI nobody knows, more than `NOTICE_URIS_MAX` URIs, or a limit of
+   * `listen` throws and leaves no listener behind.
+   */
+  listenUris(
+    uris: readonly string[],
+    caller: Caller,
+    onChanged: (uri: string) => void,
+  ): () => void {
+    const unique = [...new Set(uris)];
+    const max = this.#settings.urisMax;
+    if (unique.length > max) {
+      throw new AppError(
+        "full",
+        `At most ${max} resources can be listened to at once (${NOTICE_SETTING_OF.urisMax}), got ${unique.length}`,
+      );
+    }
+    const topics = unique.map((uri) => [uri, this.#topicOf(uri, caller)] as const);
+    const stops: (() => void)[] = [];
+    const stopAll = () => stops.forEach((stop) => stop());
+    try {
+      for (const [uri, topic] of topics) stops.push(this.listen(topic, () => onChanged(uri)));
+    } catch (error) {
+      stopAll();
+      throw error;
+    }
+    return stopAll;
+  }
+
+  /** Resolves once every topic listened to has been read once from KV (tests, benchmarks). */
+  ready(): Promise<void> {
+    return this.#feed?.ready() ?? Promise.resolve();
+  }
+
+  /** Stops following KV (shutdown); listeners here are still told of this process's writes. */
+  close(): void {
+    this.#feed?.close();
+  }
+
+  #topicOf(uri: string, caller: Caller): string {
+    for (const u of this.#uriTopics) {
+      const topic = u.topicOf(uri, caller);
+      if (topic !== undefined) return topic;
+    }
+    const known = this.#uriTopics.flatMap((u) => u.templates);
+    throw new AppError(
+      "invalid",
+      `Cannot listen to ${uri}: ${
+        known.length === 0
+          ? "no resource of this server tells of changes"
+          : `the resources that tell of changes are ${known.join(", ")}`
+      }`,
+    );
+  }
+
+  #tell(topic: string): void {
     const listeners = this.#listeners.get(topic);
     if (listeners === undefined) return;
     for (const listener of [...listeners]) {
@@ -26,24 +193,5 @@ export class NoticeBus {
         // A listener's failure (a closed session) is its own: the others are still told.
       }
     }
-  }
-
-  /** Listens to `topic` until the returned function is called (calling it twice is harmless). */
-  listen(topic: string, listener: NoticeListener): () => void {
-    let listeners = this.#listeners.get(topic);
-    if (listeners === undefined) this.#listeners.set(topic, listeners = new Set());
-    const own = (t: string) => listener(t);
-    listeners.add(own);
-    return () => {
-      listeners.delete(own);
-      if (listeners.size === 0 && this.#listeners.get(topic) === listeners) {
-        this.#listeners.delete(topic);
-      }
-    };
-  }
-
-  /** How many listen to `topic` now. */
-  listeners(topic: string): number {
-    return this.#listeners.get(topic)?.size ?? 0;
   }
 }

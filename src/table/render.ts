@@ -6,7 +6,8 @@
 import { wrapUntrusted } from "../kit/untrusted.ts";
 import type { Participant, WorkspaceContext } from "./store_context.ts";
 import type { Decision } from "./store_decisions.ts";
-import type { DiscussionPage, Message } from "./store_discussions.ts";
+import type { Message } from "./store_discussions.ts";
+import type { DiscussionPage } from "./store_discussion_page.ts";
 import type { Handoff } from "./store_handoffs.ts";
 import type { Plan } from "./store_plans.ts";
 import { type Author, type Discussion, PROOF_TEXT } from "./store_schema.ts";
@@ -60,15 +61,22 @@ export function renderPosted(r: { message: Message; discussion: Discussion }): s
 }
 
 /** The result of `get_discussion`. */
-export function renderDiscussion(p: DiscussionPage, nonce: string): string {
+export function renderDiscussion(
+  p: DiscussionPage,
+  nonce: string,
+  notes: readonly string[] = [],
+): string {
   const d = p.discussion;
   const lines = [
     `Discussion ${d.id} ${q(d.title)} · ${wsLine(d.workspace)} · opened by ${
       who(d.created_by)
     } at ${d.created_at}`,
-    `Messages: ${p.total} (latest seq ${p.latest_seq}); showing ${p.messages.length}.`,
+    `Messages: ${p.total} (latest seq ${p.latest_seq}); showing ${p.messages.length}.${
+      p.unread_before === undefined ? "" : ` Unread for you before this read: ${p.unread_before}.`
+    }`,
   ];
   if (p.warning) lines.push(`⚠ ${p.warning}`);
+  lines.push(...notes);
   lines.push("", ...p.messages.map((m) => renderMessage(m, nonce)));
   if (p.warning) lines.push("", `⚠ ${p.warning}`);
   return lines.join("\n");
@@ -220,6 +228,9 @@ export function renderContext(c: WorkspaceContext): string {
     `- handoffs to accept (accept_handoff): ${list(w.unaccepted.handoffs)}`,
     `- tasks assigned to you, not started: ${list(w.unaccepted.tasks)}`,
     `- your tasks in progress: ${list(w.in_progress.tasks)}`,
+    `UNREAD FOR YOU: ${o.unread.messages} message(s) in ${o.unread.discussions} discussion(s)${
+      o.unread.messages > 0 ? " (get_discussion unread_only=true reads them)" : ""
+    }`,
   ];
   if (c.elsewhere.total > 0) {
     lines.push(
@@ -253,12 +264,16 @@ export function renderContext(c: WorkspaceContext): string {
       c.has_more ? " (more exist: raise limit)" : ""
     }`,
     ...c.discussions.map((d) =>
-      `- ${d.id} ${q(d.title)} · ${d.latest_seq} message(s) · last ${d.last_message_at}`
+      `- ${d.id} ${
+        q(d.title)
+      } · ${d.latest_seq} message(s), ${d.unread} unread · last ${d.last_message_at}`
     ),
     `Quiet for ${c.quiet_discussions.quiet_for_days}+ days: ${c.quiet_discussions.items.length}${
       c.quiet_discussions.has_more ? "+" : ""
     }`,
-    ...c.quiet_discussions.items.map((d) => `- ${d.id} ${q(d.title)} · last ${d.last_message_at}`),
+    ...c.quiet_discussions.items.map((d) =>
+      `- ${d.id} ${q(d.title)} · ${d.unread} unread · last ${d.last_message_at}`
+    ),
   );
   return lines.join("\n");
 }

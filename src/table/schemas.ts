@@ -33,13 +33,17 @@ export const discussionSchema = z.object({
   last_message_at: z.string(),
 });
 
-/** A discussion as the workspace context lists it. */
+/** A discussion as the workspace context lists it, with what is unread in it for the caller. */
 const discussionSummarySchema = discussionSchema.pick({
   id: true,
   title: true,
   latest_seq: true,
   last_message_at: true,
   created_by: true,
+}).extend({
+  unread: z.number().int().describe(
+    "Messages after your read position (the highest seq get_discussion or the discussion resource showed you, or your own last post)",
+  ),
 });
 
 /** A message. */
@@ -175,6 +179,10 @@ export const contextSchema = {
     }),
     handoffs_inactive: z.object({ total: z.number().int(), items: z.array(handoffSchema) }),
     waiting_for_you: waitingSchema,
+    unread: z.object({
+      discussions: z.number().int().describe("Discussions of the workspace with unread messages"),
+      messages: z.number().int().describe("Unread messages in them, in total"),
+    }).describe("What is unread for you in the whole workspace, listed or not"),
     health: z.object({ status: z.enum(["ok", "attention"]), problems: z.array(z.string()) }),
   }),
   discussions: z.array(discussionSummarySchema),

@@ -5,16 +5,21 @@
 
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
+import type { NoticeBus } from "../kit/notices.ts";
 import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";
 import { checkId, checkLine, checkText } from "../kit/text.ts";
 import { SETTING_OF, type TableSettings, workspaceProblem } from "./settings.ts";
 import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
 
-/** What every store function needs: KV, the settings (limits, clock) and what this process knows. */
+/**
+ * What every store function needs: KV, the settings (limits, clock), what this process knows,
+ * and the notice bus its writes tell (none in store tests that do not listen).
+ */
 export interface TableCtx {
   kv: Deno.Kv;
   settings: TableSettings;
   memo: TableMemo;
+  notices?: NoticeBus;
 }
 
 /**
@@ -31,9 +36,9 @@ export interface TableMemo {
 /** Most discussions and sightings a memo keeps; the oldest go first. */
 const MEMO_MAX = 1024;
 
-/** The store context of one process (or test): `kv`, `settings` and an empty memo. */
-export function tableCtx(kv: Deno.Kv, settings: TableSettings): TableCtx {
-  return { kv, settings, memo: { discussions: new Map(), sightings: new Set() } };
+/** The store context of one process (or test): `kv`, `settings`, an empty memo, the bus. */
+export function tableCtx(kv: Deno.Kv, settings: TableSettings, notices?: NoticeBus): TableCtx {
+  return { kv, settings, memo: { discussions: new Map(), sightings: new Set() }, notices };
 }
 
 /** Remembers a discussion as committed at `versionstamp`. */

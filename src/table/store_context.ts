@@ -20,6 +20,10 @@ import { type Handoff, readHandoffs } from "./store_handoffs.ts";
 import { latestPlan, type Plan } from "./store_plans.ts";
 import { type CountName, type DiscussionSummary, keys, type Sighting } from "./store_schema.ts";
 import { readTasks } from "./store_tasks.ts";
+import { positionsIn, unreadOf } from "./store_reads.ts";
+
+/** A listed discussion with what is unread in it for the caller. */
+export type ListedDiscussion = DiscussionSummary & { unread: number };
 
 /** One participant of a workspace: what it said and did, and how it was seen. */
 export interface Participant {
@@ -90,6 +94,7 @@ async function participantsOf(ctx: TableCtx, ws: string): Promise<Participant[]>
 
 const COUNTS: CountName[] = [
   "discussions",
+  "discussions_empty",
   "decisions_proposed",
   "plans_current",
   "rules",
@@ -121,12 +126,13 @@ export interface WorkspaceContext {
     handoffs_pending: { total: number; items: Handoff[]; has_more: boolean };
     handoffs_inactive: { total: number; items: Handoff[] };
     waiting_for_you: Waiting;
+    unread: { discussions: number; messages: number };
     health: { status: "ok" | "attention"; problems: string[] };
   };
-  discussions: DiscussionSummary[];
+  discussions: ListedDiscussion[];
   has_more: boolean;
   total_discussions: number;
-  quiet_discussions: { quiet_for_days: number; items: DiscussionSummary[]; has_more: boolean };
+  quiet_discussions: { quiet_for_days: number; items: ListedDiscussion[]; has_more: boolean };
   elsewhere: {
     total: number;
     workspaces: { workspace: string; handoffs: string[]; tasks: string[]; total: number }[];
@@ -150,8 +156,8 @@ export async function getWorkspaceContext(
   }
   const cutoff = new Date(ctx.settings.now() - quietDays * MS_PER_DAY).toISOString();
   const pageMax = ctx.settings.limits.pageMax;
-  const [counts, rules, participants, awaiting, plan, pending, recent, quiet, mine] = await Promise
-    .all([
+  const [counts, rules, participants, awaiting, plan, pending, recent, quiet, mine, positions] =
+    await Promise.all([
       getAll(ctx.kv, COUNTS.map((c) => keys.count(ws, c))),
       standingRules(ctx, ws, limit),
       participantsOf(ctx, ws),
@@ -161,8 +167,14 @@ export async function getWorkspaceContext(
       recentDiscussions(ctx, ws, limit),
       quietDiscussions(ctx, ws, cutoff, limit),
       waitingFor(ctx, caller.name),
+      positionsIn(ctx, caller.name, ws),
     ]);
   const count = (name: CountName) => countValue(counts[COUNTS.indexOf(name)]);
+  const unread = await unreadOf(ctx, positions, [...recent, ...quiet.items], {
+    messages: participants.reduce((n, p) => n + p.messages, 0),
+    withMessages: count("discussions") - count("discussions_empty"),
+  });
+  const listed = (d: DiscussionSummary): ListedDiscussion => ({ ...d, unread: unread.of(d) });
   const inactive = pending.filter((h) => h.state === "stale");
   const here = mine.get(ws) ?? emptyWaiting();
   const problems: string[] = [];
@@ -223,14 +235,15 @@ export async function getWorkspaceContext(
       },
       handoffs_inactive: { total: inactive.length, items: inactive.slice(0, limit) },
       waiting_for_you: here,
+      unread: unread.totals,
       health: { status: problems.length === 0 ? "ok" : "attention", problems },
     },
-    discussions: recent,
+    discussions: recent.map(listed),
     has_more: count("discussions") > recent.length,
     total_discussions: count("discussions"),
     quiet_discussions: {
       quiet_for_days: quietDays,
-      items: quiet.items,
+      items: quiet.items.map(listed),
       has_more: quiet.has_more,
     },
     elsewhere: { total: elsewhere.reduce((n, w) => n + w.total, 0), workspaces: elsewhere },
@@ -247,6 +260,11 @@ function emptyWaiting(): Waiting {
     in_progress: { tasks: [], total: 0 },
     total: 0,
   };
+}
+
+/** What waits for `caller` in workspace `ws` (the waiting resource). */
+export async function getWaiting(ctx: TableCtx, caller: Caller, ws: string): Promise<Waiting> {
+  return (await waitingFor(ctx, caller.name)).get(ws) ?? emptyWaiting();
 }
 
 /**

@@ -30,6 +30,7 @@ const OPEN_ITEM_KEYS = [
   "handoffs_pending",
   "handoffs_inactive",
   "waiting_for_you",
+  "unread",
   "health",
 ];
 

@@ -227,18 +227,24 @@ export async function resolveDecision(
     bump(op, ws, "decisions_proposed", -1);
     bump(op, ws, input.verdict === "approved" ? "decisions_approved" : "decisions_rejected", 1);
     let noteSeq: number | null = null;
+    let told: ((versionstamp: string) => void) | undefined;
     if (current.discussion_id !== undefined) {
       const did = current.discussion_id;
       const dEntry = await readKey<Discussion>(ctx.kv, keys.discussion(did));
       const discussion = requireDiscussion(dEntry, did);
       op.check(dEntry);
-      const { message } = appendMessage(ctx, op, discussion, caller, {
+      const note = appendMessage(ctx, op, discussion, caller, {
         kind: "note",
         body: resolutionNote(resolved, reason),
       });
-      noteSeq = message.seq;
+      noteSeq = note.message.seq;
+      told = note.told;
     }
-    return { op, value: { decision: decisionOut(resolved), note_seq: noteSeq } };
+    return {
+      op,
+      value: { decision: decisionOut(resolved), note_seq: noteSeq },
+      committed: told,
+    };
   });
 }
 

@@ -9,7 +9,8 @@ import {
   setDecisionScope,
   standingRules,
 } from "./store_decisions.ts";
-import { createDiscussion, getDiscussion } from "./store_discussions.ts";
+import { createDiscussion } from "./store_discussions.ts";
+import { getDiscussion } from "./store_discussion_page.ts";
 import { keys } from "./store_schema.ts";
 
 const SECRET = { APPROVAL_SECRET: "open-sesame-42" };

@@ -3,11 +3,10 @@
 import { atomic } from "../kit/group_commit.ts";
 import { type BatchAttempt, commitBatched, type Outcome } from "../kit/key_batch.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, listAll, listEntries, readKey, StaleRead } from "../kit/kv.ts";
+import { AppError, commitWithRetry, listAll, readKey, StaleRead } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
-  checkLimit,
   checkTitle,
   checkUlid,
   chooseWorkspace,
@@ -33,6 +32,8 @@ import {
   summaryOf,
   unpack,
 } from "./store_schema.ts";
+import { announce, discussionTopic } from "./store_notices.ts";
+import { movePosition } from "./store_reads.ts";
 
 /** A message as tools and pages show it. */
 export interface Message {
@@ -46,7 +47,7 @@ export interface Message {
 }
 
 /** The readable form of a stored message. */
-function messageOut(m: StoredMessage): Message {
+export function messageOut(m: StoredMessage): Message {
   return {
     discussion_id: m.discussion_id,
     seq: m.seq,
@@ -94,6 +95,7 @@ export async function createDiscussion(
       .set(keys.wsDiscussion(ws, id), id)
       .set(keys.activity(ws, at, id), summaryOf(discussion));
     bump(op, ws, "discussions", 1);
+    if (body === undefined) bump(op, ws, "discussions_empty", 1);
     let message: StoredMessage | null = null;
     if (body !== undefined) {
       message = {
@@ -106,13 +108,16 @@ export async function createDiscussion(
       };
       op.set(keys.message(id, 1), message);
       op.sum(keys.spoke(ws, caller.name, "messages"), 1n);
+      movePosition(op, caller.name, ws, id, 1);
     }
+    const told = announce(ctx, op, body === undefined ? [] : [discussionTopic(id)]);
     return Promise.resolve({
       op,
       value: { ...choice, discussion, message: message && messageOut(message) },
       committed: (versionstamp: string) => {
         rememberDiscussion(ctx, discussion, versionstamp);
         rememberSighting(ctx.memo, ws, author);
+        told(versionstamp);
       },
     });
   });
@@ -204,6 +209,8 @@ async function postsAttempt(
   }
   if (landed.length === 0) return { value: outcomes };
   setActivity(op, before, current);
+  movePositions(op, current, landed);
+  const told = announce(ctx, op, [discussionTopic(id)]);
   return {
     op,
     value: outcomes,
@@ -212,14 +219,28 @@ async function postsAttempt(
         rememberSighting(ctx.memo, discussion.workspace, message.author);
       }
       rememberDiscussion(ctx, current, versionstamp);
+      told(versionstamp);
     },
   };
+}
+
+/** Moves each poster's read position to its last post of the batch: one `max` per poster. */
+function movePositions(
+  op: Deno.AtomicOperation,
+  d: Discussion,
+  landed: readonly { message: StoredMessage; caller: Caller }[],
+): void {
+  const last = new Map<string, number>();
+  for (const { message, caller } of landed) last.set(caller.name.toLowerCase(), message.seq);
+  for (const [name, seq] of last) movePosition(op, name, d.workspace, d.id, seq);
 }
 
 /**
  * Adds the next message of `current` to `op` (which must check the discussion's versionstamp):
  * the message, the discussion's new counter and activity, and the author's message count and
- * sighting. Used by `resolve_decision` to post its note in the same atomic as the verdict.
+ * sighting, the author's read position and the discussion's notice (call `told` with the
+ * commit's versionstamp). Used by `resolve_decision` to post its note in the same atomic as the
+ * verdict.
  */
 export function appendMessage(
   ctx: TableCtx,
@@ -227,11 +248,12 @@ export function appendMessage(
   current: Discussion,
   caller: Caller,
   input: { kind: MessageKind; body: string; in_reply_to?: number },
-): { message: StoredMessage; discussion: Discussion } {
+): { message: StoredMessage; discussion: Discussion; told: (versionstamp: string) => void } {
   const message = addMessage(ctx, op, current, caller, input);
   const discussion = { ...current, latest_seq: message.seq, last_message_at: message.created_at };
   setActivity(op, current, discussion);
-  return { message, discussion };
+  movePosition(op, caller.name, current.workspace, current.id, message.seq);
+  return { message, discussion, told: announce(ctx, op, [discussionTopic(current.id)]) };
 }
 
 /**
@@ -248,6 +270,8 @@ function addMessage(
 ): StoredMessage {
   const seq = current.latest_seq + 1;
   const author = noteParticipant(op, current.workspace, caller, "messages", memo);
+  // The first message: the discussion stops counting as empty (store_reads.ts counts on it).
+  if (seq === 1) bump(op, current.workspace, "discussions_empty", -1);
   const message: StoredMessage = {
     discussion_id: current.id,
     seq,
@@ -287,56 +311,9 @@ export async function checkDiscussionIn(
 }
 
 /** Reads one discussion, or throws not found. */
-async function readDiscussion(ctx: TableCtx, id: string): Promise<Discussion> {
+export async function readDiscussion(ctx: TableCtx, id: string): Promise<Discussion> {
   checkUlid("discussion_id", id);
   return requireDiscussion(await readKey<Discussion>(ctx.kv, keys.discussion(id)), id);
-}
-
-/** One page of a discussion's messages. */
-export interface DiscussionPage {
-  discussion: Discussion;
-  messages: Message[];
-  has_more: boolean;
-  total: number;
-  latest_seq: number;
-  warning?: string;
-}
-
-/** Messages by seq after `after_seq` (default 0), at most `limit`; says when it is cut. */
-export async function getDiscussion(
-  ctx: TableCtx,
-  input: { discussion_id: string; after_seq?: number; limit?: number },
-): Promise<DiscussionPage> {
-  const limit = checkLimit(ctx, input.limit);
-  const after = input.after_seq ?? 0;
-  if (!Number.isInteger(after) || after < 0) {
-    throw new AppError("invalid", `after_seq must be a whole number ≥ 0, got ${after}`);
-  }
-  const discussion = await readDiscussion(ctx, input.discussion_id);
-  const id = discussion.id;
-  const latest = discussion.latest_seq;
-  const messages: Message[] = [];
-  if (after < latest) {
-    const iter = listEntries<StoredMessage>(ctx.kv, {
-      start: keys.message(id, after + 1),
-      end: keys.message(id, Math.min(latest, after + limit) + 1),
-    });
-    for await (const entry of iter) messages.push(messageOut(entry.value));
-  }
-  const last = messages.at(-1)?.seq ?? after;
-  const page: DiscussionPage = {
-    discussion,
-    messages,
-    has_more: last < latest,
-    total: latest,
-    latest_seq: latest,
-  };
-  if (page.has_more) {
-    page.warning = `Showing ${messages.length} of ${latest} messages (seq ${
-      after + 1
-    }–${last}); more exist: call get_discussion with after_seq=${last} to read on.`;
-  }
-  return page;
 }
 
 /**

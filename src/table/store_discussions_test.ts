@@ -5,11 +5,11 @@ import { loadTableSettings } from "./settings.ts";
 import { countValue, tableCtx } from "./store_common.ts";
 import {
   createDiscussion,
-  getDiscussion,
   POST_BATCH,
   postMessage,
   quietDiscussions,
 } from "./store_discussions.ts";
+import { getDiscussion } from "./store_discussion_page.ts";
 import { keys, summaryOf } from "./store_schema.ts";
 
 async function count(kv: Deno.Kv, ws: string, name: Parameters<typeof keys.count>[1]) {

@@ -136,7 +136,7 @@ export async function createHandoff(
     };
     op.set(keys.handoff(id), handoff).set(keys.wsHandoff(ws, id), id);
     bump(op, ws, "handoffs", 1);
-    writeTask(op, before, after);
+    const told = writeTask(ctx, op, before, after);
     return {
       op,
       value: {
@@ -144,6 +144,7 @@ export async function createHandoff(
         task: taskOut(after),
         superseded: before.handoff,
       },
+      committed: told,
     };
   });
 }
@@ -200,7 +201,7 @@ export async function acceptHandoff(
       updated_at: at,
     };
     op.set(keys.handoff(id), accepted);
-    writeTask(op, before, after);
+    const told = writeTask(ctx, op, before, after);
     const value: { handoff: Handoff; task: Task; warning?: string } = {
       handoff: handoffOut(ctx, accepted, after),
       task: taskOut(after),
@@ -209,7 +210,7 @@ export async function acceptHandoff(
       value.warning =
         `This handoff was addressed to ${h.to}; you accepted it as ${caller.name}, so the task is now yours.`;
     }
-    return { op, value };
+    return { op, value, committed: told };
   });
 }
 

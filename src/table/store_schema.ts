@@ -172,6 +172,7 @@ export interface Sighting {
 /** Names of the per-workspace counters, each kept in the same atomic as what it counts. */
 export type CountName =
   | "discussions"
+  | "discussions_empty"
   | "decisions_proposed"
   | "decisions_approved"
   | "decisions_rejected"
@@ -231,12 +232,20 @@ export const keys = {
   spokeIn: (ws: string): Deno.KvKey => ["ws_participant_count", ws],
   seenIn: (ws: string): Deno.KvKey => ["ws_participant_seen", ws],
   count: (ws: string, name: CountName): Deno.KvKey => ["ws_count", ws, name],
+  countsOf: (): Deno.KvKey => ["ws_count"],
   spoke: (ws: string, name: string, what: "messages" | "actions"): Deno.KvKey => [
     "ws_participant_count",
     ws,
     name.toLowerCase(),
     what,
   ],
+  readPosition: (name: string, ws: string, discussionId: string): Deno.KvKey => [
+    "ws_read",
+    name.toLowerCase(),
+    ws,
+    discussionId,
+  ],
+  readsIn: (name: string, ws: string): Deno.KvKey => ["ws_read", name.toLowerCase(), ws],
   seen: (ws: string, s: Sighting): Deno.KvKey => [
     "ws_participant_seen",
     ws,

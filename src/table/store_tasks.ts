@@ -24,6 +24,7 @@ import {
   type WorkspaceChoice,
 } from "./store_common.ts";
 import { checkDiscussionIn } from "./store_discussions.ts";
+import { announce, waitingTopic } from "./store_notices.ts";
 import {
   type Author,
   keys,
@@ -87,9 +88,37 @@ export function taskOut(t: StoredTask): Task {
 
 /**
  * Adds the write of `after` (replacing `before`, or new) to `op`, with everything derived from
- * it: status counts, the owner index (tasks not done), and the pending-handoff index.
+ * it: status counts, the owner index (tasks not done), the pending-handoff index, and a bump of
+ * the waiting topic of everyone whose waiting items it changes. Returns what to call with the
+ * commit's versionstamp once it lands (it tells this process's listeners).
  */
 export function writeTask(
+  ctx: TableCtx,
+  op: Deno.AtomicOperation,
+  before: StoredTask | null,
+  after: StoredTask,
+): (versionstamp: string) => void {
+  writeTaskKeys(op, before, after);
+  return announce(ctx, op, waitingChangedFor(before, after).map(waitingTopic));
+}
+
+/**
+ * Whose waiting items (`waiting_for_you`: tasks they own not done, handoffs to them not yet
+ * accepted) `before` → `after` changes: a task assigned, handed off, accepted, finished, or
+ * its pending handoff superseded. A change of detail alone changes nobody's.
+ */
+function waitingChangedFor(before: StoredTask | null, after: StoredTask): string[] {
+  const owner = (t: StoredTask | null) => t && t.status !== "done" ? t.assigned_to : null;
+  const to = (t: StoredTask | null) => t && pendingHandoff(t) !== null ? t.handoff_to : null;
+  const same = before !== null && before.status === after.status &&
+    owner(before) === owner(after) && pendingHandoff(before) === pendingHandoff(after);
+  if (same) return [];
+  const names = [owner(before), owner(after), to(before), to(after)]
+    .flatMap((n) => n === null ? [] : [n.toLowerCase()]);
+  return [...new Set(names)];
+}
+
+function writeTaskKeys(
   op: Deno.AtomicOperation,
   before: StoredTask | null,
   after: StoredTask,
@@ -160,8 +189,8 @@ export async function createTask(
       created_at: at,
       updated_at: at,
     };
-    writeTask(op, null, task);
-    return Promise.resolve({ op, value: { ...choice, task: taskOut(task) } });
+    const told = writeTask(ctx, op, null, task);
+    return Promise.resolve({ op, value: { ...choice, task: taskOut(task) }, committed: told });
   });
 }
 
@@ -213,7 +242,7 @@ export async function updateTask(
       updated_by: author,
       updated_at: nowIso(ctx),
     };
-    writeTask(op, before, after);
+    const told = writeTask(ctx, op, before, after);
     const changed = [
       ...(input.status === undefined ? [] : ["status"]),
       ...(owner === undefined ? [] : ["assigned_to"]),
@@ -229,7 +258,7 @@ export async function updateTask(
         `This task is assigned to ${before.assigned_to}, not to you (${caller.name}): you set it ${input.status} on their behalf. Tell ${before.assigned_to}, or hand the task over first.`;
       result.acted_as = caller.name;
     }
-    return { op, value: result };
+    return { op, value: result, committed: told };
   });
 }
 

@@ -36,7 +36,7 @@ export function registerContextTool(server: ToolRegistrar, t: TableToolDeps): vo
   server.registerTool("get_workspace_context", {
     title: "Workspace context",
     description: contractDescription(
-      "Call this first in every new chat at the table: who you are here, what waits for you (handoffs to accept, tasks, also in other workspaces), standing rules, decisions awaiting a person, current plans, task and handoff counts, and the most recently active discussions.",
+      "Call this first in every new chat at the table: who you are here, what waits for you (handoffs to accept, tasks, also in other workspaces), what is unread for you (per discussion and in total), standing rules, decisions awaiting a person, current plans, task and handoff counts, and the most recently active discussions.",
     ),
     inputSchema: toolArgs({
       workspace: f.workspace,
@@ -51,7 +51,14 @@ export function registerContextTool(server: ToolRegistrar, t: TableToolDeps): vo
     const c = await getWorkspaceContext(t.ctx, callerOf(call, t.deps), args);
     return result(renderContext(c), c, {
       untrusted: { nonce: nonce(), fields: CONTEXT_TEXTS },
-      notes: moreNotes(c, "raise limit to see more discussions"),
+      notes: [
+        ...moreNotes(c, "raise limit to see more discussions"),
+        ...(c.open_items.unread.messages > 0
+          ? [
+            `${c.open_items.unread.messages} message(s) unread for you in ${c.open_items.unread.discussions} discussion(s): get_discussion with unread_only=true reads them.`,
+          ]
+          : []),
+      ],
     });
   });
 }

@@ -197,7 +197,16 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
     );
     assert.deepEqual(
       keys(await ok(codex, "get_discussion", { discussion_id: id, limit: 1 })),
-      ["discussion", "has_more", "latest_seq", "messages", "total", "untrusted", "warning"],
+      [
+        "discussion",
+        "has_more",
+        "latest_seq",
+        "messages",
+        "total",
+        "unread_before",
+        "untrusted",
+        "warning",
+      ],
     );
     assert.deepEqual(keys(await ok(codex, "get_participants", {})), [
       "has_more",

@@ -11,7 +11,8 @@ import { bearerToken, cookieValue, plain, type Route } from "../kit/web.ts";
 import type { TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
 import { getWorkspaceContext } from "./store_context.ts";
-import { getDiscussion, type Message } from "./store_discussions.ts";
+import type { Message } from "./store_discussions.ts";
+import { getDiscussion } from "./store_discussion_page.ts";
 import { discussionPage, keyPage, problemPage, workspacePage } from "./view_html.ts";
 
 /** The cookie the view key is kept in. */

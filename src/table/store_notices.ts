@@ -1,0 +1,32 @@
+/**
+ * The table's notice topics (`kit/notices.ts`): a discussion's, told when a message is posted to
+ * it, and a participant's waiting items, told when what waits for them changes. A write bumps
+ * its topics' keys in its own atomic and tells this process's bus once it lands.
+ */
+
+import { bumpNotices } from "../kit/notice_feed.ts";
+import type { TableCtx } from "./store_common.ts";
+
+/** The topic of discussion `id`: a message was posted to it. */
+export function discussionTopic(id: string): string {
+  return `table/discussion/${id}`;
+}
+
+/** The topic of `name`'s waiting items (case-insensitive, as names are). */
+export function waitingTopic(name: string): string {
+  return `table/waiting/${name.toLowerCase()}`;
+}
+
+/**
+ * Adds the bumps of `topics` to `op` and returns what to call with the commit's versionstamp
+ * once it lands (it tells this process's listeners).
+ */
+export function announce(
+  ctx: TableCtx,
+  op: Deno.AtomicOperation,
+  topics: readonly string[],
+): (versionstamp: string) => void {
+  if (topics.length === 0) return () => {};
+  bumpNotices(op, topics);
+  return (versionstamp) => ctx.notices?.committed(topics, versionstamp);
+}

@@ -1,0 +1,116 @@
+/**
+ * Read positions: per participant (lower-cased name) and discussion, the highest seq shown to
+ * them. A position is a `KvU64` written with `max`, never with a check: reads and posts of one
+ * participant move only their own key, so they never conflict with anyone's writes (nor with
+ * the discussion record), and two concurrent moves cannot take a position back, whichever lands
+ * last. A read writes only when it moves the position forward.
+ */
+
+import { atomic } from "../kit/group_commit.ts";
+import { commitWithRetry, getAll, listAll, readKey } from "../kit/kv.ts";
+import type { TableCtx } from "./store_common.ts";
+import { type Discussion, type DiscussionSummary, keys } from "./store_schema.ts";
+
+/** A position as stored (0 when there is none). */
+function positionOf(entry: Deno.KvEntryMaybe<unknown>): number {
+  return entry.value instanceof Deno.KvU64 ? Number(entry.value.value) : 0;
+}
+
+/** `name`'s position in discussion `id` of `ws` (0: nothing shown yet). */
+export async function readPosition(
+  ctx: TableCtx,
+  name: string,
+  ws: string,
+  id: string,
+): Promise<number> {
+  return positionOf(await readKey(ctx.kv, keys.readPosition(name, ws, id)));
+}
+
+/** Adds "`name` has been shown seq `seq`" to `op` (a post's own atomic): `max`, no check. */
+export function movePosition(
+  op: Deno.AtomicOperation,
+  name: string,
+  ws: string,
+  id: string,
+  seq: number,
+): void {
+  op.max(keys.readPosition(name, ws, id), BigInt(seq));
+}
+
+/**
+ * Moves `name`'s position in discussion `id` to `seq` when that is past `before` (what the
+ * reader read it as): one write, none when the position would not move. A concurrent read
+ * that moved it further keeps its value (`max`).
+ */
+export async function markShown(
+  ctx: TableCtx,
+  name: string,
+  ws: string,
+  id: string,
+  seq: number,
+  before: number,
+): Promise<void> {
+  if (seq <= before) return;
+  await commitWithRetry(() => {
+    const op = atomic(ctx.kv);
+    movePosition(op, name, ws, id, seq);
+    return Promise.resolve({ op, value: undefined });
+  });
+}
+
+/** What is unread for one participant in one workspace. */
+export interface Unread {
+  /** Unread messages of a listed discussion (its `latest_seq` less the position). */
+  of(d: DiscussionSummary): number;
+  /** Discussions with unread messages, and how many messages they hold, in the workspace. */
+  totals: { discussions: number; messages: number };
+}
+
+/** `name`'s positions in the discussions of `ws`, by discussion id (one prefix list). */
+export async function positionsIn(
+  ctx: TableCtx,
+  name: string,
+  ws: string,
+): Promise<Map<string, number>> {
+  const positions = new Map<string, number>();
+  for (const e of await listAll(ctx.kv, { prefix: keys.readsIn(name, ws) })) {
+    positions.set(e.key[3] as string, positionOf(e));
+  }
+  return positions;
+}
+
+/**
+ * What is unread for the participant of `positions` (`positionsIn`). Without a scan of the
+ * workspace's discussions: every message counts in its author's message count (`messages`, the
+ * workspace's total), and every discussion with a message is one of `withMessages`; so the
+ * unread messages are the total less the positions' sum, and the unread discussions are those
+ * with messages less the ones read to the end. Only a discussion read before and not in
+ * `listed` costs a lookup of its `latest_seq`.
+ */
+export async function unreadOf(
+  ctx: TableCtx,
+  positions: ReadonlyMap<string, number>,
+  listed: readonly DiscussionSummary[],
+  counts: { messages: number; withMessages: number },
+): Promise<Unread> {
+  const latest = new Map(listed.map((d) => [d.id, d.latest_seq]));
+  const unlisted = [...positions.keys()].filter((id) => !latest.has(id));
+  for (const e of await getAll<Discussion>(ctx.kv, unlisted.map(keys.discussion))) {
+    if (e.value !== null) latest.set(e.value.id, e.value.latest_seq);
+  }
+  let shown = 0;
+  let caughtUp = 0;
+  for (const [id, seq] of positions) {
+    const last = latest.get(id) ?? seq;
+    shown += Math.min(seq, last);
+    if (seq >= last && last > 0) caughtUp++;
+  }
+  const of = (d: DiscussionSummary) => Math.max(0, d.latest_seq - (positions.get(d.id) ?? 0));
+  return {
+    of,
+    totals: {
+      discussions: Math.max(0, counts.withMessages - caughtUp),
+      messages: Math.max(0, counts.messages - shown),
+    },
+  };
+}
