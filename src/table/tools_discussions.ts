@@ -135,8 +135,8 @@ function registerGetDiscussionTool(server: ToolRegistrar, t: TableToolDeps): voi
       ...NOTES_FIELD,
     },
     annotations: READ_ONLY,
-  }, async (args, extra) => {
-    const page = await getDiscussion(t.ctx, args, callerOf(extra, t.deps));
+  }, async (args, call) => {
+    const page = await getDiscussion(t.ctx, args, callerOf(call, t.deps));
     const n = nonce();
     const notes = args.unread_only && page.messages.length === 0
       ? ["Nothing unread for you: you have been shown every message up to latest_seq."]
