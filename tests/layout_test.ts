@@ -108,7 +108,9 @@ function violations(files: SourceFile[]): string[] {
     if (/"@modelcontextprotocol\/[\w-]+\/internal"/.test(code)) {
       out.push(`${file.path} imports an SDK internal entry point`);
     }
-    if (/"@modelcontextprotocol\/sdk[/"]/.test(code) && file.path !== "src/mcp/sdk_client.ts") {
+    if (
+      /"(npm:)?@modelcontextprotocol\/sdk[@/"]/.test(code) && file.path !== "src/mcp/sdk_client.ts"
+    ) {
       out.push(`${file.path} imports SDK v1 (only src/mcp/sdk_client.ts may)`);
     }
     if (folder === "hooks") {

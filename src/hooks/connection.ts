@@ -9,7 +9,11 @@ import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
 import { stdioCaller } from "../mcp/stdio.ts";
 import { createMcpServer } from "../mcp/server.ts";
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "../mcp/sdk_client.ts";
+import {
+  ClientV2 as Client,
+  InMemoryTransportV2 as InMemoryTransport,
+  StreamableHTTPClientTransportV2 as StreamableHTTPClientTransport,
+} from "../mcp/sdk_client_v2.ts";
 import { loadToolsets } from "../toolsets.ts";
 import type { EnvSource } from "../kit/env.ts";
 

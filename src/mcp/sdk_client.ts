@@ -1,25 +1,27 @@
 /**
- * The one place the hooks, tests and benchmarks import the MCP SDK's client side from.
+ * The one place tests and benchmarks import the MCP SDK v1's client side from: the 2025 client
+ * old hosts run. Named by its npm specifier, not in deno.json's imports, so the server's lock
+ * (deno.lock: what a first `main.ts --stdio` downloads) never holds v1 and its tree.
  *
  * Kept apart from `sdk.ts` so the server's module graph never loads the client transports
  * (child processes, EventSource). The `@ts-types` hints exist for the reason given there.
  */
 
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-export { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/client/sse"
-export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/inMemory"
-export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-export type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
-export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-// @ts-types="@modelcontextprotocol/sdk/types"
-export { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/index"
+export { Client } from "npm:@modelcontextprotocol/sdk@^1.32.2/client/index.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/streamableHttp"
+export { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@^1.32.2/client/streamableHttp.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/sse"
+export { SSEClientTransport } from "npm:@modelcontextprotocol/sdk@^1.32.2/client/sse.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/stdio"
+export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@^1.32.2/client/stdio.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/inMemory"
+export { InMemoryTransport } from "npm:@modelcontextprotocol/sdk@^1.32.2/inMemory.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/auth"
+export { UnauthorizedError } from "npm:@modelcontextprotocol/sdk@^1.32.2/client/auth.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/auth"
+export type { OAuthClientProvider } from "npm:@modelcontextprotocol/sdk@^1.32.2/client/auth.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/validation/ajv"
+export { AjvJsonSchemaValidator } from "npm:@modelcontextprotocol/sdk@^1.32.2/validation/ajv";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
+export { ResourceListChangedNotificationSchema } from "npm:@modelcontextprotocol/sdk@^1.32.2/types.js";
