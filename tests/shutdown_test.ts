@@ -86,10 +86,10 @@ Deno.test("a one-shot stdio client that closes stdin at once gets every answer, 
 });
 
 /**
- * A stdio child that has received `SAVES` saves (ids 1…SAVES) with stdin still open, most of
- * them still running: the ping after them (id SAVES + 1) is answered, so all were read.
+ * A stdio child that has received `count` saves (ids 1…count) with stdin still open, most of
+ * them still running: the ping after them (id count + 1) is answered, so all were read.
  */
-async function stdioBusyWithSaves(kvPath: string, prefix: string) {
+async function stdioBusyWithSaves(kvPath: string, prefix: string, count = SAVES) {
   const child = spawnStdio(kvPath);
   const stderr = new Response(child.stderr).text();
   const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -111,15 +111,15 @@ async function stdioBusyWithSaves(kvPath: string, prefix: string) {
     stdin.write(new TextEncoder().encode(messages.map((m) => JSON.stringify(m) + "\n").join("")));
   await send([initializeRequest(0), INITIALIZED]);
   await readUntil(() => answers.length > 0);
-  const keys = Array.from({ length: SAVES }, (_, i) => `${prefix}-${String(i).padStart(2, "0")}`);
-  const ping = SAVES + 1;
+  const keys = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(3, "0")}`);
+  const ping = count + 1;
   // Lines are read in order, so once the ping is answered every save has been received.
   await send([
     ...keys.map((key, i) => save(i + 1, key, 200_000)),
     { jsonrpc: "2.0", id: ping, method: "ping" },
   ]);
   await readUntil(() => answers.some((a) => a.id === ping));
-  const runningAtSignal = SAVES + 2 - answers.length;
+  const runningAtSignal = count + 2 - answers.length;
   return {
     keys,
     answers,
@@ -171,7 +171,9 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 Deno.test("a second signal stops a stdio server at once, without waiting for its requests", async () => {
   const kv = await tempKvPath();
   try {
-    const busy = await stdioBusyWithSaves(kv.path, "second");
+    // More saves than the drain tests: on a quiet machine 30 could all finish between the two
+    // signals, and the server would rightly exit 0 having answered everything.
+    const busy = await stdioBusyWithSaves(kv.path, "second", SAVES * 4);
     assert.ok(busy.runningAtSignal > 0, "some saves were still running when the signals came");
     const { code, stderr } = await busy.stop("SIGTERM", true);
     assert.equal(code, 130, stderr);
