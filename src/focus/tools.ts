@@ -5,7 +5,7 @@ import { nullableString, toolArgs } from "../mcp/schema.ts";
 import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { FocusStateCache } from "./store_cache.ts";
-import { markUntrusted, untrustedNotice, wrapUntrusted } from "../kit/untrusted.ts";
+import { markUntrusted, newNonce, untrustedNotice, wrapUntrusted } from "../kit/untrusted.ts";
 import {
   addTaskWithState,
   completeTask,
@@ -17,7 +17,6 @@ import {
   setNorthStar,
   TASK_KINDS,
 } from "./store.ts";
-import { randomToken } from "../kit/kv.ts";
 import { type NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { completable, ResourceTemplate } from "../mcp/sdk.ts";
@@ -219,7 +218,7 @@ function registerAddTaskTool(server: ToolRegistrar, ctx: FocusToolContext): void
       `OK: added ${task.kind} task ${task.id} (${note}).\n\n${text}`,
       markUntrusted(
         data,
-        untrustedNotice(randomToken(6), ["state"], "earlier sessions of this project"),
+        untrustedNotice(newNonce(), ["state"], "earlier sessions of this project"),
       ),
     );
   });
@@ -284,7 +283,7 @@ function registerListProjectsTool(server: ToolRegistrar, ctx: FocusToolContext):
     lines.push(...notes);
     const data = { projects, has_more: page.hasMore, next_cursor: page.nextCursor };
     return untrustedResult(lines.join("\n"), withNotes(data, notes), {
-      nonce: randomToken(6),
+      nonce: newNonce(),
       fields: ["projects[].project_id", "projects[].north_star"],
     });
   });
@@ -314,7 +313,7 @@ function registerResumePrompt(server: ToolRegistrar, ctx: FocusToolContext): voi
       content: {
         type: "text" as const,
         text: `Resume project "${project_id}".\n\n${
-          wrapUntrusted(await state(project_id), randomToken(9), "earlier sessions of this project")
+          wrapUntrusted(await state(project_id), newNonce(), "earlier sessions of this project")
         }\n\nState the north star first, then advance the one focus. ${GET_STATE_GUARD}`,
       },
     }],

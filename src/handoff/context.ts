@@ -1,9 +1,9 @@
 /** What the handoff tools share: their dependencies, constants, audit and progress helpers. */
 
+import { newNonce } from "../kit/untrusted.ts";
 import type { HandoffLimits, HandoffSettings } from "./settings.ts";
 import { audited, type AuditFacts } from "./audit.ts";
 import type { Progress } from "./store_schema.ts";
-import { randomToken } from "../kit/kv.ts";
 
 /** What the handoff tools need. */
 export interface HandoffDeps extends HandoffSettings {
@@ -38,7 +38,7 @@ export function toolContext(deps: HandoffDeps): HandoffToolContext {
     kv: deps.kv,
     limits: deps.limits,
     audit: (facts, work, after) => audited(auditLog, facts, work, after),
-    nonce: () => randomToken(9),
+    nonce: newNonce,
   };
 }
 

@@ -4,8 +4,7 @@
  * tagged with the project. Everything stored comes inside the untrusted-data wrapper.
  */
 
-import { randomToken } from "../kit/kv.ts";
-import { wrapUntrusted } from "../kit/untrusted.ts";
+import { newNonce, wrapUntrusted } from "../kit/untrusted.ts";
 import { renderState } from "../focus/render.ts";
 import type { HookConnection } from "./connection.ts";
 import { type ProjectId, projectTag } from "./project_id.ts";
@@ -38,7 +37,7 @@ export async function buildBrief(conn: HookConnection, project: ProjectId): Prom
   const from = project.source === "flag" ? "" : ` (from the ${project.source})`;
   return [
     `handoff-mcp session brief for project "${project.id}"${from}, read from ${conn.where}:`,
-    wrapUntrusted(body.join("\n").trimEnd(), randomToken(9), "earlier sessions of this project"),
+    wrapUntrusted(body.join("\n").trimEnd(), newNonce(), "earlier sessions of this project"),
     empty
       ? `Nothing is stored for "${project.id}" yet: set a north star with set_north_star to start.`
       : "State the north star first, then advance the one focus; load a handoff only when the user's task continues it.",

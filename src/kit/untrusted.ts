@@ -4,6 +4,16 @@
  * text cannot know. Every toolset that shows stored text to a model uses it.
  */
 
+import { randomToken } from "./kv.ts";
+
+/**
+ * A fresh nonce for the wrappers and the notice of one result: 9 random bytes, which stored text
+ * cannot guess. One result uses one nonce in its text and its structured content alike.
+ */
+export function newNonce(): string {
+  return randomToken(9);
+}
+
 /** A backtick fence longer than any run of backticks in `text` (at least three). */
 export function fenceFor(text: string): string {
   let longest = 0;

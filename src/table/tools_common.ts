@@ -1,7 +1,6 @@
 /** What every table tool shares: the contract line, argument fields, results and the caller. */
 
 import { z } from "zod";
-import { randomToken } from "../kit/kv.ts";
 import { dataResult, withNotes } from "../mcp/results.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
@@ -57,10 +56,8 @@ export function textsAt(at: string, kind: keyof typeof UNTRUSTED_PATHS): string[
   return UNTRUSTED_PATHS[kind].map((field) => `${at}.${field}`);
 }
 
-/** A fresh nonce for the untrusted-data wrappers of one result. */
-export function nonce(): string {
-  return randomToken(6);
-}
+/** A fresh nonce for the untrusted-data wrappers of one result (`kit/untrusted.ts`). */
+export { newNonce as nonce } from "../kit/untrusted.ts";
 
 /** The argument fields the tools share, with their descriptions. */
 export function fields(settings: TableSettings) {

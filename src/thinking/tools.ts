@@ -1,5 +1,6 @@
 /** The thinking toolset: durable sequential thinking, its history, and deleting a sequence. */
 
+import { newNonce } from "../kit/untrusted.ts";
 import { z } from "zod";
 import { nullableString } from "../mcp/schema.ts";
 import { flagArg, wholeNumberArg } from "./args.ts";
@@ -29,7 +30,6 @@ import {
   untrustedResult,
   withNotes,
 } from "../mcp/results.ts";
-import { randomToken } from "../kit/kv.ts";
 import { sessionOf } from "../mcp/session.ts";
 
 /** What the thinking tools need. */
@@ -263,7 +263,7 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
       `More: call get_thought_history again with cursor "${page.nextCursor}" (same order and branchId).`,
     ];
     return untrustedResult(renderHistory(page), withNotes({ ...page }, more), {
-      nonce: randomToken(6),
+      nonce: newNonce(),
       fields: ["sequence.title", "thoughts[].thought"],
     });
   });
