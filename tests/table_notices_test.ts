@@ -1,34 +1,21 @@
 /**
- * The notice feed across processes: a `main.ts` child and this test's own server share one KV
- * file. A listener on this process's bus (reached through a test toolset: the subscription
- * plumbing of MCP sessions comes with SDK v2) hears posts and handoffs made through the child,
- * and through its own server exactly once; unread counts come out right for the poster, the
- * listener and a participant who never read.
+ * A live table across processes: two `main.ts` processes on one KV file, a v2 client listening
+ * over 2026-07-28 (`subscriptions/listen`) on one and a poster on the other. The notice arrives,
+ * a re-read shows the post, unread counts are right for the listener, the poster and a third
+ * who never read, a participant hears only their own waiting items, and the limits refuse a
+ * stream clearly and free what a closed one held.
  */
 
 import assert from "node:assert/strict";
-import { loadConfig } from "../src/config.ts";
-import { openKv, randomToken } from "../src/kit/kv.ts";
-import type { NoticeBus } from "../src/kit/notices.ts";
+import { randomToken } from "../src/kit/kv.ts";
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import type { Toolset } from "../src/mcp/toolset.ts";
-import { startHttpServer } from "../src/http/serve.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
 import { discussionUri, waitingUri } from "../src/table/tools_resources.ts";
-import { loadToolsets } from "../src/toolsets.ts";
 import { call, spawnServer, tempKvPath } from "./support/harness.ts";
+import { type Heard, heardUntil } from "./support/heard.ts";
 
 const WS = "acme/app";
-
-/** A test toolset that hands out the process's notice bus. */
-function busProbe(found: { bus?: NoticeBus }): Toolset {
-  return {
-    name: "probe",
-    instructions: "",
-    register: (_server, deps) => {
-      found.bus = deps.notices;
-    },
-  };
-}
+const MODERN = "2026-07-28";
 
 async function clientAs(base: string, name: string) {
   const client = new Client({ name: `notices-${name}`, version: "1.0.0" });
@@ -40,92 +27,126 @@ async function clientAs(base: string, name: string) {
   return client;
 }
 
-/** Waits (bounded: 5 s) until `heard` holds `n` entries. */
-async function until(heard: unknown[], n: number, what: string): Promise<void> {
-  for (let i = 0; i < 250 && heard.length < n; i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(heard.length >= n, `${what}: heard ${heard.length} of ${n}`);
+/** A v2 client pinned to 2026-07-28 as `name`, recording every resource notice it gets. */
+async function listenerAs(base: string, name: string) {
+  const client = new ClientV2({ name: `listener-${name}`, version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: MODERN } },
+  });
+  await client.connect(
+    new StreamableHTTPClientTransportV2(new URL(`${base}/mcp`), {
+      requestInit: { headers: { "x-client-name": name } },
+    }),
+  );
+  const heard: Heard = [];
+  client.setNotificationHandler("notifications/resources/updated", (n) => {
+    heard.push(n.params.uri);
+  });
+  return { client, heard };
 }
 
-Deno.test("a post or a handoff made through another process on the KV file reaches this process's listeners", async () => {
+Deno.test("a 2026 listener on one process hears posts and its own handoffs made on another", async () => {
   const file = await tempKvPath();
   const token = randomToken(32);
-  const child = await spawnServer({ KV_PATH: file.path, AUTH_TOKEN: token, TOOLSETS: "table" });
-  const env = {
-    PORT: "0",
-    KV_PATH: file.path,
-    AUTH_TOKEN: token,
-    TOOLSETS: "table",
-    NOTICE_POLL_MS: "20",
-    NOTICE_LISTENERS_MAX: "3",
-  };
-  const map = new Map(Object.entries(env));
-  const kv = await openKv(file.path);
-  const found: { bus?: NoticeBus } = {};
-  const here = await startHttpServer(loadConfig(map), kv, [...loadToolsets(map), busProbe(found)]);
-  const clients: Client[] = [];
+  const env = { KV_PATH: file.path, AUTH_TOKEN: token, TOOLSETS: "table", NOTICE_POLL_MS: "20" };
+  const a = await spawnServer({ ...env, NOTICE_STREAMS_MAX: "2", NOTICE_URIS_MAX: "3" });
+  const b = await spawnServer(env);
+  const closers: { close(): Promise<void> }[] = [];
   try {
-    const poster = await clientAs(`${child.origin}/${token}`, "poster");
-    const listener = await clientAs(`${here.origin}/${token}`, "claude");
-    const owner = await clientAs(`${here.origin}/${token}`, "owner");
-    clients.push(poster, listener, owner);
+    const poster = await clientAs(`${b.origin}/${token}`, "poster");
+    closers.push(poster);
     const d = await call(poster, "create_discussion", { title: "T", body: "one", workspace: WS });
     const id = (d.structured.discussion as { id: string }).id;
-    const bus = found.bus!;
-    const changed: string[] = [];
-    const claude = { name: "Claude", via: "header" as const };
     const uris = [discussionUri(WS, id), waitingUri(WS)];
-    const stop = bus.listenUris(uris, claude, (uri) => changed.push(uri));
-    await bus.ready();
 
-    // A post through the other process: heard here.
+    const claude = await listenerAs(`${a.origin}/${token}`, "Claude");
+    closers.push(claude.client);
+    const sub = await claude.client.listen({ resourceSubscriptions: uris });
+    assert.deepEqual(sub.honoredFilter.resourceSubscriptions, uris);
+
+    // A post on the other process: the listener hears the discussion's URI, and only that.
     await call(poster, "post_message", { discussion_id: id, body: "two" });
-    await until(changed, 1, "a post in the other process");
-    assert.deepEqual(changed, [uris[0]]);
-    // A task handed off to claude there: claude's waiting items changed.
-    const task = await call(poster, "create_task", { title: "Do", workspace: WS });
-    await call(poster, "create_handoff", {
-      task_id: (task.structured.task as { id: string }).id,
-      to: "claude",
-      context: "all you need",
-    });
-    await until(changed, 2, "a handoff to claude in the other process");
-    assert.equal(changed[1], uris[1]);
-    // A post through this process's own server: heard once, not again by the poll.
-    await call(owner, "post_message", { discussion_id: id, body: "three" });
-    await until(changed, 3, "a post in this process");
-    await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(changed, [uris[0], uris[1], uris[0]]);
+    await heardUntil(claude.heard, [uris[0]], "a post on the other process");
 
-    // The listener re-reads: the posts are there, and unread counts are right for all three.
-    const read = await listener.readResource({ uri: uris[0] });
-    assert.match((read.contents[0] as { text: string }).text, /seq 3 · note/);
+    // Re-reading shows the post; unread counts are right for all three.
+    const read = await claude.client.readResource({ uri: uris[0] });
+    assert.match((read.contents[0] as { text: string }).text, /two/);
     const unread = async (client: Client) =>
       ((await call(client, "get_workspace_context", { workspace: WS })).structured
         .open_items as { unread: unknown }).unread;
-    assert.deepEqual(await unread(listener), { discussions: 0, messages: 0 });
-    assert.deepEqual(await unread(poster), { discussions: 1, messages: 1 }, "owner's post");
-    const third = await clientAs(`${child.origin}/${token}`, "never-read");
-    clients.push(third);
-    assert.deepEqual(await unread(third), { discussions: 1, messages: 3 });
+    const claudeV1 = await clientAs(`${a.origin}/${token}`, "claude");
+    const third = await clientAs(`${a.origin}/${token}`, "never-read");
+    closers.push(claudeV1, third);
+    assert.deepEqual(await unread(claudeV1), { discussions: 0, messages: 0 }, "read it all");
+    assert.deepEqual(await unread(poster), { discussions: 0, messages: 0 }, "its own posts");
+    assert.deepEqual(await unread(third), { discussions: 1, messages: 2 }, "never read");
 
-    // Over the limit (NOTICE_LISTENERS_MAX=3, two taken): refused by name, nothing left behind.
-    assert.throws(
-      () =>
-        bus.listenUris(
-          [discussionUri(WS, "01J0000000000000000000000A"), uris[0]],
-          claude,
-          () => {},
-        ),
-      /at most 3 listeners \(NOTICE_LISTENERS_MAX\)/,
+    // A handoff to someone else is not claude's news; one to claude is.
+    const task = await call(poster, "create_task", { title: "Do", workspace: WS });
+    const taskId = (task.structured.task as { id: string }).id;
+    await call(poster, "create_handoff", { task_id: taskId, to: "manus", context: "for manus" });
+    await call(poster, "post_message", { discussion_id: id, body: "fence" });
+    await heardUntil(claude.heard, [uris[0], uris[0]], "the fence after manus's handoff");
+    await call(poster, "create_handoff", { task_id: taskId, to: "claude", context: "for you" });
+    await heardUntil(claude.heard, [uris[0], uris[0], uris[1]], "a handoff to claude");
+
+    // Limits: NOTICE_URIS_MAX=3 per stream, NOTICE_STREAMS_MAX=2 per process.
+    const many = ["A", "B", "C", "D"].map((n) =>
+      discussionUri(WS, `01J000000000000000000000${n}0`)
     );
-    assert.equal(bus.listeners(), 2);
-    stop();
-    assert.equal(bus.listeners(), 0);
+    await assert.rejects(
+      () => claude.client.listen({ resourceSubscriptions: many }),
+      /At most 3 resources can be listened to at once \(NOTICE_URIS_MAX\), got 4/,
+    );
+    await assert.rejects(
+      () => claude.client.listen({ resourceSubscriptions: ["handoff://nowhere/x"] }),
+      /Cannot listen to handoff:\/\/nowhere\/x: .*handoff:\/\/table\/\{workspace\}\/waiting/,
+    );
+    const second = await claude.client.listen({ resourceSubscriptions: [uris[0]] });
+    await assert.rejects(
+      () => claude.client.listen({ resourceSubscriptions: [uris[0]] }),
+      /at most 2 subscription streams \(NOTICE_STREAMS_MAX\)/,
+    );
+    // A closed stream leaves nothing behind: its place is free again, and it hears no more.
+    await second.close();
+    assert.equal(await second.closed, "local");
+    const third2 = await waitFor(() => claude.client.listen({ resourceSubscriptions: [uris[0]] }));
+    await third2.close();
+    await sub.close();
+    const before = claude.heard.length;
+    await call(poster, "post_message", { discussion_id: id, body: "after close" });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(claude.heard.length, before, "nothing after the listener closed");
   } finally {
-    for (const c of clients) await c.close();
-    await here.shutdown();
-    kv.close();
-    await child.close();
+    for (const c of closers) await c.close().catch(() => {});
+    await a.close();
+    await b.close();
     await file.cleanup();
   }
 });
+
+Deno.test("shutdown ends an open 2026 listen gracefully", async () => {
+  const file = await tempKvPath();
+  const token = randomToken(32);
+  const server = await spawnServer({ KV_PATH: file.path, AUTH_TOKEN: token, TOOLSETS: "table" });
+  const listener = await listenerAs(`${server.origin}/${token}`, "claude");
+  try {
+    const sub = await listener.client.listen({ resourceSubscriptions: [waitingUri(WS)] });
+    await server.close();
+    assert.equal(await sub.closed, "graceful");
+  } finally {
+    await listener.client.close().catch(() => {});
+    await file.cleanup();
+  }
+});
+
+/** Retries `fn` (bounded: 2 s) while the server has not yet let go of a closed stream. */
+async function waitFor<T>(fn: () => Promise<T>): Promise<T> {
+  for (let i = 0;; i++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (i >= 100) throw error;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}

@@ -55,7 +55,10 @@ export function createHandler(deps: HandlerDeps): Handler {
     idleMs: config.sseIdleMs,
     connect: (transport, toolsets) => app.server(toolsets).connect(transport),
   });
-  const streamable = new McpEndpoint(app, config.maxRequestBytes);
+  const streamable = new McpEndpoint(app, {
+    maxRequestBytes: config.maxRequestBytes,
+    keepAliveMs: config.sseKeepAliveMs,
+  });
 
   // Hashed once here; a request costs one hash of what it presents.
   const keyring = keyringOf({ master: deps.token ?? "", named: config.namedTokens });

@@ -24,6 +24,10 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "../mcp/sdk.ts";
 import { isJson, readRpcBody, rpcError } from "./body.ts";
+import { isListen, type ListenOptions, ListenStreams } from "./listen_streams.ts";
+
+/** The method of a 2026-07-28 listen stream (`listen_streams.ts` serves it). */
+const LISTEN = "subscriptions/listen";
 
 /** The protocol-version key of the 2026-07-28 per-request `_meta` envelope. */
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -35,10 +39,17 @@ export class McpEndpoint {
   readonly #handlers = new Map<string, McpHttpHandler>();
   /** Each request's parsed body, for the factory (the SDK hands it the same `Request`). */
   readonly #bodies = new WeakMap<Request, unknown>();
+  readonly #listens: ListenStreams;
 
-  constructor(app: McpApp, maxRequestBytes: number) {
+  constructor(app: McpApp, options: ListenOptions) {
     this.#app = app;
-    this.#maxBytes = maxRequestBytes;
+    this.#maxBytes = options.maxRequestBytes;
+    this.#listens = new ListenStreams(app, options);
+  }
+
+  /** How many 2026 `subscriptions/listen` streams are open. */
+  get listening(): number {
+    return this.#listens.size;
   }
 
   /** Answers one POST to `/mcp` for a client that chose `toolsets`. */
@@ -48,7 +59,8 @@ export class McpEndpoint {
     }
     // A 2026-07-28 request names its method (and tool) in headers the SDK checks against the
     // body: it goes to the SDK unread, and its server is chosen by those headers.
-    if (isModernHeader(req.headers.get("mcp-protocol-version"))) {
+    const modernHeader = isModernHeader(req.headers.get("mcp-protocol-version"));
+    if (modernHeader && req.headers.get("mcp-method") !== LISTEN) {
       return await this.#handlerFor(toolsets).fetch(req, { authInfo });
     }
     const body = await readRpcBody(req, this.#maxBytes);
@@ -61,9 +73,12 @@ export class McpEndpoint {
         "Invalid Request: protocol 2026-07-28 has no batches; send one JSON-RPC message per POST",
       );
     }
-    if (await isLegacyRequest(req, parsed, { maxRequestBodySize: this.#maxBytes })) {
+    if (
+      !modernHeader && await isLegacyRequest(req, parsed, { maxRequestBodySize: this.#maxBytes })
+    ) {
       return await this.#legacy(req, parsed, toolsets, authInfo);
     }
+    if (isListen(parsed)) return await this.#listens.serve(req, parsed, toolsets, authInfo);
     this.#bodies.set(req, parsed);
     return await this.#handlerFor(toolsets).fetch(req, { authInfo, parsedBody: parsed });
   }
@@ -88,11 +103,14 @@ export class McpEndpoint {
     return response;
   }
 
-  /** Ends the 2026-07-28 exchanges still open (2025 ones hold nothing between requests). */
+  /**
+   * Ends the 2026-07-28 exchanges and listen streams still open (2025 ones hold nothing between
+   * requests).
+   */
   async close(): Promise<void> {
     const handlers = [...this.#handlers.values()];
     this.#handlers.clear();
-    await Promise.all(handlers.map((h) => h.close()));
+    await Promise.all([this.#listens.close(), ...handlers.map((h) => h.close())]);
   }
 
   #handlerFor(toolsets: readonly Toolset[]): McpHttpHandler {
@@ -106,7 +124,7 @@ export class McpEndpoint {
           const needs = body === undefined && req !== undefined
             ? needsOfHeaders(req.headers)
             : needsOf(body);
-          return this.#app.requestServer(toolsets, needs);
+          return this.#app.requestServer(toolsets, { ...needs, modern: true });
         },
         { legacy: "reject", maxRequestBodySize: this.#maxBytes },
       );

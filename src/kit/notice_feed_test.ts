@@ -87,10 +87,14 @@ Deno.test("NoticeBus limits: listeners, topics and URIs per call are refused by 
     templates: ["test://{n}"],
     topicOf: (uri, caller) => uri.startsWith("test://") ? `${uri}#${caller.name}` : undefined,
   };
-  bus.addUriTopics(topics);
   const caller = { name: "ann", via: "local" as const };
   const changed: string[] = [];
-  const stop = bus.listenUris(["test://1", "test://1", "test://2"], caller, (u) => changed.push(u));
+  const stop = bus.listenUris(
+    ["test://1", "test://1", "test://2"],
+    caller,
+    (u) => changed.push(u),
+    [topics],
+  );
   bus.committed(["test://2#ann"], "00000000000000010000");
   assert.deepEqual(changed, ["test://2"]);
   assert.throws(
@@ -107,11 +111,11 @@ Deno.test("NoticeBus limits: listeners, topics and URIs per call are refused by 
   stop();
   assert.equal(bus.listeners(), 1);
   assert.throws(
-    () => bus.listenUris(["test://1", "test://2", "test://3"], caller, () => {}),
+    () => bus.listenUris(["test://1", "test://2", "test://3"], caller, () => {}, [topics]),
     /At most 2 resources .*NOTICE_URIS_MAX.*got 3/,
   );
   assert.throws(
-    () => bus.listenUris(["test://1", "other://x"], caller, () => {}),
+    () => bus.listenUris(["test://1", "other://x"], caller, () => {}, [topics]),
     (e: unknown) =>
       e instanceof AppError && e.kind === "invalid" && /test:\/\/\{n\}/.test(e.message),
   );

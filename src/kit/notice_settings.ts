@@ -12,6 +12,8 @@ export interface NoticeSettings {
   topicsMax: number;
   /** `NOTICE_URIS_MAX`: URIs one `listenUris` call (one stream's subscriptions) names at most. */
   urisMax: number;
+  /** `NOTICE_STREAMS_MAX`: 2026 `subscriptions/listen` streams over HTTP one process holds at most. */
+  streamsMax: number;
 }
 
 /** The environment variable of each setting, as errors name it. */
@@ -20,14 +22,16 @@ export const NOTICE_SETTING_OF = {
   listenersMax: "NOTICE_LISTENERS_MAX",
   topicsMax: "NOTICE_TOPICS_MAX",
   urisMax: "NOTICE_URIS_MAX",
+  streamsMax: "NOTICE_STREAMS_MAX",
 } as const;
 
-/** The defaults: a 100 ms poll, 1,000 listeners, 500 topics, 100 URIs a stream. */
+/** The defaults: a 100 ms poll, 1,000 listeners, 500 topics, 100 URIs and 200 streams. */
 export const DEFAULT_NOTICE_SETTINGS: NoticeSettings = {
   pollMs: 100,
   listenersMax: 1000,
   topicsMax: 500,
   urisMax: 100,
+  streamsMax: 200,
 };
 
 /** Reads the notice settings; throws naming the bad variable and what it allows. */
@@ -39,5 +43,6 @@ export function loadNoticeSettings(env: EnvSource): NoticeSettings {
     listenersMax: intVar(env, s.listenersMax, d.listenersMax, 1, 100_000),
     topicsMax: intVar(env, s.topicsMax, d.topicsMax, 1, 10_000),
     urisMax: intVar(env, s.urisMax, d.urisMax, 1, 10_000),
+    streamsMax: intVar(env, s.streamsMax, d.streamsMax, 1, 10_000),
   };
 }

@@ -40,7 +40,6 @@ export class NoticeBus {
   #count = 0;
   #settings: NoticeSettings;
   #feed: KvNoticeFeed | undefined;
-  #uriTopics: UriTopics[] = [];
 
   constructor(settings: NoticeSettings = DEFAULT_NOTICE_SETTINGS) {
     this.#settings = settings;
@@ -121,21 +120,18 @@ export class NoticeBus {
     return topic === undefined ? this.#count : this.#listeners.get(topic)?.size ?? 0;
   }
 
-  /** Teaches the bus a toolset's resource URIs (`listenUris`); done once, at registration. */
-  addUriTopics(uriTopics: UriTopics): void {
-    this.#uriTopics.push(uriTopics);
-  }
-
   /**
-   * One session's subscriptions in one call: listens to the topic of each URI (for `caller`)
-   * and calls `onChanged(uri)` each time one changes, until the returned function is called.
-   * All or nothing: a URI nobody knows, more than `NOTICE_URIS_MAX` URIs, or a limit of
-   * `listen` throws and leaves no listener behind.
+   * One session's subscriptions in one call: listens to the topic of each URI (for `caller`, as
+   * `known` resolves it: the toolsets the session reaches) and calls `onChanged(uri)` each time
+   * one changes, until the returned function is called. All or nothing: a URI `known` does not
+   * resolve, more than `NOTICE_URIS_MAX` URIs, or a limit of `listen` throws and leaves no
+   * listener behind.
    */
   listenUris(
     uris: readonly string[],
     caller: Caller,
     onChanged: (uri: string) => void,
+    known: readonly UriTopics[],
   ): () => void {
     const unique = [...new Set(uris)];
     const max = this.#settings.urisMax;
@@ -145,7 +141,7 @@ export class NoticeBus {
         `At most ${max} resources can be listened to at once (${NOTICE_SETTING_OF.urisMax}), got ${unique.length}`,
       );
     }
-    const topics = unique.map((uri) => [uri, this.#topicOf(uri, caller)] as const);
+    const topics = unique.map((uri) => [uri, topicOf(known, uri, caller)] as const);
     const stops: (() => void)[] = [];
     const stopAll = () => stops.forEach((stop) => stop());
     try {
@@ -167,22 +163,6 @@ export class NoticeBus {
     this.#feed?.close();
   }
 
-  #topicOf(uri: string, caller: Caller): string {
-    for (const u of this.#uriTopics) {
-      const topic = u.topicOf(uri, caller);
-      if (topic !== undefined) return topic;
-    }
-    const known = this.#uriTopics.flatMap((u) => u.templates);
-    throw new AppError(
-      "invalid",
-      `Cannot listen to ${uri}: ${
-        known.length === 0
-          ? "no resource of this server tells of changes"
-          : `the resources that tell of changes are ${known.join(", ")}`
-      }`,
-    );
-  }
-
   #tell(topic: string): void {
     const listeners = this.#listeners.get(topic);
     if (listeners === undefined) return;
@@ -194,4 +174,21 @@ export class NoticeBus {
       }
     }
   }
+}
+
+/** The topic `uri` tells of for `caller`; throws naming the URIs that can be listened to. */
+function topicOf(known: readonly UriTopics[], uri: string, caller: Caller): string {
+  for (const u of known) {
+    const topic = u.topicOf(uri, caller);
+    if (topic !== undefined) return topic;
+  }
+  const templates = known.flatMap((u) => u.templates);
+  throw new AppError(
+    "invalid",
+    `Cannot listen to ${uri}: ${
+      templates.length === 0
+        ? "no resource of this server tells of changes"
+        : `the resources that tell of changes are ${templates.join(", ")}`
+    }`,
+  );
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
 import type { CallToolResult, McpServer, ServerContext, Tool } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
+import type { UriTopics } from "../kit/notices.ts";
 
 /** A tool's input: an object schema, or the raw shape of one. */
 type Input = z.ZodType | z.ZodRawShape;
@@ -47,6 +48,12 @@ export interface ToolRegistrar {
   ): void;
   registerPrompt: McpServer["registerPrompt"];
   registerResource: McpServer["registerResource"];
+  /**
+   * Declares which of the toolset's resource URIs tell of changes, and by which notice topic:
+   * a session reaching the toolset may subscribe to them (`resources/subscribe`, or a 2026
+   * `subscriptions/listen`).
+   */
+  resourceNotices(uriTopics: UriTopics): void;
 }
 
 /** A tool handler, as the SDK calls it: `(args, ctx)`, or `(ctx)` for a tool without input. */
@@ -70,24 +77,27 @@ export interface RecordedOther {
 export interface Recorded {
   tools: Map<string, RecordedTool>;
   others: RecordedOther[];
+  /** The resource URIs that tell of changes (`resourceNotices`). */
+  uriTopics: UriTopics[];
 }
 
 /** Runs each toolset's `register` once on a recorder and returns what it registered. */
 export function recordToolsets(toolsets: readonly Toolset[], deps: McpDeps): Recorded {
-  const recorded: Recorded = { tools: new Map(), others: [] };
+  const recorded: Recorded = { tools: new Map(), others: [], uriTopics: [] };
   for (const toolset of toolsets) toolset.register(recorder(recorded), deps);
   return recorded;
 }
 
 /** Merges records of several toolsets, in the order given. */
 export function mergeRecorded(parts: readonly Recorded[]): Recorded {
-  const merged: Recorded = { tools: new Map(), others: [] };
+  const merged: Recorded = { tools: new Map(), others: [], uriTopics: [] };
   for (const part of parts) {
     for (const [name, tool] of part.tools) {
       if (merged.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
       merged.tools.set(name, tool);
     }
     merged.others.push(...part.others);
+    merged.uriTopics.push(...part.uriTopics);
   }
   return merged;
 }
@@ -121,7 +131,13 @@ function recorder(into: Recorded): ToolRegistrar {
   const registerResource = (...args: unknown[]) => {
     into.others.push({ apply: (server) => (server.registerResource as Call)(...args) });
   };
-  return { registerTool, registerPrompt, registerResource } as unknown as ToolRegistrar;
+  const resourceNotices = (uriTopics: UriTopics) => into.uriTopics.push(uriTopics);
+  return {
+    registerTool,
+    registerPrompt,
+    registerResource,
+    resourceNotices,
+  } as unknown as ToolRegistrar;
 }
 
 /** The Standard Schema face of a schema, as the SDK reads it. */

@@ -25,3 +25,5 @@ export type { OAuthClientProvider } from "npm:@modelcontextprotocol/sdk@^1.32.2/
 export { AjvJsonSchemaValidator } from "npm:@modelcontextprotocol/sdk@^1.32.2/validation/ajv";
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
 export { ResourceListChangedNotificationSchema } from "npm:@modelcontextprotocol/sdk@^1.32.2/types.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/types"
+export { ResourceUpdatedNotificationSchema } from "npm:@modelcontextprotocol/sdk@^1.32.2/types.js";

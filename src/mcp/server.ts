@@ -17,6 +17,10 @@ import { sdkListing } from "./listing.ts";
 import { listedInput } from "./schema.ts";
 import { NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import { attachSession, SessionState } from "./session.ts";
+import { ConnectionSubscriptions, serveResourceSubscriptions } from "./subscriptions.ts";
+import type { Caller } from "../kit/caller.ts";
+import { callerOf } from "./caller.ts";
+import type { AuthInfo } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 
 export type { McpDeps, Toolset } from "./toolset.ts";
@@ -56,6 +60,11 @@ export interface RequestNeeds {
   others: boolean;
   /** Every tool (when what the request calls is not known). */
   all?: boolean;
+  /**
+   * A 2026-07-28 request: that era's `subscriptions/listen` streams carry notices, so the
+   * server advertises `resources.subscribe` (a 2025 HTTP request has no channel for them).
+   */
+  modern?: boolean;
 }
 
 /** The MCP side of a process: toolsets registered once, served to any number of connections. */
@@ -71,6 +80,34 @@ export interface McpApp {
   requestServer(toolsets: readonly Toolset[], needs: RequestNeeds): Promise<McpServer>;
   /** The `tools/list` entries of `toolsets`, as the SDK lists them. */
   listing(toolsets?: readonly Toolset[]): Promise<Tool[]>;
+  /** The process's notice bus (its settings name the limits). */
+  readonly notices: NoticeBus;
+  /**
+   * Listens to `uris` (resources of `toolsets`) for `caller` and calls `onChanged(uri)` when one
+   * changes, until the returned function is called; throws (an `AppError`) as
+   * `NoticeBus.listenUris` does, leaving nothing behind.
+   */
+  listen(
+    toolsets: readonly Toolset[],
+    uris: readonly string[],
+    caller: Caller,
+    onChanged: (uri: string) => void,
+  ): () => void;
+  /** The caller of a request that carries `authInfo` (else the process default). */
+  callerOf(authInfo: AuthInfo | undefined): Caller;
+  /** New subscriptions for one connection reaching `toolsets`, told through `notify(uri)`. */
+  subscriptions(
+    toolsets: readonly Toolset[],
+    notify: (uri: string) => void,
+  ): ConnectionSubscriptions;
+}
+
+/** The subscriptions of each connection server (a stdio connection pinned to 2026 adds to them). */
+const connectionSubscriptions = new WeakMap<McpServer, ConnectionSubscriptions>();
+
+/** The subscriptions of a connection server made by `McpApp.server`, if its toolsets have any. */
+export function subscriptionsOf(server: McpServer): ConnectionSubscriptions | undefined {
+  return connectionSubscriptions.get(server);
 }
 
 /** What a subset of toolsets shares across its servers. */
@@ -102,6 +139,8 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
     }
     return variant;
   };
+  const subscriptionsFor = (variant: Variant, notify: (uri: string) => void) =>
+    new ConnectionSubscriptions(notices, variant.recorded.uriTopics, notify);
   const listingOf = (variant: Variant) =>
     variant.listing ??= sdkListing(fullServer(variant, new SessionState())).then((tools) =>
       tools.map((tool) => listed(tool, variant.recorded))
@@ -114,6 +153,14 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
       const server = fullServer(variant, stateless ? undefined : new SessionState());
       if (variant.recorded.tools.size > 0) serveListing(server, () => listingOf(variant));
       if (!stateless && variant.capabilities.resources) announceResourceLists(server, notices);
+      if (!stateless && variant.recorded.uriTopics.length > 0) {
+        const subscriptions = subscriptionsFor(variant, (uri) => {
+          void server.server.sendResourceUpdated({ uri }).catch(() => {});
+        });
+        serveResourceSubscriptions(server, subscriptions, deps);
+        connectionSubscriptions.set(server, subscriptions);
+        onClosed(server, () => subscriptions.close());
+      }
       return server;
     },
     requestServer: async (subset, needs) => {
@@ -124,6 +171,11 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
       return requestServer(variant, needs, listing);
     },
     listing: (subset = toolsets) => listingOf(variantOf(subset)),
+    notices,
+    listen: (subset, uris, caller, onChanged) =>
+      notices.listenUris(uris, caller, onChanged, variantOf(subset).recorded.uriTopics),
+    callerOf: (authInfo) => callerOf({ http: { authInfo } }, deps),
+    subscriptions: (subset, notify) => subscriptionsFor(variantOf(subset), notify),
   };
 }
 
@@ -167,6 +219,9 @@ function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]):
   if (needs.others) { for (const other of others) other.apply(server); }
   if (listing !== undefined) serveListing(server, () => Promise.resolve(listing));
   server.server.registerCapabilities(variant.capabilities);
+  if (needs.modern && variant.recorded.uriTopics.length > 0) {
+    server.server.registerCapabilities({ resources: { subscribe: true } });
+  }
   return server;
 }
 
@@ -185,9 +240,14 @@ function announceResourceLists(server: McpServer, notices: NoticeBus): void {
       server.sendResourceListChanged();
     } else if (connected) stop(); // closed since: a server is never connected again
   });
+  onClosed(server, stop);
+}
+
+/** Calls `done` when `server`'s connection closes (after what was to be called before). */
+function onClosed(server: McpServer, done: () => void): void {
   const closed = server.server.onclose;
   server.server.onclose = () => {
-    stop();
+    done();
     closed?.();
   };
 }

@@ -10,8 +10,10 @@ import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
+import { StdioListens } from "./stdio_listens.ts";
 import {
   type JSONRPCMessage,
+  type McpServer,
   parseJSONRPCMessage,
   serveStdio as serveSdkStdio,
   type Transport,
@@ -37,9 +39,18 @@ export async function serveStdio(
   const port = streams === undefined ? processPort() : streamPort(streams);
   const transport = new LineTransport(port, deps.config.maxRequestBytes);
   const app = createMcpApp(deps, toolsets);
+  // The server the SDK made last is the connection's (a probe it drops is never told again).
+  let live: McpServer | undefined;
+  const listens = new StdioListens(
+    app.subscriptions(toolsets, (uri) => {
+      void live?.server.sendResourceUpdated({ uri }).catch(() => {});
+    }),
+    deps.caller,
+  );
+  transport.listens = listens;
   // The SDK picks the era from the opening message (server/discover: 2026-07-28; initialize:
   // 2025) and pins one server from the factory to the connection; the transport is ours.
-  const served = serveSdkStdio(() => app.server(), {
+  const served = serveSdkStdio(() => live = app.server(), {
     transport,
     onerror: (error) => console.error(`handoff-mcp: stdio: ${error.message}`),
   });
@@ -58,9 +69,11 @@ export async function serveStdio(
     );
     // Closing waits for the writes queued, which never end if the client stopped reading.
     served.close().catch(() => {});
+    listens.close();
     return;
   }
   await served.close();
+  listens.close();
 }
 
 /** The byte pipes under the transport. */
@@ -126,6 +139,8 @@ class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** The connection's 2026 listens, which see every message in and out. */
+  listens?: StdioListens;
   /** Resolves when the client has closed its end of the input. */
   readonly inputEnded: Promise<void>;
   readonly #ended = Promise.withResolvers<void>();
@@ -169,6 +184,7 @@ class LineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
+    this.listens?.outbound(message);
     // Counted as answered once written, so shutdown waits for the bytes, not just the reply.
     return this.#write(message).then(() => this.#inFlight.answered(message));
   }
@@ -253,7 +269,13 @@ class LineTransport implements Transport {
       this.onerror?.(new Error("stdio: a line is not a JSON-RPC 2.0 message"));
       return;
     }
-    this.#inFlight.received(message);
+    const refused = this.listens?.inbound(message);
+    if (refused !== undefined) {
+      void this.#write(refused);
+      return;
+    }
+    // A listen is answered only when the connection closes: the drain must not wait for it.
+    if (this.listens?.isListen(message) !== true) this.#inFlight.received(message);
     this.onmessage?.(message);
   }
 }

@@ -12,9 +12,9 @@ export function discussionTopic(id: string): string {
   return `table/discussion/${id}`;
 }
 
-/** The topic of `name`'s waiting items (case-insensitive, as names are). */
-export function waitingTopic(name: string): string {
-  return `table/waiting/${name.toLowerCase()}`;
+/** The topic of `name`'s waiting items in workspace `ws` (case-insensitive, as names are). */
+export function waitingTopic(ws: string, name: string): string {
+  return `table/waiting/${ws}/${name.toLowerCase()}`;
 }
 
 /**

@@ -14,7 +14,8 @@ Deno.test("table writes tell the topics whose readers must read again, once they
     const told: string[] = [];
     const listen = (topic: string) => bus.listen(topic, (t) => told.push(t));
     const take = () => told.splice(0).sort();
-    for (const name of ["codex", "claude", "manus"]) listen(waitingTopic(name));
+    const waiting = (name: string) => waitingTopic(settings.defaultWorkspace, name);
+    for (const name of ["codex", "claude", "manus"]) listen(waiting(name));
 
     const { discussion } = await createDiscussion(ctx, CODEX, { title: "T" });
     listen(discussionTopic(discussion.id));
@@ -22,13 +23,13 @@ Deno.test("table writes tell the topics whose readers must read again, once they
     assert.deepEqual(take(), [discussionTopic(discussion.id)]);
 
     const { task } = await createTask(ctx, CODEX, { title: "Do", assigned_to: "Claude" });
-    assert.deepEqual(take(), [waitingTopic("claude")], "assigned to claude");
+    assert.deepEqual(take(), [waiting("claude")], "assigned to claude");
     await updateTask(ctx, CODEX, { task_id: task.id, detail: "more" });
     assert.deepEqual(take(), [], "a new detail changes nobody's waiting items");
     const first = await createHandoff(ctx, CODEX, { task_id: task.id, to: "manus", context: "c" });
-    assert.deepEqual(take(), [waitingTopic("claude"), waitingTopic("manus")]);
+    assert.deepEqual(take(), [waiting("claude"), waiting("manus")]);
     await createHandoff(ctx, CODEX, { task_id: task.id, to: "claude", context: "c2" });
-    assert.deepEqual(take(), [waitingTopic("claude"), waitingTopic("manus")], "manus's superseded");
+    assert.deepEqual(take(), [waiting("claude"), waiting("manus")], "manus's superseded");
     await acceptHandoff(ctx, CLAUDE, { handoff_id: first.handoff.id }).catch(() => {});
     assert.deepEqual(take(), [], "a refused accept tells nobody");
     const second =
@@ -36,15 +37,15 @@ Deno.test("table writes tell the topics whose readers must read again, once they
         .handoff;
     take();
     await acceptHandoff(ctx, CODEX, { handoff_id: second.id });
-    assert.deepEqual(take(), [waitingTopic("codex"), waitingTopic("manus")], "accepted by codex");
+    assert.deepEqual(take(), [waiting("codex"), waiting("manus")], "accepted by codex");
     await updateTask(ctx, CODEX, { task_id: task.id, status: "done" });
-    assert.deepEqual(take(), [waitingTopic("codex")], "done: off its owner's list");
+    assert.deepEqual(take(), [waiting("codex")], "done: off its owner's list");
 
     // Every topic's key was bumped in KV, for the other processes' feeds.
     const bumps = await Array.fromAsync(kv.list({ prefix: ["notice"] }));
     assert.deepEqual(
       bumps.map((e) => e.key[1]).sort(),
-      [discussionTopic(discussion.id), ...["codex", "claude", "manus"].map(waitingTopic)].sort(),
+      [discussionTopic(discussion.id), ...["codex", "claude", "manus"].map(waiting)].sort(),
     );
   });
 });

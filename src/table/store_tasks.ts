@@ -99,7 +99,10 @@ export function writeTask(
   after: StoredTask,
 ): (versionstamp: string) => void {
   writeTaskKeys(op, before, after);
-  return announce(ctx, op, waitingChangedFor(before, after).map(waitingTopic));
+  const topics = waitingChangedFor(before, after).map((name) =>
+    waitingTopic(after.workspace, name)
+  );
+  return announce(ctx, op, topics);
 }
 
 /**

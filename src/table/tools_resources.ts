@@ -13,7 +13,7 @@ import { callerOf } from "../mcp/caller.ts";
 import { ResourceTemplate } from "../mcp/sdk.ts";
 import type { ToolRegistrar } from "../mcp/registry.ts";
 import { renderDiscussion } from "./render.ts";
-import { chooseWorkspace } from "./store_common.ts";
+import { chooseWorkspace, type TableCtx } from "./store_common.ts";
 import { getWaiting } from "./store_context.ts";
 import { workspacesStartingWith } from "./store_workspaces.ts";
 import { getDiscussion } from "./store_discussion_page.ts";
@@ -52,15 +52,22 @@ function decoded(part: string, what: string): string {
   }
 }
 
-/** What the bus hears for a table URI: a discussion's posts, or the caller's waiting items. */
-export const TABLE_URI_TOPICS: UriTopics = {
-  templates: [DISCUSSION_TEMPLATE, WAITING_TEMPLATE],
-  topicOf(uri: string, caller: Caller): string | undefined {
-    const d = DISCUSSION_URI.exec(uri);
-    if (d) return discussionTopic(decoded(d[2], "discussion id"));
-    return WAITING_URI.test(uri) ? waitingTopic(caller.name) : undefined;
-  },
-};
+/**
+ * What the bus hears for a table URI: a discussion's posts, or the caller's waiting items in
+ * the URI's workspace (a bad workspace name throws, saying what is wrong).
+ */
+export function tableUriTopics(ctx: TableCtx): UriTopics {
+  return {
+    templates: [DISCUSSION_TEMPLATE, WAITING_TEMPLATE],
+    topicOf(uri: string, caller: Caller): string | undefined {
+      const d = DISCUSSION_URI.exec(uri);
+      if (d) return discussionTopic(decoded(d[2], "discussion id"));
+      const w = WAITING_URI.exec(uri);
+      if (!w) return undefined;
+      return waitingTopic(chooseWorkspace(ctx, decoded(w[1], "workspace")).workspace, caller.name);
+    },
+  };
+}
 
 /**
  * Registers both resource templates, and connects the process's notice bus to KV (a local
@@ -74,8 +81,8 @@ export function registerTableResources(server: ToolRegistrar, t: TableToolDeps):
       feedModeOf(deps.config.kvPath, deps.config.onDeploy),
       t.settings.notices,
     );
-    deps.notices.addUriTopics(TABLE_URI_TOPICS);
   }
+  server.resourceNotices(tableUriTopics(ctx));
   const workspaceOf = (raw: unknown) => chooseWorkspace(ctx, decoded(String(raw), "workspace"));
   const completeWorkspace = async (value: string) => {
     let typed = value;
