@@ -61,6 +61,11 @@ Deno.test("an SSE session subscribes, hears posts and its own handoffs, and unsu
       () => listener.subscribeResource({ uri: "handoff://nowhere" }),
       /Cannot listen to handoff:\/\/nowhere: the resources that tell of changes are/,
     );
+    // Stateless 2025 HTTP cannot carry a notice: the refusal says where subscriptions work.
+    await assert.rejects(
+      () => poster.subscribeResource({ uri }),
+      /needs a session that carries notifications.*subscriptions\/listen.*\/sse.*stdio/,
+    );
     await listener.unsubscribeResource({ uri });
     await call(poster, "post_message", { discussion_id: id, body: "three" });
     await call(poster, "update_task", { task_id: taskId, status: "done" });

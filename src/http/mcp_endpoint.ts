@@ -76,6 +76,7 @@ export class McpEndpoint {
     if (
       !modernHeader && await isLegacyRequest(req, parsed, { maxRequestBodySize: this.#maxBytes })
     ) {
+      if (isSubscribe(parsed)) return noSubscriptions(parsed);
       return await this.#legacy(req, parsed, toolsets, authInfo);
     }
     if (isListen(parsed)) return await this.#listens.serve(req, parsed, toolsets, authInfo);
@@ -190,3 +191,28 @@ export function needsOf(body: unknown): RequestNeeds {
 
 /** Methods a server answers from its options alone. */
 const BARE = new Set(["initialize", "server/discover", "ping", "logging/setLevel"]);
+
+/** Whether a 2025 body is one `resources/subscribe` (or `unsubscribe`) request. */
+function isSubscribe(parsed: unknown): boolean {
+  const method = (parsed as { method?: unknown } | null)?.method;
+  return !Array.isArray(parsed) &&
+    (method === "resources/subscribe" || method === "resources/unsubscribe");
+}
+
+/**
+ * The answer to a 2025 `resources/subscribe` here: this endpoint serves 2025 statelessly, so no
+ * notice could ever reach the client. The SDK would say only "Method not found"; this says
+ * where subscriptions work.
+ */
+function noSubscriptions(parsed: unknown): Response {
+  const id = (parsed as { id?: unknown }).id ?? null;
+  return Response.json({
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32601,
+      message:
+        "Method not found: resources/subscribe needs a session that carries notifications, and this endpoint serves 2025 clients statelessly. Listen over 2026-07-28 on this URL (subscriptions/listen), or connect over legacy SSE (/sse) or stdio.",
+    },
+  });
+}
