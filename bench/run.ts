@@ -7,6 +7,7 @@
 import { erasGroup } from "./eras.ts";
 import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
+import { liveGroup } from "./live.ts";
 import { oauthGroup } from "./oauth.ts";
 import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
@@ -17,6 +18,7 @@ const GROUPS: BenchGroup[] = [
   httpGroup,
   thinkingGroup,
   tableGroup,
+  liveGroup,
   handoffGroup,
   oauthGroup,
 ];

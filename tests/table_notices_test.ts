@@ -11,7 +11,7 @@ import { randomToken } from "../src/kit/kv.ts";
 import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
 import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
 import { discussionUri, waitingUri } from "../src/table/tools_resources.ts";
-import { call, spawnServer, tempKvPath } from "./support/harness.ts";
+import { call, spawnServer, startServer, tempKvPath } from "./support/harness.ts";
 import { type Heard, heardUntil } from "./support/heard.ts";
 
 const WS = "acme/app";
@@ -150,3 +150,68 @@ async function waitFor<T>(fn: () => Promise<T>): Promise<T> {
     }
   }
 }
+
+Deno.test("notifications/cancelled ends that caller's listen stream while its connection stays", async () => {
+  const server = await startServer({ env: { TOOLSETS: "table" } });
+  const url = `${server.origin}/${server.token}/mcp`;
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const post = (body: unknown, name: string, method?: string) =>
+    fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "x-client-name": name,
+        ...(method ? { "mcp-method": method } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const listen = (name: string) =>
+    post(
+      {
+        jsonrpc: "2.0",
+        id: "listen:0",
+        method: "subscriptions/listen",
+        params: { _meta: meta, notifications: { resourceSubscriptions: [waitingUri(WS)] } },
+      },
+      name,
+      "subscriptions/listen",
+    );
+  const cancel = (name: string) =>
+    post({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "listen:0", _meta: meta },
+    }, name);
+  try {
+    const mine = await listen("claude");
+    const theirs = await listen("codex"); // the same request id, another caller
+    assert.equal(mine.headers.get("content-type"), "text/event-stream");
+    // As the SDK's client sends it: no Mcp-Method header.
+    await (await cancel("claude")).body?.cancel();
+    // The stream ends (bounded: 3 s), closed with its listen request's result.
+    const text = await Promise.race([
+      mine.text(),
+      new Promise<string>((r) => setTimeout(() => r("still open after 3 s"), 3000)),
+    ]);
+    assert.match(text, /notifications\/subscriptions\/acknowledged/);
+    assert.match(text, /"id":"listen:0","result":\{"resultType":"complete"/);
+    // The other caller's stream with the same id is still open.
+    const reader = theirs.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    assert.match(first, /acknowledged/);
+    const next = await Promise.race([
+      reader.read().then(() => "more"),
+      new Promise((r) => setTimeout(() => r("open"), 300)),
+    ]);
+    assert.equal(next, "open");
+    await reader.cancel();
+  } finally {
+    await server.close();
+  }
+});

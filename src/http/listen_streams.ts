@@ -20,6 +20,7 @@ import {
 } from "../mcp/sdk.ts";
 import { protocolErrorOf, resourceSubscriptionsOf } from "../mcp/subscriptions.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
+import type { Caller } from "../kit/caller.ts";
 
 /** How the streams are served. */
 export interface ListenOptions {
@@ -28,11 +29,20 @@ export interface ListenOptions {
   keepAliveMs: number;
 }
 
+/** One open stream: its handler, and who opened it with which request id. */
+interface Stream {
+  handler: McpHttpHandler;
+  /** The caller and request id, as a cancellation names them (`keyOf`). */
+  key: string;
+  /** The client's name from the request's envelope, if it gave one. */
+  client: string | undefined;
+}
+
 /** The open listen streams of one process. */
 export class ListenStreams {
   readonly #app: McpApp;
   readonly #options: ListenOptions;
-  readonly #open = new Set<McpHttpHandler>();
+  readonly #open = new Set<Stream>();
 
   constructor(app: McpApp, options: ListenOptions) {
     this.#app = app;
@@ -51,7 +61,8 @@ export class ListenStreams {
     toolsets: readonly Toolset[],
     authInfo?: AuthInfo,
   ): Promise<Response> {
-    const id = (parsed as { id?: unknown }).id ?? null;
+    const message = parsed as { id?: unknown; params?: unknown };
+    const id = message.id ?? null;
     const max = this.#app.notices.settings.streamsMax;
     if (this.#open.size >= max) {
       return inBand(
@@ -60,15 +71,20 @@ export class ListenStreams {
         `This server holds at most ${max} subscription streams (${NOTICE_SETTING_OF.streamsMax}) and all are open: close one, try again later, or ask its owner to raise ${NOTICE_SETTING_OF.streamsMax}`,
       );
     }
+    const caller = this.#app.callerOf(authInfo);
     let deliver: ((event: ServerEvent) => void) | undefined;
     let stop = () => {};
-    const uris = resourceSubscriptionsOf((parsed as { params?: unknown }).params);
+    const uris = resourceSubscriptionsOf(message.params);
     if (uris.length > 0) {
       try {
-        const caller = this.#app.callerOf(authInfo);
-        stop = this.#app.listen(toolsets, uris, caller, (uri) => {
-          deliver?.({ kind: "resource_updated", uri });
-        });
+        stop = this.#app.listen(
+          toolsets,
+          uris,
+          caller,
+          later((uri) => {
+            deliver?.({ kind: "resource_updated", uri });
+          }),
+        );
       } catch (error) {
         const refused = protocolErrorOf(error);
         return inBand(id, refused.code, refused.message);
@@ -83,7 +99,7 @@ export class ListenStreams {
           ended = true;
           deliver = undefined;
           stop();
-          this.#open.delete(handler);
+          this.#open.delete(stream);
         };
       },
     };
@@ -103,20 +119,78 @@ export class ListenStreams {
         maxRequestBodySize: this.#options.maxRequestBytes,
       },
     );
+    const stream: Stream = { handler, key: keyOf(caller, id), client: clientNameOf(message) };
     const response = await handler.fetch(req, { authInfo, parsedBody: parsed });
     // The SDK subscribes while it builds the stream: no subscription means no stream (a refusal,
     // or a filter it honours nothing of), and nothing may stay held for it.
     if (deliver === undefined) stop();
-    else if (!ended) this.#open.add(handler);
+    else if (!ended) this.#open.add(stream);
     return response;
+  }
+
+  /**
+   * A `notifications/cancelled` from `authInfo`'s caller: ends the listen stream it names, as the
+   * SDK's client sends one beside closing the stream (a closed fetch does not always reach the
+   * server). A request id is the client's choice, so one is ended only when exactly one stream of
+   * that caller (and client, when the notice names it) has that id.
+   */
+  cancel(parsed: unknown, authInfo?: AuthInfo): void {
+    const message = parsed as { params?: { requestId?: unknown } };
+    const requestId = message.params?.requestId;
+    if (requestId === undefined || this.#open.size === 0) return;
+    const key = keyOf(this.#app.callerOf(authInfo), requestId);
+    const client = clientNameOf(parsed);
+    const named = [...this.#open].filter((s) =>
+      s.key === key && (client === undefined || s.client === undefined || s.client === client)
+    );
+    if (named.length !== 1) return;
+    this.#open.delete(named[0]);
+    void named[0].handler.close();
   }
 
   /** Ends every stream gracefully (shutdown): each client gets its listen request's result. */
   async close(): Promise<void> {
     const open = [...this.#open];
     this.#open.clear();
-    await Promise.all(open.map((handler) => handler.close()));
+    await Promise.all(open.map((s) => s.handler.close()));
   }
+}
+
+/**
+ * `tell`, called a moment later (a macrotask) with each URI changed since, once: a post in this
+ * process tells its listeners while it commits, and writing to every stream then would delay the
+ * post's own answer (measured in `bench/live.ts`).
+ */
+function later(tell: (uri: string) => void): (uri: string) => void {
+  const changed = new Set<string>();
+  return (uri) => {
+    if (changed.size === 0) {
+      setTimeout(() => {
+        const uris = [...changed];
+        changed.clear();
+        for (const u of uris) tell(u);
+      }, 0);
+    }
+    changed.add(uri);
+  };
+}
+
+/** Who opened a stream with which request id, as one string. */
+function keyOf(caller: Caller, requestId: unknown): string {
+  return JSON.stringify([caller.name.toLowerCase(), caller.via, caller.clientId, requestId]);
+}
+
+/** The client's name in a 2026 request's envelope (`io.modelcontextprotocol/clientInfo`). */
+function clientNameOf(parsed: unknown): string | undefined {
+  const meta = (parsed as { params?: { _meta?: Record<string, unknown> } })?.params?._meta;
+  const info = meta?.["io.modelcontextprotocol/clientInfo"] as { name?: unknown } | undefined;
+  return typeof info?.name === "string" ? info.name : undefined;
+}
+
+/** Whether a parsed body is one `notifications/cancelled`. */
+export function isCancel(parsed: unknown): boolean {
+  return !Array.isArray(parsed) && (parsed as { method?: unknown })?.method ===
+      "notifications/cancelled";
 }
 
 /** Whether a parsed body is one `subscriptions/listen` request. */

@@ -24,10 +24,13 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "../mcp/sdk.ts";
 import { isJson, readRpcBody, rpcError } from "./body.ts";
-import { isListen, type ListenOptions, ListenStreams } from "./listen_streams.ts";
+import { isCancel, isListen, type ListenOptions, ListenStreams } from "./listen_streams.ts";
 
-/** The method of a 2026-07-28 listen stream (`listen_streams.ts` serves it). */
-const LISTEN = "subscriptions/listen";
+/**
+ * The 2026-07-28 methods whose body is read here: a listen stream (`listen_streams.ts` serves
+ * it) and a cancellation (which may end one).
+ */
+const READ_HERE = new Set(["subscriptions/listen", "notifications/cancelled"]);
 
 /** The protocol-version key of the 2026-07-28 per-request `_meta` envelope. */
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -60,7 +63,8 @@ export class McpEndpoint {
     // A 2026-07-28 request names its method (and tool) in headers the SDK checks against the
     // body: it goes to the SDK unread, and its server is chosen by those headers.
     const modernHeader = isModernHeader(req.headers.get("mcp-protocol-version"));
-    if (modernHeader && req.headers.get("mcp-method") !== LISTEN) {
+    const method = req.headers.get("mcp-method");
+    if (modernHeader && method !== null && !READ_HERE.has(method)) {
       return await this.#handlerFor(toolsets).fetch(req, { authInfo });
     }
     const body = await readRpcBody(req, this.#maxBytes);
@@ -73,6 +77,9 @@ export class McpEndpoint {
         "Invalid Request: protocol 2026-07-28 has no batches; send one JSON-RPC message per POST",
       );
     }
+    // The SDK's client cancels a listen without the 2026 envelope: whichever era it reads as,
+    // it may end a listen stream of this caller.
+    if (isCancel(parsed)) this.#listens.cancel(parsed, authInfo);
     if (
       !modernHeader && await isLegacyRequest(req, parsed, { maxRequestBodySize: this.#maxBytes })
     ) {
