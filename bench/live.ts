@@ -13,7 +13,8 @@
 import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
 import { discussionUri } from "../src/table/tools_resources.ts";
 import { ROOT, tempKvPath } from "../tests/support/harness.ts";
-import { type BenchGroup, goal, percentile, round, summarize } from "./lib.ts";
+import { type BenchGroup, goal, round, summarize } from "./lib.ts";
+import { delays } from "./table_notices.ts";
 import { startServerProcess } from "./process.ts";
 
 const ROUNDS = 8;
@@ -61,17 +62,6 @@ function listenersProcess() {
       await child.status;
       await lines.cancel().catch(() => {});
     },
-  };
-}
-
-/** p50/p99 of delays in ms; a notice written before the acknowledgement counts as 0. */
-function delays(samples: number[]) {
-  const clamped = samples.map((d) => Math.max(0, d));
-  return {
-    notices: samples.length,
-    p50_ms: round(percentile(clamped, 0.5)),
-    p99_ms: round(percentile(clamped, 0.99)),
-    before_ack: samples.filter((d) => d <= 0).length,
   };
 }
 

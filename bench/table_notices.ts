@@ -18,14 +18,17 @@ const POSTS = 60;
 
 type McpClient = InstanceType<typeof Client>;
 
-/** p50/p99 of the delays (ms; a notice before the acknowledgement counts as 0). */
-function delays(samples: number[]) {
+/**
+ * p50/p99 of delays from an acknowledgement to a notice, in ms; a notice written before the
+ * acknowledgement (told by the commit itself) counts as 0.
+ */
+export function delays(samples: number[]) {
   const clamped = samples.map((d) => Math.max(0, d));
   return {
-    posts: samples.length,
+    notices: samples.length,
     p50_ms: round(percentile(clamped, 0.5)),
     p99_ms: round(percentile(clamped, 0.99)),
-    notice_before_ack: samples.filter((d) => d <= 0).length,
+    before_ack: samples.filter((d) => d <= 0).length,
   };
 }
 
