@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { clientNameProblem } from "./kit/caller.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
+import { loadNoticeSettings, type NoticeSettings } from "./kit/notice_settings.ts";
 import {
   loadOAuthSettings,
   MIN_OWNER_SECRET_LENGTH,
@@ -49,6 +50,8 @@ export interface Config {
   maxRequestBytes: number;
   /** OAuth sign-in for hosted clients (`OAUTH=on`), read in `oauth/settings.ts`. */
   oauth: OAuthSettings;
+  /** `NOTICE_*`: the notice bus's limits and poll interval (`kit/notice_settings.ts`). */
+  notices: NoticeSettings;
 }
 
 /** One entry of `AUTH_TOKENS`: a token and the name of whoever holds it. */
@@ -123,6 +126,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     shutdownGraceMs: intVar(env, "SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS, 0, 600_000),
     maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     oauth,
+    notices: loadNoticeSettings(env),
   };
 }
 

@@ -5,8 +5,17 @@
  */
 
 import assert from "node:assert/strict";
-import { call, connect, connectStdio, startServer, tempKvPath } from "./support/harness.ts";
+import {
+  call,
+  connect,
+  connectStdio,
+  spawnServer,
+  startServer,
+  tempKvPath,
+} from "./support/harness.ts";
 import { ResourceListChangedNotificationSchema } from "../src/mcp/sdk_client.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { randomToken } from "../src/kit/kv.ts";
 
 type Client = Awaited<ReturnType<typeof connect>>;
 
@@ -84,6 +93,54 @@ Deno.test("a stdio session is told when it creates a project, before the call's 
     await client.close();
     await kv.cleanup();
   }
+});
+
+Deno.test({
+  name: "a project created by another process reaches a stdio session and a 2026 listener, once",
+  sanitizeResources: false,
+  async fn() {
+    const file = await tempKvPath();
+    const token = randomToken(32);
+    const other = await spawnServer({ KV_PATH: file.path, AUTH_TOKEN: token });
+    const here = await spawnServer({ KV_PATH: file.path, AUTH_TOKEN: token, NOTICE_POLL_MS: "20" });
+    const writer = await connect({ origin: other.origin, token }, "http");
+    const stdio = await connectStdio(file.path, { NOTICE_POLL_MS: "20" });
+    const modern = new ClientV2({ name: "v2-lists", version: "1.0.0" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    try {
+      const changes = listChanges(stdio);
+      await modern.connect(
+        new StreamableHTTPClientTransportV2(new URL(`${here.origin}/${token}/mcp`)),
+      );
+      assert.equal(modern.getServerCapabilities()?.resources?.listChanged, true, "2026 says so");
+      let heard = 0;
+      modern.setNotificationHandler("notifications/resources/list_changed", () => void heard++);
+      const sub = await modern.listen({ resourcesListChanged: true });
+      assert.equal(sub.honoredFilter.resourcesListChanged, true);
+      // Let both feeds take their first read of the topic before the write.
+      await new Promise((r) => setTimeout(r, 200));
+      const told = changes.next();
+      await call(writer, "set_north_star", { project_id: "elsewhere", text: "Made there" });
+      await told;
+      for (let i = 0; i < 250 && heard === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(heard, 1, "the 2026 listener heard it");
+      assert.deepEqual(await resourceNames(stdio), ["elsewhere"]);
+      // A write to a project that exists changes no list.
+      await call(writer, "set_focus", { project_id: "elsewhere", statement: "Next" });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(changes.count, 1);
+      assert.equal(heard, 1);
+      await sub.close();
+    } finally {
+      await modern.close().catch(() => {});
+      await stdio.close();
+      await writer.close();
+      await here.close();
+      await other.close();
+      await file.cleanup();
+    }
+  },
 });
 
 Deno.test("list_projects tells how to read a project's state, in text and structured content", async () => {

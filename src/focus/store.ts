@@ -1,6 +1,8 @@
 /** The focus toolset's records in KV: a project's north star, its one focus, and its tasks. */
 
 import { atomic } from "../kit/group_commit.ts";
+import { bumpNotices } from "../kit/notice_feed.ts";
+import { type NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import type { FocusLimits } from "./settings.ts";
 import {
   AppError,
@@ -113,12 +115,28 @@ function touched(existing: Project | null, projectId: string, now: string): Proj
     : { id: projectId, openFollowUps: 0, createdAt: now, updatedAt: now };
 }
 
+/**
+ * A write that creates a project changes the list of resources (one per project): it bumps
+ * that topic's key in its own atomic, so sessions in every process on the database hear of it,
+ * and returns what tells this process's listeners once it lands (its own feed then stays quiet).
+ */
+function announceCreated(
+  op: Deno.AtomicOperation,
+  existing: Project | null,
+  notices: NoticeBus | undefined,
+): ((versionstamp: string) => void) | undefined {
+  if (existing !== null) return undefined;
+  bumpNotices(op, [RESOURCE_LIST_CHANGED]);
+  return (versionstamp) => notices?.committed([RESOURCE_LIST_CHANGED], versionstamp);
+}
+
 /** Sets (or replaces) the north star, creating the project if needed. */
 export async function setNorthStar(
   kv: Deno.Kv,
   limits: FocusLimits,
   projectId: string,
   text: string,
+  notices?: NoticeBus,
 ): Promise<Project> {
   const what = "Cannot set north star";
   validateProjectId(projectId, limits);
@@ -128,7 +146,7 @@ export async function setNorthStar(
     const now = nowIso();
     const project = { ...touched(current.value, projectId, now), northStar };
     const op = atomic(kv).check(current).set(projectKey(projectId), project);
-    return { op, value: project };
+    return { op, value: project, committed: announceCreated(op, current.value, notices) };
   }, { kv, key: projectKey(projectId) });
 }
 
@@ -139,6 +157,7 @@ export async function setFocus(
   projectId: string,
   statement: string,
   why?: string,
+  notices?: NoticeBus,
 ): Promise<Focus> {
   const what = "Cannot set focus";
   validateProjectId(projectId, limits);
@@ -155,7 +174,7 @@ export async function setFocus(
       .check(current)
       .set(projectKey(projectId), touched(current.value, projectId, now))
       .set(focusKey(projectId), value);
-    return { op, value };
+    return { op, value, committed: announceCreated(op, current.value, notices) };
   }, { kv, key: projectKey(projectId) });
 }
 
@@ -196,6 +215,7 @@ export async function addTaskWithState(
   body: string,
   kind: string,
   cache?: FocusStateCache,
+  notices?: NoticeBus,
 ): Promise<{ task: Task; state: FocusState }> {
   const what = "Cannot add task";
   validateProjectId(projectId, limits);
@@ -210,7 +230,7 @@ export async function addTaskWithState(
   return await commitBatched<NewTask, { task: Task; state: FocusState }>(
     { kv, key: projectKey(projectId) },
     item,
-    (items, tries) => addTasksAttempt(kv, limits, projectId, items, tries, cache),
+    (items, tries) => addTasksAttempt(kv, limits, projectId, items, tries, cache, notices),
     (batch, next) =>
       batch.length < TASK_BATCH.tasks &&
       batch.reduce((n, t) => n + t.body.length, next.body.length) <= TASK_BATCH.chars,
@@ -230,6 +250,7 @@ async function addTasksAttempt(
   items: readonly NewTask[],
   tries: number,
   cache: FocusStateCache | undefined,
+  notices: NoticeBus | undefined,
 ): Promise<BatchAttempt<{ task: Task; state: FocusState }>> {
   const cached = tries === 0 ? cache?.latest(projectId) : undefined;
   const { current, focus, followUps } = cached
@@ -246,6 +267,7 @@ async function addTasksAttempt(
   const now = nowIso();
   const project = touched(current.value, projectId, now);
   const op = atomic(kv).check(current);
+  const created = announceCreated(op, current.value, notices);
   const added: (Task | AppError)[] = [];
   const indexed: OpenFollowUp[] = [];
   for (const { id, body, kind } of items) {
@@ -286,7 +308,10 @@ async function addTasksAttempt(
     op,
     value,
     // The commit's versionstamp is the project record's new one.
-    committed: (versionstamp) => cache?.put(versionstamp, state),
+    committed: (versionstamp) => {
+      cache?.put(versionstamp, state);
+      created?.(versionstamp);
+    },
   };
 }
 

@@ -66,7 +66,8 @@ Deno.test("validateProjectId() bounds length and refuses control characters", ()
     await assert.rejects(() => setNorthStar(kv, limits, "p", "bad \uDC00 text"), /lone surrogates/);
     // 128 characters counted as characters, not UTF-16 units.
     await setNorthStar(kv, limits, "🎯".repeat(128), "ok");
-    assert.deepEqual(await dump(kv).then((d) => d.length), 1);
+    // The project, and the bump of the resource list's notice key (a project was created).
+    assert.deepEqual(await dump(kv).then((d) => d.length), 2);
   }));
 
 Deno.test("setFocus() keeps one focus per project and clears an omitted why", () =>

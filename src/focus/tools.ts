@@ -17,7 +17,7 @@ import {
   setNorthStar,
   TASK_KINDS,
 } from "./store.ts";
-import { type NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
+import type { NoticeBus } from "../kit/notices.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { completable, ResourceTemplate } from "../mcp/sdk.ts";
 import type { ToolRegistrar } from "../mcp/registry.ts";
@@ -65,10 +65,10 @@ interface FocusToolContext {
   limits: FocusLimits;
   /** The `get_state` text of a project. */
   state(projectId: string): Promise<string>;
-  /** The `get_state` text after a write, announcing the project if that write created it. */
+  /** The `get_state` text after a write. */
   written(projectId: string): Promise<string>;
-  /** Announces the project of `state` if the write that returned it created it. */
-  announce(state: FocusState): void;
+  /** Told when a write creates a project (the store tells it, once the write lands). */
+  notices: NoticeBus | undefined;
   /** Project states as this process last saw them (tools are registered once per process). */
   cache: FocusStateCache;
   /** The `project_id` argument. */
@@ -88,25 +88,13 @@ export function registerFocusTools(server: ToolRegistrar, deps: FocusDeps): void
     if (text === undefined) texts.set(state, text = renderState(state));
     return text;
   };
-  const announce = (s: FocusState) => {
-    // A new project's record has never been written since it was made: both times are equal.
-    // Two writes in one millisecond at worst announce once more, and a notice only says "read
-    // the list again".
-    if (s.project !== null && s.project.createdAt === s.project.updatedAt) {
-      deps.notices?.publish(RESOURCE_LIST_CHANGED);
-    }
-  };
   const ctx: FocusToolContext = {
     kv,
     limits,
     cache,
     state: async (projectId) => render(await getState(kv, limits, projectId, cache)),
-    written: async (projectId) => {
-      const s = await getState(kv, limits, projectId, cache);
-      announce(s);
-      return render(s);
-    },
-    announce,
+    written: async (projectId) => render(await getState(kv, limits, projectId, cache)),
+    notices: deps.notices,
     projectId: z.string().describe(
       `The project's id: 1–${limits.projectIdMax} characters, no control characters. Reuse the same id in every chat and client (list_projects shows the existing ones).`,
     ),
@@ -147,7 +135,7 @@ function registerSetNorthStarTool(server: ToolRegistrar, ctx: FocusToolContext):
     }),
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, text: northStar }) => {
-    await setNorthStar(kv, limits, project_id, northStar);
+    await setNorthStar(kv, limits, project_id, northStar, ctx.notices);
     return textResult(
       `OK: north star set for project "${project_id}".\n\n${await written(project_id)}`,
     );
@@ -168,7 +156,7 @@ function registerSetFocusTool(server: ToolRegistrar, ctx: FocusToolContext): voi
     }),
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, statement, why }) => {
-    await setFocus(kv, limits, project_id, statement, why);
+    await setFocus(kv, limits, project_id, statement, why, ctx.notices);
     return textResult(
       `OK: focus set for project "${project_id}".\n\n${await written(project_id)}`,
     );
@@ -201,8 +189,15 @@ function registerAddTaskTool(server: ToolRegistrar, ctx: FocusToolContext): void
     },
     annotations: writes({ destructive: false, idempotent: false }),
   }, async ({ project_id, body, kind }) => {
-    const { task, state } = await addTaskWithState(kv, limits, project_id, body, kind, cache);
-    ctx.announce(state);
+    const { task, state } = await addTaskWithState(
+      kv,
+      limits,
+      project_id,
+      body,
+      kind,
+      cache,
+      ctx.notices,
+    );
     const note = task.demoted ? "demoted: wait until the north star is reached" : "not listed";
     // Clients that show their model the structured content (Claude Code, Codex) see the state too.
     const text = renderState(state);

@@ -21,6 +21,7 @@ import {
 import { protocolErrorOf, resourceSubscriptionsOf } from "../mcp/subscriptions.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
 import type { Caller } from "../kit/caller.ts";
+import { RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 
 /** How the streams are served. */
 export interface ListenOptions {
@@ -73,22 +74,15 @@ export class ListenStreams {
     }
     const caller = this.#app.callerOf(authInfo);
     let deliver: ((event: ServerEvent) => void) | undefined;
-    let stop = () => {};
+    let stop: () => void;
     const uris = resourceSubscriptionsOf(message.params);
-    if (uris.length > 0) {
-      try {
-        stop = this.#app.listen(
-          toolsets,
-          uris,
-          caller,
-          later((uri) => {
-            deliver?.({ kind: "resource_updated", uri });
-          }),
-        );
-      } catch (error) {
-        const refused = protocolErrorOf(error);
-        return inBand(id, refused.code, refused.message);
-      }
+    try {
+      stop = this.#hold(toolsets, uris, listsChangesOf(message.params), caller, (event) => {
+        deliver?.(event);
+      });
+    } catch (error) {
+      const refused = protocolErrorOf(error);
+      return inBand(id, refused.code, refused.message);
     }
     let ended = false;
     const bus: ServerEventBus = {
@@ -126,6 +120,32 @@ export class ListenStreams {
     if (deliver === undefined) stop();
     else if (!ended) this.#open.add(stream);
     return response;
+  }
+
+  /**
+   * Listens to `uris` and, when `lists`, to resource-list changes, for `caller`; all or nothing.
+   * Each change is told through `tell` a moment later (see `later`).
+   */
+  #hold(
+    toolsets: readonly Toolset[],
+    uris: readonly string[],
+    lists: boolean,
+    caller: Caller,
+    tell: (event: ServerEvent) => void,
+  ): () => void {
+    const told = later((uri) => {
+      tell(uri === LIST ? { kind: "resources_list_changed" } : { kind: "resource_updated", uri });
+    });
+    const stops: (() => void)[] = [];
+    const stopAll = () => stops.forEach((stop) => stop());
+    try {
+      if (uris.length > 0) stops.push(this.#app.listen(toolsets, uris, caller, told));
+      if (lists) stops.push(this.#app.notices.listen(RESOURCE_LIST_CHANGED, () => told(LIST)));
+    } catch (error) {
+      stopAll();
+      throw error;
+    }
+    return stopAll;
   }
 
   /**
@@ -173,6 +193,15 @@ function later(tell: (uri: string) => void): (uri: string) => void {
     }
     changed.add(uri);
   };
+}
+
+/** `later`'s key for a resource-list change (no URI is empty). */
+const LIST = "";
+
+/** Whether a listen's filter asks for resource-list changes. */
+function listsChangesOf(params: unknown): boolean {
+  return (params as { notifications?: { resourcesListChanged?: unknown } } | undefined)
+    ?.notifications?.resourcesListChanged === true;
 }
 
 /** Who opened a stream with which request id, as one string. */

@@ -16,6 +16,7 @@ import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
 import { sdkListing } from "./listing.ts";
 import { listedInput } from "./schema.ts";
 import { NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
+import { feedModeOf } from "../kit/notice_feed.ts";
 import { attachSession, SessionState } from "./session.ts";
 import { ConnectionSubscriptions, serveResourceSubscriptions } from "./subscriptions.ts";
 import type { Caller } from "../kit/caller.ts";
@@ -62,7 +63,8 @@ export interface RequestNeeds {
   all?: boolean;
   /**
    * A 2026-07-28 request: that era's `subscriptions/listen` streams carry notices, so the
-   * server advertises `resources.subscribe` (a 2025 HTTP request has no channel for them).
+   * server advertises `resources.listChanged` and `resources.subscribe` (a 2025 HTTP request
+   * has no channel for them).
    */
   modern?: boolean;
 }
@@ -120,7 +122,14 @@ interface Variant {
 
 /** Registers every toolset once and returns the app that serves connections from it. */
 export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpApp {
-  const notices = given.notices ?? new NoticeBus();
+  const notices = given.notices ?? new NoticeBus(given.config.notices);
+  // Follows other processes' writes on the same database (a local file is polled, Deploy and
+  // KV Connect are watched) once anyone listens; the first connection of a bus stays.
+  notices.connect(
+    given.kv,
+    feedModeOf(given.config.kvPath, given.config.onDeploy),
+    given.config.notices,
+  );
   const deps = { ...given, notices };
   const records = new Map(toolsets.map((t) => [t.name, recordToolsets([t], deps)]));
   const variants = new Map<string, Variant>();
@@ -219,8 +228,11 @@ function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]):
   if (needs.others) { for (const other of others) other.apply(server); }
   if (listing !== undefined) serveListing(server, () => Promise.resolve(listing));
   server.server.registerCapabilities(variant.capabilities);
-  if (needs.modern && variant.recorded.uriTopics.length > 0) {
-    server.server.registerCapabilities({ resources: { subscribe: true } });
+  if (needs.modern && variant.capabilities.resources) {
+    // A 2026 listen stream carries both: a resource list changed (a project created, in any
+    // process), and the resources that tell of changes.
+    const subscribe = variant.recorded.uriTopics.length > 0;
+    server.server.registerCapabilities({ resources: { listChanged: true, subscribe } });
   }
   return server;
 }

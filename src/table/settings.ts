@@ -3,7 +3,6 @@
 import { CLIENT_NAME_MAX_CHARS } from "../kit/caller.ts";
 import { type EnvSource, intVar } from "../kit/env.ts";
 import { characterCount, lineProblem } from "../kit/text.ts";
-import { loadNoticeSettings, type NoticeSettings } from "../kit/notice_settings.ts";
 
 /** The contract number: first line of every table tool description, and a context field. */
 export const TABLE_CONTRACT = 1;
@@ -65,8 +64,6 @@ export interface TableSettings {
   /** `VIEW_TIME_ZONE`: the IANA zone `/view` shows times in (default `UTC`). */
   viewTimeZone: string;
   limits: TableLimits;
-  /** `NOTICE_*`: the notice bus's limits and poll interval (`kit/notice_settings.ts`). */
-  notices: NoticeSettings;
   /** The clock, in milliseconds since the epoch; tests pass their own to age handoffs. */
   now: () => number;
 }
@@ -125,7 +122,6 @@ export function loadTableSettings(
       bodyMaxBytes: limitVar(env, "bodyMaxBytes", 1024, MAX_BODY_BYTES),
       reasonMaxBytes: limitVar(env, "reasonMaxBytes", 256, MAX_REASON_BYTES),
     },
-    notices: loadNoticeSettings(env),
     now,
   };
 }

@@ -7,7 +7,6 @@
 
 import { AppError } from "../kit/kv.ts";
 import type { Caller } from "../kit/caller.ts";
-import { feedModeOf } from "../kit/notice_feed.ts";
 import type { UriTopics } from "../kit/notices.ts";
 import { callerOf } from "../mcp/caller.ts";
 import { ResourceTemplate } from "../mcp/sdk.ts";
@@ -69,19 +68,9 @@ export function tableUriTopics(ctx: TableCtx): UriTopics {
   };
 }
 
-/**
- * Registers both resource templates, and connects the process's notice bus to KV (a local
- * file is polled, Deploy and KV Connect are watched) with the table's URIs.
- */
+/** Registers both resource templates, and declares which of their URIs tell of changes. */
 export function registerTableResources(server: ToolRegistrar, t: TableToolDeps): void {
   const { deps, ctx } = t;
-  if (deps.notices !== undefined) {
-    deps.notices.connect(
-      deps.kv,
-      feedModeOf(deps.config.kvPath, deps.config.onDeploy),
-      t.settings.notices,
-    );
-  }
   server.resourceNotices(tableUriTopics(ctx));
   const workspaceOf = (raw: unknown) => chooseWorkspace(ctx, decoded(String(raw), "workspace"));
   const completeWorkspace = async (value: string) => {
