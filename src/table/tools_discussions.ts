@@ -134,6 +134,9 @@ function registerGetDiscussionTool(server: ToolRegistrar, t: TableToolDeps): voi
       warning: z.string().optional(),
       ...NOTES_FIELD,
     },
+    // Read-only to the table: its one write is the caller's own read marker (as reading mail
+    // marks it read), which nothing another participant sees depends on, and repeating it moves
+    // nothing. Hosts auto-approve read-only tools; a reader must not be asked for each page.
     annotations: READ_ONLY,
   }, async (args, call) => {
     const page = await getDiscussion(t.ctx, args, callerOf(call, t.deps));
