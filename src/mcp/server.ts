@@ -15,10 +15,11 @@ import { type CacheHint, McpServer, type ServerCapabilities, type Tool } from ".
 import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
 import { sdkListing } from "./listing.ts";
 import { listedInput } from "./schema.ts";
-import { NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
+import { NoticeBus } from "../kit/notices.ts";
 import { feedModeOf } from "../kit/notice_feed.ts";
 import { attachSession, SessionState } from "./session.ts";
-import { ConnectionSubscriptions, serveResourceSubscriptions } from "./subscriptions.ts";
+import { ConnectionSubscriptions } from "./subscriptions.ts";
+import { serveConnectionNotices } from "./connection_notices.ts";
 import type { Caller } from "../kit/caller.ts";
 import { callerOf } from "./caller.ts";
 import type { AuthInfo } from "./sdk.ts";
@@ -104,14 +105,6 @@ export interface McpApp {
   ): ConnectionSubscriptions;
 }
 
-/** The subscriptions of each connection server (a stdio connection pinned to 2026 adds to them). */
-const connectionSubscriptions = new WeakMap<McpServer, ConnectionSubscriptions>();
-
-/** The subscriptions of a connection server made by `McpApp.server`, if its toolsets have any. */
-export function subscriptionsOf(server: McpServer): ConnectionSubscriptions | undefined {
-  return connectionSubscriptions.get(server);
-}
-
 /** What a subset of toolsets shares across its servers. */
 interface Variant {
   instructions: string;
@@ -161,14 +154,15 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
       const stateless = options.stateless === true;
       const server = fullServer(variant, stateless ? undefined : new SessionState());
       if (variant.recorded.tools.size > 0) serveListing(server, () => listingOf(variant));
-      if (!stateless && variant.capabilities.resources) announceResourceLists(server, notices);
-      if (!stateless && variant.recorded.uriTopics.length > 0) {
-        const subscriptions = subscriptionsFor(variant, (uri) => {
-          void server.server.sendResourceUpdated({ uri }).catch(() => {});
+      if (!stateless) {
+        serveConnectionNotices(server, {
+          notices,
+          deps,
+          lists: variant.capabilities.resources !== undefined,
+          subscriptions: variant.recorded.uriTopics.length > 0
+            ? (notify) => subscriptionsFor(variant, notify)
+            : undefined,
         });
-        serveResourceSubscriptions(server, subscriptions, deps);
-        connectionSubscriptions.set(server, subscriptions);
-        onClosed(server, () => subscriptions.close());
       }
       return server;
     },
@@ -235,33 +229,6 @@ function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]):
     server.server.registerCapabilities({ resources: { listChanged: true, subscribe } });
   }
   return server;
-}
-
-/**
- * Tells a connected session when the resource list may have changed (a project was created):
- * clients such as Gemini CLI read `resources/list` once at connect and would never see it. Only
- * a connection server (stdio, legacy SSE) listens, until its connection closes; on a stdio
- * connection pinned to 2026-07-28 the SDK carries it on the client's `subscriptions/listen`.
- */
-function announceResourceLists(server: McpServer, notices: NoticeBus): void {
-  server.server.registerCapabilities({ resources: { listChanged: true } });
-  let connected = false;
-  const stop = notices.listen(RESOURCE_LIST_CHANGED, () => {
-    if (server.isConnected()) {
-      connected = true;
-      server.sendResourceListChanged();
-    } else if (connected) stop(); // closed since: a server is never connected again
-  });
-  onClosed(server, stop);
-}
-
-/** Calls `done` when `server`'s connection closes (after what was to be called before). */
-function onClosed(server: McpServer, done: () => void): void {
-  const closed = server.server.onclose;
-  server.server.onclose = () => {
-    done();
-    closed?.();
-  };
 }
 
 /** Answers `tools/list` from `listing` (after the tools are registered, which set their own). */
