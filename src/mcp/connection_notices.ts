@@ -38,12 +38,9 @@ export function serveConnectionNotices(server: McpServer, c: ConnectionNotices):
  */
 function announceResourceLists(server: McpServer, notices: NoticeBus): void {
   server.server.registerCapabilities({ resources: { listChanged: true } });
-  let connected = false;
+  // Before its connection opens there is no one to tell; once it closes, `onClosed` stops this.
   const stop = notices.listen(RESOURCE_LIST_CHANGED, () => {
-    if (server.isConnected()) {
-      connected = true;
-      server.sendResourceListChanged();
-    } else if (connected) stop(); // closed since: a server is never connected again
+    if (server.isConnected()) server.sendResourceListChanged();
   });
   onClosed(server, stop);
 }
