@@ -5,6 +5,7 @@
 
 import { join } from "node:path";
 import { clientNameProblem } from "./kit/caller.ts";
+import { resultMaxTokensVar } from "./kit/budget.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
 import { loadNoticeSettings, type NoticeSettings } from "./kit/notice_settings.ts";
 import {
@@ -52,6 +53,8 @@ export interface Config {
   oauth: OAuthSettings;
   /** `NOTICE_*`: the notice bus's limits and poll interval (`kit/notice_settings.ts`). */
   notices: NoticeSettings;
+  /** `RESULT_MAX_TOKENS`: the estimated tokens each view of a tool result may take (`kit/budget.ts`). */
+  resultMaxTokens: number;
 }
 
 /** One entry of `AUTH_TOKENS`: a token and the name of whoever holds it. */
@@ -127,6 +130,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     oauth,
     notices: loadNoticeSettings(env),
+    resultMaxTokens: resultMaxTokensVar(env),
   };
 }
 
