@@ -74,22 +74,69 @@ Deno.test("plain JSON by default, an event stream when a request asks for progre
     assert.equal(plain.headers.get("content-type"), "application/json");
     assert.deepEqual(await plain.json(), { result: {}, jsonrpc: "2.0", id: 1 });
 
+    // Batches are of 2025-03-26 (2025-06-18 removed them).
+    const batched = { "mcp-protocol-version": "2025-03-26" };
     const batch = await post(server, [
       { jsonrpc: "2.0", id: "b", method: "ping" },
       { jsonrpc: "2.0", id: "a", method: "ping" },
-    ]);
+    ], batched);
     assert.deepEqual((await batch.json()).map((r: { id: string }) => r.id), ["b", "a"]);
 
     const progress = await post(server, [
       { jsonrpc: "2.0", id: 2, method: "ping" },
       { jsonrpc: "2.0", id: 3, method: "ping", params: { _meta: { progressToken: "p" } } },
-    ]);
+    ], batched);
     assert.equal(progress.headers.get("content-type"), "text/event-stream");
     const events = (await progress.text()).split("\n\n").filter((e) => e !== "");
     assert.deepEqual(
       events.map((e) => JSON.parse(e.replace(/^event: message\ndata: /, "")).id).sort(),
       [2, 3],
     );
+  }));
+
+Deno.test("a 2025-03-26 batch calling one tool twice answers both; later 2025 revisions refuse batches", () =>
+  withServer(async (server) => {
+    const call = (id: number, project: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "get_state", arguments: { project_id: project } },
+    });
+    const twice = [call(1, "batch-a"), call(2, "batch-b"), {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "ping",
+    }];
+    const versions: Record<string, string>[] = [{ "mcp-protocol-version": "2025-03-26" }, {}];
+    for (const headers of versions) {
+      const res = await fetch(`${server.origin}/${server.token}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+        body: JSON.stringify(twice),
+      });
+      assert.equal(res.status, 200, JSON.stringify(headers));
+      const answers = await res.json() as {
+        id: number;
+        result: { isError?: boolean; content?: { text: string }[] };
+      }[];
+      assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3]);
+      for (const id of [1, 2]) {
+        const result = answers.find((a) => a.id === id)!.result;
+        assert.equal(result.isError, undefined);
+        assert.match(result.content![0].text, /NORTH STAR/);
+      }
+    }
+    for (const version of ["2025-06-18", "2025-11-25"]) {
+      const res = await post(server, twice, { "mcp-protocol-version": version });
+      assert.equal(res.status, 400, version);
+      const answer = await res.json();
+      assert.equal(answer.error.code, -32600);
+      assert.match(answer.error.message, new RegExp(`protocol ${version} has no JSON-RPC batches`));
+    }
   }));
 
 Deno.test("malformed POSTs get the SDK transport's JSON-RPC errors and statuses", () =>

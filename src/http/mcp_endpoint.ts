@@ -84,6 +84,8 @@ export class McpEndpoint {
       !modernHeader && await isLegacyRequest(req, parsed, { maxRequestBodySize: this.#maxBytes })
     ) {
       if (isSubscribe(parsed)) return noSubscriptions(parsed);
+      const unbatched = Array.isArray(parsed) ? batchRefusal(req) : undefined;
+      if (unbatched !== undefined) return unbatched;
       return await this.#legacy(req, parsed, toolsets, authInfo);
     }
     if (isListen(parsed)) return await this.#listens.serve(req, parsed, toolsets, authInfo);
@@ -156,6 +158,24 @@ export function needsOfHeaders(headers: Headers): RequestNeeds {
   return needsOf({ method, params: { name: headers.get("mcp-name") ?? undefined } });
 }
 
+/** The one 2025 revision with JSON-RPC batches (2025-06-18 removed them). */
+const BATCH_VERSION = "2025-03-26";
+
+/**
+ * The refusal of a 2025 batch whose `MCP-Protocol-Version` is a revision without batches, or
+ * nothing when it may be answered: the 2025-03-26 revision has them, and a request without the
+ * header is read as that revision (as the 2025-06-18 transport rules say a server should).
+ */
+function batchRefusal(req: Request): Response | undefined {
+  const version = req.headers.get("mcp-protocol-version");
+  if (version === null || version === BATCH_VERSION) return undefined;
+  return rpcError(
+    400,
+    -32600,
+    `Invalid Request: protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
+  );
+}
+
 /** Whether a batch claims the 2026-07-28 revision, by its header or by a message's envelope. */
 function isModern(req: Request, batch: unknown[]): boolean {
   const header = req.headers.get("mcp-protocol-version");
@@ -186,7 +206,9 @@ export function needsOf(body: unknown): RequestNeeds {
     const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
     if (typeof method !== "string") continue;
     if (method === "tools/call") {
-      if (typeof params?.name === "string") needs.tools.push(params.name);
+      // Once each: a batch may call one tool twice, and a server registers a tool once.
+      const name = params?.name;
+      if (typeof name === "string" && !needs.tools.includes(name)) needs.tools.push(name);
     } else if (method === "tools/list") {
       needs.listTools = true;
     } else if (!BARE.has(method) && !method.startsWith("notifications/")) {

@@ -218,7 +218,7 @@ function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]):
   const server = newServer(variant);
   const { tools, others } = variant.recorded;
   if (needs.all) { for (const tool of tools.values()) tool.apply(server); }
-  else for (const name of needs.tools) tools.get(name)?.apply(server);
+  else for (const name of new Set(needs.tools)) tools.get(name)?.apply(server);
   if (needs.others) { for (const other of others) other.apply(server); }
   if (listing !== undefined) serveListing(server, () => Promise.resolve(listing));
   server.server.registerCapabilities(variant.capabilities);
