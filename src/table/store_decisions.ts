@@ -20,10 +20,10 @@ import {
   pageIndexed,
   readIndexed,
   requireRecord,
-  sameWorkspace,
   type TableCtx,
   type WorkspaceChoice,
 } from "./store_common.ts";
+import { checkSuccessor } from "./store_decision_chain.ts";
 import { appendMessage, checkDiscussionIn, requireDiscussion } from "./store_discussions.ts";
 import {
   type Author,
@@ -199,17 +199,7 @@ export async function resolveDecision(
     const ws = current.workspace;
     const op = atomic(ctx.kv).check(entry);
     if (input.superseded_by !== undefined) {
-      const otherId = input.superseded_by;
-      const other = await readKey<StoredDecision>(ctx.kv, keys.decision(otherId));
-      const found = requireDecision(other, otherId);
-      sameWorkspace("decision", otherId, found.workspace, ws);
-      if (found.status === "rejected") {
-        throw new AppError(
-          "invalid",
-          `superseded_by ${otherId} was rejected: a decision can only be superseded by one that stands`,
-        );
-      }
-      op.check(other);
+      await checkSuccessor(ctx, op, id, input.superseded_by, ws);
     }
     const author = noteParticipant(op, ws, caller, "actions");
     const at = nowIso(ctx);

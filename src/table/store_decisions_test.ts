@@ -221,6 +221,56 @@ Deno.test("resolveDecision() checks superseded_by: exists, same workspace, not i
   });
 });
 
+Deno.test("resolveDecision() refuses a superseded_by chain that leads back to the decision", async () => {
+  await withTable(SECRET, async ({ ctx, kv }) => {
+    const [a, b, c] = await Promise.all(
+      ["A", "B", "C"].map(async (title) =>
+        (await recordDecision(ctx, CODEX, { title, detail: "d" })).decision
+      ),
+    );
+    const approve = { verdict: "approved" as const, reason: "r" };
+    await resolveDecision(ctx, CODEX, { ...approve, decision_id: a.id, superseded_by: b.id });
+    await fails(
+      resolveDecision(ctx, CODEX, { ...approve, decision_id: b.id, superseded_by: a.id }),
+      "invalid",
+      new RegExp(
+        `superseded_loop: superseded_by ${a.id} would make a loop: ${a.id} is superseded by ${b.id}`,
+      ),
+    );
+    await resolveDecision(ctx, CODEX, { ...approve, decision_id: b.id, superseded_by: c.id });
+    await fails(
+      resolveDecision(ctx, CODEX, { ...approve, decision_id: c.id, superseded_by: a.id }),
+      "invalid",
+      new RegExp(`${a.id} is superseded by ${b.id} is superseded by ${c.id}`),
+    );
+    const stored = await kv.get<{ status: string }>(keys.decision(c.id));
+    assert.equal(stored.value?.status, "proposed", "nothing changed");
+  });
+});
+
+Deno.test("resolveDecision(): of two concurrent resolves that would make a loop, one wins", async () => {
+  await withTable(SECRET, async ({ ctx }) => {
+    for (let round = 0; round < 10; round++) {
+      const [a, b, c] = await Promise.all(
+        ["A", "B", "C"].map(async (title) =>
+          (await recordDecision(ctx, CODEX, { title, detail: "d" })).decision
+        ),
+      );
+      const approve = { verdict: "approved" as const, reason: "r" };
+      // b → c first: a loop then needs a → b and c → a, racing.
+      await resolveDecision(ctx, CODEX, { ...approve, decision_id: b.id, superseded_by: c.id });
+      const outcomes = await Promise.allSettled([
+        resolveDecision(ctx, CODEX, { ...approve, decision_id: a.id, superseded_by: b.id }),
+        resolveDecision(ctx, CLAUDE, { ...approve, decision_id: c.id, superseded_by: a.id }),
+      ]);
+      const won = outcomes.filter((o) => o.status === "fulfilled");
+      assert.equal(won.length, 1, `round ${round}`);
+      const lost = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+      assert.match((lost.reason as AppError).message, /would make a loop/);
+    }
+  });
+});
+
 Deno.test("setDecisionScope() needs an approved decision and a valid code; workspace scope is a standing rule", async () => {
   await withTable(SECRET, async ({ ctx }) => {
     const d = (await recordDecision(ctx, CODEX, { title: "Always test", detail: "d" })).decision;
