@@ -22,7 +22,10 @@ export const WATCH_KEYS_MAX = 10;
 /** How a feed follows the notice keys: `watch` (Deploy, KV Connect), `poll` (a file), or not at all. */
 export type FeedMode = "watch" | "poll" | "none";
 
-/** The key a topic's writes bump. */
+/**
+ * The key a topic's writes bump: the topic is one part, already unambiguous (a fixed name, or
+ * `noticeTopic`'s encoding of its parts).
+ */
 export function noticeKey(topic: string): Deno.KvKey {
   return ["notice", topic];
 }

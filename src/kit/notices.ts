@@ -21,6 +21,15 @@ import {
 /** Topic: the list of resources may have changed (a project was created). */
 export const RESOURCE_LIST_CHANGED = "resources/list_changed";
 
+/**
+ * A topic made from its parts (a toolset's name, a kind, then ids, workspaces and names): the
+ * JSON of the array, an injective encoding, so no part's text can make two topics one. Joined
+ * with `/`, a caller named `shop/bob` in workspace `acme` would hear `bob` of `acme/shop`.
+ */
+export function noticeTopic(...parts: readonly string[]): string {
+  return JSON.stringify(parts);
+}
+
 /** Called with the topic published. */
 export type NoticeListener = (topic: string) => void;
 

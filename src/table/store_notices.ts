@@ -5,16 +5,20 @@
  */
 
 import { bumpNotices } from "../kit/notice_feed.ts";
+import { noticeTopic } from "../kit/notices.ts";
 import type { TableCtx } from "./store_common.ts";
 
 /** The topic of discussion `id`: a message was posted to it. */
 export function discussionTopic(id: string): string {
-  return `table/discussion/${id}`;
+  return noticeTopic("table", "discussion", id);
 }
 
-/** The topic of `name`'s waiting items in workspace `ws` (case-insensitive, as names are). */
+/**
+ * The topic of `name`'s waiting items in workspace `ws` (case-insensitive, as names are); made
+ * from its parts, as both may hold `/`.
+ */
 export function waitingTopic(ws: string, name: string): string {
-  return `table/waiting/${ws}/${name.toLowerCase()}`;
+  return noticeTopic("table", "waiting", ws, name.toLowerCase());
 }
 
 /**

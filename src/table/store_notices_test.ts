@@ -5,6 +5,7 @@ import { tableCtx } from "./store_common.ts";
 import { createDiscussion, postMessage } from "./store_discussions.ts";
 import { acceptHandoff, createHandoff } from "./store_handoffs.ts";
 import { discussionTopic, waitingTopic } from "./store_notices.ts";
+import { tableUriTopics, waitingUri } from "./tools_resources.ts";
 import { createTask, updateTask } from "./store_tasks.ts";
 
 Deno.test("table writes tell the topics whose readers must read again, once they land", async () => {
@@ -47,5 +48,27 @@ Deno.test("table writes tell the topics whose readers must read again, once they
       bumps.map((e) => e.key[1]).sort(),
       [discussionTopic(discussion.id), ...["codex", "claude", "manus"].map(waiting)].sort(),
     );
+  });
+});
+
+Deno.test("a name or workspace holding / cannot make its topic another's (shop/bob in acme is not bob in acme/shop)", async () => {
+  await withTable({}, async ({ kv, settings }) => {
+    const bus = new NoticeBus();
+    const ctx = tableCtx(kv, settings, bus);
+    assert.notEqual(waitingTopic("acme", "shop/bob"), waitingTopic("acme/shop", "bob"));
+    const uris = tableUriTopics(ctx);
+    const slashed = uris.topicOf(waitingUri("acme"), { name: "shop/bob", via: "header" });
+    const bob = uris.topicOf(waitingUri("acme/shop"), { name: "bob", via: "header" });
+    assert.notEqual(slashed, bob);
+    const told: string[] = [];
+    bus.listen(slashed!, () => told.push("shop/bob in acme"));
+    bus.listen(bob!, () => told.push("bob in acme/shop"));
+    await createTask(ctx, CODEX, { title: "Do", assigned_to: "bob", workspace: "acme/shop" });
+    assert.deepEqual(told, ["bob in acme/shop"]);
+    await createTask(ctx, CODEX, { title: "Do", assigned_to: "shop/bob", workspace: "acme" });
+    assert.deepEqual(told, ["bob in acme/shop", "shop/bob in acme"]);
+    // The KV keys other processes follow are as distinct.
+    const bumped = (await Array.fromAsync(kv.list({ prefix: ["notice"] }))).map((e) => e.key);
+    assert.equal(new Set(bumped.map((k) => JSON.stringify(k))).size, 2);
   });
 });
