@@ -190,9 +190,12 @@ export function rememberSighting(memo: TableMemo, ws: string, author: Author): v
   memo.sightings.add(sightingId(ws, author));
 }
 
-/** A sighting's memo entry: the name as written, so a new spelling of it is written again. */
+/**
+ * A sighting's memo entry: the name as written, so a new spelling of it is written again; the
+ * JSON of its parts, which no part's text can make another's.
+ */
 function sightingId(ws: string, a: Author): string {
-  return `${ws}\u0000${a.name}\u0000${a.via}\u0000${a.client_id ?? ""}`;
+  return JSON.stringify([ws, a.name, a.via, a.client_id ?? null]);
 }
 
 /** The ids an index under `prefix` holds, newest first, at most `limit` (all without one). */
