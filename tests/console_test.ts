@@ -85,11 +85,11 @@ Deno.test("console session: HttpOnly SameSite=Strict cookie, only its hash in KV
     assert.equal(page.headers.get("x-frame-options"), "DENY");
     const html = await page.text();
     assert.doesNotMatch(html, /<script/i);
-    assert.match(html, /Waiting for Ada/);
+    assert.match(html, /Waiting for <bdi>Ada<\/bdi>/, "stored names are direction-isolated");
     const apps = await (await fetch(`${server.origin}/console/apps`, {
       headers: { cookie: s.cookie },
     })).text();
-    assert.match(apps, /<li>codex<\/li>/, "named tokens are listed by name");
+    assert.match(apps, /<li><bdi>codex<\/bdi><\/li>/, "named tokens are listed by name");
     for (const secret of [CODEX, OWNER_SECRET, server.token]) {
       assert.ok(!apps.includes(secret), "no token or secret value is ever shown");
     }
@@ -309,10 +309,10 @@ Deno.test("/view tells the three proofs apart: the console, the approval code, r
     })).text();
     assert.match(
       view,
-      /Retry card payments once .*via console<\/span> \(a person, in the owner console\)/,
+      /Retry card payments once<\/bdi> .*via console<\/span> \(a person, in the owner console\)/,
     );
-    assert.match(view, /Ship Friday .*\(a person, with the approval code\)/);
-    assert.match(view, /Use REST .*\(relayed by an AI, unproven\)/);
+    assert.match(view, /Ship Friday<\/bdi> .*\(a person, with the approval code\)/);
+    assert.match(view, /Use REST<\/bdi> .*\(relayed by an AI, unproven\)/);
     assert.doesNotMatch(view, /<form method="post"/, "/view stays read-only");
   } finally {
     await codex.close();

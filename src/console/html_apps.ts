@@ -2,7 +2,7 @@
 
 import type { PendingSignIn } from "../oauth/pending.ts";
 import type { ClientSummary } from "../oauth/store_clients.ts";
-import { at, csrfField, esc, type Frame, notice, page } from "./html_layout.ts";
+import { at, bdi, csrfField, esc, type Frame, notice, page } from "./html_layout.ts";
 
 /** What the apps page shows. */
 export interface AppsView {
@@ -18,7 +18,7 @@ export interface AppsView {
 }
 
 function hosts(uris: string[]): string {
-  return [...new Set(uris.map((u) => new URL(u).host))].map(esc).join(", ");
+  return [...new Set(uris.map((u) => new URL(u).host))].map((h) => bdi(h)).join(", ");
 }
 
 /** The page at `/console/apps`. */
@@ -36,7 +36,7 @@ export function appsPage(v: AppsView, frame: Frame): string {
     : `<table><thead><tr><th scope="col">App</th><th scope="col">Client id</th><th scope="col">Approved</th><th scope="col">Last used</th><th scope="col">Returns to</th><th scope="col">Grants</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>
 ${
       v.clients.map(({ client: c, grants }) =>
-        `<tr data-id="${esc(c.id)}"><td>${esc(c.name)}</td><td><code>${esc(c.id)}</code></td><td>${
+        `<tr data-id="${esc(c.id)}"><td>${bdi(c.name)}</td><td><code>${esc(c.id)}</code></td><td>${
           t(c.approvedAt)
         }${
           c.approvedAt === undefined && c.unapprovedUntil !== undefined
@@ -47,7 +47,7 @@ ${
             "revoke",
             "client_id",
             c.id,
-            `Revoke <span class="skip">${esc(c.name)}</span>`,
+            `Revoke <span class="skip">${bdi(c.name)}</span>`,
             "danger",
           )
         }</td></tr>`
@@ -58,10 +58,10 @@ ${
     : `<table><thead><tr><th scope="col">App</th><th scope="col">Returns to</th><th scope="col">Form expires</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>
 ${
       v.pending.map((p) =>
-        `<tr data-id="${esc(p.id)}"><td>${esc(p.clientName)} <code class="meta">${
+        `<tr data-id="${esc(p.id)}"><td>${bdi(p.clientName)} <code class="meta">${
           esc(p.clientId)
-        }</code></td><td>${esc(p.redirectHost)}</td><td>${at(p.expiresAt, frame.zone)}</td><td>${
-          form("approve", "sign_in", p.id, `Approve <span class="skip">${esc(p.clientName)}</span>`)
+        }</code></td><td>${bdi(p.redirectHost)}</td><td>${at(p.expiresAt, frame.zone)}</td><td>${
+          form("approve", "sign_in", p.id, `Approve <span class="skip">${bdi(p.clientName)}</span>`)
         }</td></tr>`
       ).join("\n")
     }</tbody></table>
@@ -73,7 +73,7 @@ ${
     : `<section aria-labelledby="h-apps"><h2 id="h-apps">OAuth apps</h2><p class="meta">OAuth sign-in is off on this server (OAUTH=on turns it on).</p></section>`;
   const tokens = v.tokenNames.length === 0
     ? `<p class="meta">No named tokens (AUTH_TOKENS) are configured.</p>`
-    : `<ul>${v.tokenNames.map((n) => `<li>${esc(n)}</li>`).join("")}</ul>`;
+    : `<ul>${v.tokenNames.map((n) => `<li>${bdi(n)}</li>`).join("")}</ul>`;
   const settings = `<dl>${
     v.settings.map(([k, val]) => `<dt>${esc(k)}</dt><dd>${esc(val)}</dd>`).join("")
   }</dl>`;

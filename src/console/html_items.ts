@@ -4,7 +4,7 @@ import type { Decision } from "../table/store_decisions.ts";
 import type { DiscussionPage } from "../table/store_discussion_page.ts";
 import type { Handoff } from "../table/store_handoffs.ts";
 import type { Task } from "../table/store_tasks.ts";
-import { at, csrfField, esc, type Frame, notice, page } from "./html_layout.ts";
+import { at, bdi, bdiText, csrfField, esc, type Frame, notice, page } from "./html_layout.ts";
 import { author, link, proof, state } from "./html_parts.ts";
 
 /** What an item page shows besides its record: the outcome of the last action. */
@@ -28,10 +28,10 @@ ${csrfField(frame.csrf)}
 <textarea id="reason" name="reason" required></textarea>
 <label for="superseded_by">Superseded by (another decision's id, optional)</label>
 <input type="text" id="superseded_by" name="superseded_by" autocomplete="off">
-<button class="primary" type="submit">Record verdict as ${esc(frame.ownerName)}</button>
+<button class="primary" type="submit">Record verdict as ${bdi(frame.ownerName)}</button>
 </form>
 <p class="meta">Recorded as decided by a person, in the owner console (${
-      esc(frame.ownerName)
+      bdi(frame.ownerName)
     }, via console). A decision is resolved once.</p></section>`
     : `<section aria-labelledby="h-verdict"><h2 id="h-verdict">Verdict</h2><dl>
 <dt>Status</dt><dd>${esc(d.status)}</dd>
@@ -46,10 +46,10 @@ ${
         : ""
     }
 </dl></section>`;
-  const body = `<h1>Decision: ${esc(d.title)}</h1>
+  const body = `<h1>Decision: ${bdi(d.title)}</h1>
 ${notice("done", o.done)}${notice("problem", o.problem)}
 <section aria-labelledby="h-detail" data-id="${esc(d.id)}"><h2 id="h-detail">Proposal</h2><dl>
-<dt>Workspace</dt><dd>${esc(d.workspace)}</dd>
+<dt>Workspace</dt><dd>${bdi(d.workspace)}</dd>
 <dt>Status</dt><dd>${esc(d.status)}</dd>
 <dt>Proposed by</dt><dd>${author(d.proposed_by)} at ${t(d.created_at)}</dd>
 ${
@@ -58,11 +58,11 @@ ${
       : ""
   }
 <dt>Id</dt><dd><code>${esc(d.id)}</code></dd></dl>
-<h3 class="meta">Detail, as written by ${esc(d.proposed_by.name)}</h3><pre>${
+<h3 class="meta">Detail, as written by ${bdi(d.proposed_by.name)}</h3><pre>${
     esc(d.detail)
   }</pre></section>
 ${verdict}`;
-  return page(`Decision: ${d.title}`, frame, body);
+  return page(`Decision: ${bdiText(d.title)}`, frame, body);
 }
 
 /** The form that hands a task on: posted to `action` with `action=hand_on`, `to` and `context`. */
@@ -78,12 +78,12 @@ function handOnForm(action: string, csrf: string): string {
 /** `/console/tasks/<id>`: a task of the owner's, and handing it on. */
 export function taskPage(task: Task, frame: Frame, o: Outcome = {}): string {
   const t = (iso: string) => at(iso, frame.zone);
-  const body = `<h1>Task: ${esc(task.title)}</h1>
+  const body = `<h1>Task: ${bdi(task.title)}</h1>
 ${notice("done", o.done)}${notice("problem", o.problem)}
 <section aria-labelledby="h-task" data-id="${esc(task.id)}"><h2 id="h-task">Task</h2><dl>
 <dt>Status</dt><dd>${esc(task.status)}</dd>
-<dt>Workspace</dt><dd>${esc(task.workspace)}</dd>
-<dt>Assigned to</dt><dd>${esc(task.assigned_to ?? "nobody")}</dd>
+<dt>Workspace</dt><dd>${bdi(task.workspace)}</dd>
+<dt>Assigned to</dt><dd>${task.assigned_to === null ? "nobody" : bdi(task.assigned_to)}</dd>
 <dt>Created by</dt><dd>${author(task.created_by)} at ${t(task.created_at)}</dd>
 ${
     task.handoff
@@ -97,7 +97,7 @@ ${
       : `<h3 class="meta">Detail</h3><pre>${esc(task.detail)}</pre>`
   }</section>
 ${task.status === "done" ? "" : handOnForm(`/console/tasks/${task.id}`, frame.csrf)}`;
-  return page(`Task: ${task.title}`, frame, body);
+  return page(`Task: ${bdiText(task.title)}`, frame, body);
 }
 
 /** `/console/handoffs/<id>`: the handoff, accept while it waits, and handing the task on. */
@@ -110,17 +110,17 @@ export function handoffPage(h: Handoff, frame: Frame, o: Outcome = {}): string {
     }<input type="hidden" name="action" value="${name}"><button class="primary" type="submit">${label}</button></form>`;
   const accept = open
     ? `<section aria-labelledby="h-accept"><h2 id="h-accept">Accept</h2>
-<p>Accepting makes the task yours (${esc(frame.ownerName)}) and in progress.</p>${
+<p>Accepting makes the task yours (${bdi(frame.ownerName)}) and in progress.</p>${
       action("accept", "Accept this handoff")
     }</section>`
     : "";
   const handOn = h.state === "obsolete" ? "" : handOnForm(`/console/handoffs/${h.id}`, frame.csrf);
-  const body = `<h1>Handoff: ${esc(h.task_title ?? h.task_id)}</h1>
+  const body = `<h1>Handoff: ${bdi(h.task_title ?? h.task_id)}</h1>
 ${notice("done", o.done)}${notice("problem", o.problem)}
 <section aria-labelledby="h-handoff" data-id="${esc(h.id)}"><h2 id="h-handoff">Handoff</h2><dl>
 <dt>State</dt><dd>${state(h.state)}</dd>
-<dt>Workspace</dt><dd>${esc(h.workspace)}</dd>
-<dt>To</dt><dd>${esc(h.to)}</dd>
+<dt>Workspace</dt><dd>${bdi(h.workspace)}</dd>
+<dt>To</dt><dd>${bdi(h.to)}</dd>
 <dt>From</dt><dd>${author(h.from)} at ${t(h.created_at)} (${h.age_days} days ago)</dd>
 ${
     h.accepted_by
@@ -128,11 +128,11 @@ ${
       : ""
   }
 <dt>Task</dt><dd><code>${esc(h.task_id)}</code></dd></dl>
-<h3 class="meta">Context, as written by ${esc(h.from.name)}</h3><pre>${
+<h3 class="meta">Context, as written by ${bdi(h.from.name)}</h3><pre>${
     esc(h.context)
   }</pre></section>
 ${accept}${handOn}`;
-  return page(`Handoff: ${h.task_title ?? h.task_id}`, frame, body);
+  return page(`Handoff: ${bdiText(h.task_title ?? h.task_id)}`, frame, body);
 }
 
 /** `/console/discussions/<id>`: one page of messages, links to the others, and the post form. */
@@ -158,9 +158,9 @@ export function discussionPage(
     after > 0 ? link(`${self}?after=${Math.max(0, after - limit)}`, "← Earlier messages") : "",
     p.has_more ? link(`${self}?after=${last}`, "Later messages →") : "",
   ].filter((x) => x !== "").join(" · ");
-  const body = `<h1>${esc(d.title)}</h1>
+  const body = `<h1>${bdi(d.title)}</h1>
 ${notice("done", o.done)}${notice("problem", o.problem)}
-<p class="meta">Workspace ${esc(d.workspace)} · opened by ${author(d.created_by)} at ${
+<p class="meta">Workspace ${bdi(d.workspace)} · opened by ${author(d.created_by)} at ${
     t(d.created_at)
   } · ${d.latest_seq} message(s) · <code>${esc(d.id)}</code></p>
 <section aria-labelledby="h-messages"><h2 id="h-messages">Messages ${
@@ -170,6 +170,6 @@ ${nav ? `<nav aria-label="Pages" class="meta">${nav}</nav>` : ""}</section>
 <section aria-labelledby="h-post"><h2 id="h-post">Post a message</h2>
 <form method="post" action="${esc(self)}">${csrfField(frame.csrf)}
 <label for="body">Message</label><textarea id="body" name="body" required></textarea>
-<button class="primary" type="submit">Post as ${esc(frame.ownerName)}</button></form></section>`;
-  return page(d.title, frame, body);
+<button class="primary" type="submit">Post as ${bdi(frame.ownerName)}</button></form></section>`;
+  return page(bdiText(d.title), frame, body);
 }

@@ -1,14 +1,23 @@
 /**
  * The console's page shell: one stylesheet inline, no script, no external asset, every stored
- * string escaped by the callers through `esc`. Landmarks, headings and labels for screen
+ * string escaped by the callers through `esc` (attributes) or `bdi` (content, direction-isolated). Landmarks, headings and labels for screen
  * readers; every control is a native form element, so the keyboard reaches all of it.
  */
 
-import { escapeHtml } from "../kit/web.ts";
+import { escapeHtml, isolatedHtml, isolatedText } from "../kit/web.ts";
 import { formatTime } from "../table/view_html.ts";
 
-/** Escapes stored or typed text for HTML. */
+/** Escapes stored or typed text for HTML (attributes, and text the server wrote). */
 export const esc = escapeHtml;
+
+/**
+ * Stored text shown in a page's content (a name, a title, a workspace): escaped and
+ * direction-isolated, so it cannot reorder the page's own text (`kit/web.ts`).
+ */
+export const bdi = isolatedHtml;
+
+/** Stored text in a page's title (no markup there): direction-isolated by U+2068…U+2069. */
+export const bdiText = isolatedText;
 
 /** What every signed-in page shows around its content. */
 export interface Frame {
@@ -101,7 +110,7 @@ export function page(title: string, frame: Frame, body: string): string {
     title,
     header,
     body,
-    `Signed in as ${esc(frame.ownerName)} (recorded via console) · times in ${esc(frame.zone)}`,
+    `Signed in as ${bdi(frame.ownerName)} (recorded via console) · times in ${esc(frame.zone)}`,
   );
 }
 

@@ -2,7 +2,7 @@
 
 import type { DiscussionSummary } from "../table/store_schema.ts";
 import type { OwnerQueue } from "../table/store_queue.ts";
-import { at, esc, type Frame, notice, page } from "./html_layout.ts";
+import { at, bdi, esc, type Frame, notice, page } from "./html_layout.ts";
 import { author, counted, link, state } from "./html_parts.ts";
 
 /** What the first page shows. */
@@ -30,7 +30,7 @@ export function waitingPage(v: WaitingView, frame: Frame): string {
     ["Decision", "Workspace", "Proposed by", "Since"],
     q.decisions.items.map((d) =>
       `<tr data-id="${esc(d.id)}"><td>${link(`/console/decisions/${d.id}`, d.title)}</td><td>${
-        esc(d.workspace)
+        bdi(d.workspace)
       }</td><td>${author(d.proposed_by)}</td><td>${t(d.created_at)}</td></tr>`
     ),
     "No decision awaits a verdict.",
@@ -40,24 +40,24 @@ export function waitingPage(v: WaitingView, frame: Frame): string {
     q.handoffs.items.map((h) =>
       `<tr data-id="${esc(h.id)}"><td>${state(h.state)}</td><td>${
         link(`/console/handoffs/${h.id}`, h.task_title ?? h.task_id)
-      }</td><td>${esc(h.workspace)}</td><td>${author(h.from)}</td><td>${
+      }</td><td>${bdi(h.workspace)}</td><td>${author(h.from)}</td><td>${
         t(h.created_at)
       } <span class="meta">(${h.age_days} d)</span></td></tr>`
     ),
-    `No handoff waits for ${esc(frame.ownerName)}.`,
+    `No handoff waits for ${bdi(frame.ownerName)}.`,
   );
   const tasks = table(
     ["Task", "Workspace", "Status", "Updated"],
     q.tasks.items.map((task) =>
       `<tr data-id="${esc(task.id)}"><td>${link(`/console/tasks/${task.id}`, task.title)}</td><td>${
-        esc(task.workspace)
+        bdi(task.workspace)
       }</td><td>${esc(task.status)}</td><td>${t(task.updated_at)}</td></tr>`
     ),
     "No open task is yours.",
   );
   const switcher = v.workspaces.map((w) =>
     w === v.workspace
-      ? `<strong aria-current="true">${esc(w)}</strong>`
+      ? `<strong aria-current="true">${bdi(w)}</strong>`
       : link(`/console?workspace=${encodeURIComponent(w)}`, w)
   ).join(" · ");
   const discussions = table(
@@ -71,7 +71,7 @@ export function waitingPage(v: WaitingView, frame: Frame): string {
     ),
     "No discussions yet.",
   );
-  const body = `<h1>Waiting for ${esc(frame.ownerName)}</h1>
+  const body = `<h1>Waiting for ${bdi(frame.ownerName)}</h1>
 ${notice("done", v.done)}
 <section aria-labelledby="h-decisions"><h2 id="h-decisions">${
     counted("Decisions awaiting a verdict", q.decisions.items.length, q.decisions.total)
@@ -83,7 +83,7 @@ ${notice("done", v.done)}
     counted("Your open tasks", q.tasks.items.length, q.tasks.total)
   }</h2>${tasks}</section>
 <section aria-labelledby="h-discussions"><h2 id="h-discussions">${
-    counted(`Discussions in ${v.workspace}`, v.discussions.length, v.totalDiscussions)
+    counted(`Discussions in ${bdi(v.workspace)}`, v.discussions.length, v.totalDiscussions)
   }, latest activity first</h2>
 <p class="meta">Workspaces: ${switcher}</p>${discussions}</section>`;
   return page("Waiting for you", { ...frame, current: "waiting" }, body);

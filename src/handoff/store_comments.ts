@@ -11,7 +11,7 @@ import {
   handoffKey,
 } from "./store_schema.ts";
 import { clip, validateKey } from "./store_validate.ts";
-import { checkText, optionalLine } from "../kit/text.ts";
+import { checkText, optionalName } from "../kit/text.ts";
 
 /** Adds a comment; at most `commentsMax` per handoff. */
 export async function addComment(
@@ -30,7 +30,7 @@ export async function addComment(
   })
     .trim();
   if (text === "") invalid(`${what}: content must not be empty`);
-  const by = optionalLine(author, limits.nameMaxChars, { name: "author", what });
+  const by = optionalName(author, limits.nameMaxChars, { name: "author", what });
   const id = ulid();
   return await commitWithRetry(async () => {
     const current = await readKey<Handoff>(kv, handoffKey(key));

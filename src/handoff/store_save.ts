@@ -23,7 +23,7 @@ import {
   type HandoffStatus,
   type Progress,
 } from "./store_schema.ts";
-import { checkText, optionalLine } from "../kit/text.ts";
+import { checkText, optionalLine, optionalName } from "../kit/text.ts";
 import {
   checkStatus,
   generateKey,
@@ -95,7 +95,7 @@ function checkSave(input: SaveInput, limits: HandoffLimits, what: string): Check
     title: optionalLine(input.title, limits.titleMaxChars, { name: "title", what }),
     summary,
     conversation,
-    fromAi: optionalLine(input.fromAi, limits.nameMaxChars, { name: "from_ai", what }),
+    fromAi: optionalName(input.fromAi, limits.nameMaxChars, { name: "from_ai", what }),
     fromProject: optionalLine(input.fromProject, limits.projectMaxChars, {
       name: "from_project",
       what,

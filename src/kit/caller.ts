@@ -3,7 +3,7 @@
  * token, OAuth) from a self-chosen label (a header) or a shared default.
  */
 
-import { characterCount, lineProblem } from "./text.ts";
+import { characterCount, invisibleProblem, lineProblem } from "./text.ts";
 
 /**
  * How a caller's name was established, strongest first; `console` is the owner signed in to the
@@ -24,13 +24,14 @@ export const CLIENT_NAME_MAX_CHARS = 140;
 
 /**
  * What is wrong with `name` as a client name, or `undefined` when it is fine: it must be one
- * line of well-formed Unicode, not blank, without control characters, at most 140 characters.
+ * line of well-formed Unicode, not blank, without control characters, at most 140 characters,
+ * without invisible or direction-control characters (`invisibleProblem`).
  * `what` names where it came from (`X-Client-Name`, `CLIENT_NAME`).
  */
 export function clientNameProblem(name: string, what: string): string | undefined {
   switch (lineProblem(name, CLIENT_NAME_MAX_CHARS)) {
     case undefined:
-      return undefined;
+      return invisibleProblem(name, what);
     case "lone_surrogate":
       return `${what} is not well-formed Unicode (it holds a lone surrogate)`;
     case "blank":

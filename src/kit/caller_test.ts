@@ -17,3 +17,12 @@ Deno.test("clientNameProblem() refuses blank, multi-line, control characters and
   assert.match(clientNameProblem("a\tb", "X")!, /control/);
   assert.match(clientNameProblem("a\ud800", "X")!, /well-formed/);
 });
+
+Deno.test("clientNameProblem() refuses invisible and direction-control characters, naming one", () => {
+  assert.match(
+    clientNameProblem("bob\u200B", "X-Client-Name")!,
+    /^X-Client-Name holds U\+200B, an invisible or direction-control character/,
+  );
+  assert.match(clientNameProblem("\u202EedualC", "CLIENT_NAME")!, /CLIENT_NAME holds U\+202E/);
+  assert.match(clientNameProblem("\uFEFFowner", "OWNER_NAME")!, /U\+FEFF/);
+});

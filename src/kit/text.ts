@@ -27,6 +27,38 @@ const CONTROL = /\p{Cc}/u;
 /** Line breaks, including the Unicode line and paragraph separators. */
 const LINE_BREAK = /[\r\n\u2028\u2029]/;
 
+/**
+ * Invisible and direction-control characters: every format character (Cf: zero-width spaces and
+ * joiners, bidi marks, embeddings, overrides and isolates, U+FEFF, U+00AD) and every other
+ * default-ignorable one (variation selectors, Hangul fillers, tags). In a name, id or workspace
+ * they make two different values look the same (`bob\u200B` is not `bob`), or reorder the
+ * text around them on a page.
+ */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+
+/** The first invisible or direction-control character in `text`, as `U+XXXX`, or `undefined`. */
+export function invisibleCharacter(text: string): string | undefined {
+  const found = INVISIBLE.exec(text)?.[0];
+  if (found === undefined) return undefined;
+  return `U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/**
+ * Why `text` (called `what`) may not be a name, id or workspace for the invisible or
+ * direction-control character it holds, naming it; `undefined` when it holds none.
+ */
+export function invisibleProblem(text: string, what: string): string | undefined {
+  const code = invisibleCharacter(text);
+  if (code === undefined) return undefined;
+  return `${what} holds ${code}, an invisible or direction-control character; names, ids and workspaces may not hold one (zero-width, bidi-control and other format or default-ignorable characters), as it makes one look like another`;
+}
+
+/** Throws unless `value` is free of invisible and direction-control characters. */
+export function checkVisible(value: string, field: Field): void {
+  const problem = invisibleProblem(value, field.name);
+  if (problem !== undefined) refuse(field, "invalid", problem);
+}
+
 /** Characters (Unicode code points) in `text`. */
 export function characterCount(text: string): number {
   let count = 0;
@@ -77,8 +109,8 @@ export function checkString(value: unknown, field: Field): asserts value is stri
 }
 
 /**
- * Checks an id: a string of 1–`max` characters, not blank, without control characters or lone
- * surrogates. Returns it unchanged (ids are never trimmed: the id is what the caller sent).
+ * Checks an id: a string of 1–`max` characters, not blank, without control characters, lone
+ * surrogates, or invisible or direction-control characters. Returns it unchanged (ids are never trimmed: the id is what the caller sent).
  */
 export function checkId(value: unknown, max: number, field: Field): string {
   checkString(value, field);
@@ -98,6 +130,7 @@ export function checkId(value: unknown, max: number, field: Field): string {
       `${field.name} must be 1–${max} characters, not blank, without control characters or lone surrogates, got ${got}`,
     );
   }
+  checkVisible(value, field);
   return value;
 }
 
@@ -124,6 +157,16 @@ export function optionalLine(value: unknown, max: number, field: Field): string 
   checkString(value, field);
   const text = value.trim();
   return text === "" ? null : lineBody(text, max, field, `at most ${max}`);
+}
+
+/**
+ * Like `optionalLine`, for a name (`from_ai`, a comment's `author`): also refuses invisible and
+ * direction-control characters (`checkVisible`).
+ */
+export function optionalName(value: unknown, max: number, field: Field): string | null {
+  const name = optionalLine(value, max, field);
+  if (name !== null) checkVisible(name, field);
+  return name;
 }
 
 function lineBody(text: string, max: number, field: Field, range: string): string {

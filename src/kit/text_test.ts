@@ -6,8 +6,10 @@ import {
   checkLine,
   checkText,
   checkWellFormed,
+  invisibleCharacter,
   lineProblem,
   optionalLine,
+  optionalName,
   utf8Bytes,
 } from "./text.ts";
 
@@ -85,4 +87,60 @@ Deno.test("lineProblem() names the first problem of a line, for callers that wor
   assert.equal(lineProblem("a\u0085", 3), "control");
   assert.equal(lineProblem("a\uDC00", 3), "lone_surrogate");
   assert.equal(lineProblem("😀😀😀😀", 3), "too_long");
+});
+
+/** The characters issue 23 found accepted in names, and others of their kinds. */
+const INVISIBLE_SAMPLES = [
+  "\u200B", // zero width space
+  "\u200C",
+  "\u200D",
+  "\u200E",
+  "\u200F",
+  "\u202A",
+  "\u202B",
+  "\u202C",
+  "\u202D",
+  "\u202E", // right-to-left override
+  "\u2060",
+  "\u2061",
+  "\u2062",
+  "\u2063",
+  "\u2064",
+  "\u2066",
+  "\u2067",
+  "\u2068",
+  "\u2069",
+  "\uFEFF",
+  "\u00AD",
+  "\u061C", // Arabic letter mark
+  "\u180E", // Mongolian vowel separator
+  "\uFE0F", // variation selector
+  "\u3164", // Hangul filler
+  "\u{E0041}", // tag
+];
+
+Deno.test("invisibleCharacter() names zero-width, bidi-control and other ignorable characters", () => {
+  for (const c of INVISIBLE_SAMPLES) {
+    const code = `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    assert.equal(invisibleCharacter(`bob${c}`), code, code);
+  }
+  assert.equal(invisibleCharacter("\u202EedualC"), "U+202E");
+  for (const fine of ["bob", "Zoë", "日本語", "owner/repo", "a b", "😀", "עברית", "\u00A0x"]) {
+    assert.equal(invisibleCharacter(fine), undefined, fine);
+  }
+});
+
+Deno.test("checkId() and optionalName() refuse invisible and direction-control characters, naming one", () => {
+  refusedWith(
+    () => checkId("proj\u200Bect", 64, { name: "project_id", what: "Cannot do it" }),
+    "invalid",
+    /^Cannot do it: project_id holds U\+200B, an invisible or direction-control character/,
+  );
+  refusedWith(
+    () => optionalName("\u202EedualC", 64, { name: "from_ai" }),
+    "invalid",
+    /from_ai holds U\+202E/,
+  );
+  assert.equal(optionalName(" claude ", 64, { name: "from_ai" }), "claude");
+  assert.equal(optionalName("", 64, { name: "from_ai" }), null);
 });

@@ -115,6 +115,35 @@ export function cookieValue(req: Request, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Explicit directional formatting characters: embeddings and overrides (U+202A–U+202E) and
+ * isolates (U+2066–U+2069). Stored text shown on a page gets them as visible `[U+202E]`, so none
+ * can close the isolation around it or reorder the page's own text.
+ */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/g;
+
+function showBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROL, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase()}]`);
+}
+
+/**
+ * Stored text (a name, a title, a workspace) for HTML content: escaped, its direction controls
+ * shown, inside `<bdi>`, so whatever direction it has cannot reorder the page's text around it
+ * (`\u202EedualC` shows as `[U+202E]edualC`, and the sentence after it stays as written). For
+ * element content only: attributes take `escapeHtml`.
+ */
+export function isolatedHtml(text: string): string {
+  return `<bdi>${escapeHtml(showBidiControls(text))}</bdi>`;
+}
+
+/**
+ * Stored text for a context that holds no markup (a page's `<title>`): its direction controls
+ * shown, between U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE. Not escaped.
+ */
+export function isolatedText(text: string): string {
+  return `\u2068${showBidiControls(text)}\u2069`;
+}
+
 /** Escapes text for HTML content and double-quoted or single-quoted attribute values. */
 export function escapeHtml(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")

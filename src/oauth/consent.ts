@@ -1,6 +1,6 @@
 /** The consent page: plain server-rendered HTML, no script, never framed. */
 
-import { escapeHtml } from "../kit/web.ts";
+import { escapeHtml, isolatedHtml } from "../kit/web.ts";
 
 /** Headers of every consent page: no framing, no script, no caching, no referrer. */
 export const PAGE_HEADERS: Record<string, string> = {
@@ -27,7 +27,7 @@ export interface ConsentView {
   ownerSecretSet: boolean;
 }
 
-/** The consent form. */
+/** The consent form; the app's name and address are shown direction-isolated (`isolatedHtml`). */
 export function renderConsent(view: ConsentView): string {
   const secretName = view.ownerSecretSet ? "OAUTH_OWNER_SECRET" : "AUTH_TOKEN";
   const problem = view.problem === undefined
@@ -35,13 +35,13 @@ export function renderConsent(view: ConsentView): string {
     : `<p class="problem" role="alert">${escapeHtml(view.problem)}</p>`;
   return page(
     "Connect an app to handoff-mcp",
-    `<h1>Connect <q>${escapeHtml(view.clientName)}</q>?</h1>
+    `<h1>Connect <q>${isolatedHtml(view.clientName)}</q>?</h1>
 <p>An app that calls itself <strong>${
-      escapeHtml(view.clientName)
+      isolatedHtml(view.clientName)
     }</strong> asks to use this handoff-mcp server: read and write everything stored here, under that name.</p>
 <dl>
-<dt>It will be sent back to</dt><dd><strong>${escapeHtml(view.redirectHost)}</strong></dd>
-<dt>Client id</dt><dd><code>${escapeHtml(view.clientId)}</code></dd>
+<dt>It will be sent back to</dt><dd><strong>${isolatedHtml(view.redirectHost)}</strong></dd>
+<dt>Client id</dt><dd><code>${isolatedHtml(view.clientId)}</code></dd>
 </dl>
 <p>The name is chosen by the app itself; approve only if you just started connecting it and the address above is the app you expect.</p>
 ${problem}

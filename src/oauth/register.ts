@@ -1,6 +1,7 @@
 /** RFC 7591 dynamic client registration: public and confidential clients, exact redirect URIs. */
 
 import { AppError, ulid } from "../kit/kv.ts";
+import { invisibleProblem } from "../kit/text.ts";
 import { json, readJson } from "../kit/web.ts";
 import { OAuthClientMetadataSchema } from "../mcp/sdk_auth.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
@@ -75,6 +76,8 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
       `client_name must be one line of 1 to ${CLIENT_NAME_MAX} characters without control characters`,
     );
   }
+  const invisible = name === undefined ? undefined : invisibleProblem(name, "client_name");
+  if (invisible !== undefined) throw new OAuthError("invalid_client_metadata", invisible);
   const id = `client_${ulid(now).toLowerCase()}`;
   const secret = authMethod === "none" ? undefined : randomSecret();
   const client: ClientRecord = {

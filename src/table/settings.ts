@@ -2,7 +2,7 @@
 
 import { CLIENT_NAME_MAX_CHARS } from "../kit/caller.ts";
 import { type EnvSource, intVar } from "../kit/env.ts";
-import { characterCount, lineProblem } from "../kit/text.ts";
+import { characterCount, invisibleProblem, lineProblem } from "../kit/text.ts";
 
 /** The contract number: first line of every table tool description, and a context field. */
 export const TABLE_CONTRACT = 1;
@@ -135,7 +135,7 @@ function limitVar(env: EnvSource, limit: keyof typeof SETTING_OF, min: number, m
 export function workspaceProblem(name: string, maxChars: number): string | undefined {
   switch (lineProblem(name, maxChars)) {
     case undefined:
-      return undefined;
+      return invisibleProblem(name, "a workspace");
     case "lone_surrogate":
       return "a workspace must be well-formed Unicode";
     case "blank":

@@ -7,7 +7,7 @@ import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";
-import { checkId, checkLine, checkText } from "../kit/text.ts";
+import { checkId, checkLine, checkText, checkVisible } from "../kit/text.ts";
 import { SETTING_OF, type TableSettings, workspaceProblem } from "./settings.ts";
 import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
 
@@ -90,9 +90,14 @@ export function checkBody(
   return text;
 }
 
-/** Checks a participant name (`to`, `assigned_to`): one line, at most 140 characters; trimmed. */
+/**
+ * Checks a participant name (`to`, `assigned_to`): one line, at most 140 characters, nothing
+ * invisible (`bob\u200B` would look like bob's and never reach him); trimmed.
+ */
 export function checkName(ctx: TableCtx, name: string, value: string): string {
-  return checkLine(value, ctx.settings.limits.nameMaxChars, { name });
+  const checked = checkLine(value, ctx.settings.limits.nameMaxChars, { name });
+  checkVisible(checked, { name });
+  return checked;
 }
 
 /** Checks an id: not blank, well-formed; an id that cannot exist is reported as not found. */

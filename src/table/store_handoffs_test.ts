@@ -140,3 +140,27 @@ Deno.test("a done task cannot be handed off; reopening it brings its handoff bac
     assert.equal(countValue(await kv.get(keys.count("main", "handoffs_pending"))), 1);
   });
 });
+
+Deno.test("a handoff to bob\\u200B, a task for b\\u202Eob or a workspace with U+2066 is refused, naming the character", async () => {
+  await withTable({}, async ({ ctx, kv }) => {
+    const t = (await createTask(ctx, CODEX, { title: "Fix" })).task;
+    const before = await Array.fromAsync(kv.list({ prefix: [] }));
+    await fails(
+      createHandoff(ctx, CODEX, { task_id: t.id, to: "bob\u200B", context: "c" }),
+      "invalid",
+      /to holds U\+200B, an invisible or direction-control character/,
+    );
+    await fails(
+      createTask(ctx, CODEX, { title: "Fix", assigned_to: "b\u202Eob" }),
+      "invalid",
+      /assigned_to holds U\+202E/,
+    );
+    await fails(
+      createTask(ctx, CODEX, { title: "Fix", workspace: "acme/\u2066shop" }),
+      "invalid",
+      /a workspace holds U\+2066/,
+    );
+    const after = await Array.fromAsync(kv.list({ prefix: [] }));
+    assert.equal(after.length, before.length, "nothing was written");
+  });
+});

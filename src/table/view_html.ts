@@ -3,7 +3,7 @@
  * string escaped. Pure: the route in `view.ts` reads and authorizes, this only renders.
  */
 
-import { escapeHtml } from "../kit/web.ts";
+import { escapeHtml, isolatedHtml as bdi, isolatedText } from "../kit/web.ts";
 import { TABLE_CONTRACT } from "./settings.ts";
 import type { WorkspaceContext } from "./store_context.ts";
 import type { Message } from "./store_discussions.ts";
@@ -52,7 +52,7 @@ function page(title: string, zone: string, body: string): string {
 }
 
 function author(a: Author): string {
-  return `${escapeHtml(a.name)} <span class="via">via ${escapeHtml(a.via)}</span>`;
+  return `${bdi(a.name)} <span class="via">via ${escapeHtml(a.via)}</span>`;
 }
 
 function discussionHref(id: string, ws: string): string {
@@ -67,7 +67,7 @@ export function workspacePage(c: WorkspaceContext, zone: string): string {
   const items = <T>(list: T[], row: (x: T) => string, none: string) =>
     list.length === 0 ? `<p class="meta">${none}</p>` : `<ul>${list.map(row).join("")}</ul>`;
   const body = `
-<header><h1>Table · ${escapeHtml(ws)}</h1>
+<header><h1>Table · ${bdi(ws)}</h1>
 <form method="get" action="/view"><label class="meta">workspace <input name="workspace" value="${
     escapeHtml(ws)
   }" size="24"></label></form></header>
@@ -81,7 +81,7 @@ export function workspacePage(c: WorkspaceContext, zone: string): string {
     items(
       o.decisions_awaiting.items,
       (d) =>
-        `<li>${escapeHtml(d.title)} <span class="meta">proposed by ${author(d.proposed_by)} · ${
+        `<li>${bdi(d.title)} <span class="meta">proposed by ${author(d.proposed_by)} · ${
           t(d.created_at)
         } · ${escapeHtml(d.id)}</span></li>`,
       "None.",
@@ -91,7 +91,7 @@ export function workspacePage(c: WorkspaceContext, zone: string): string {
     items(
       c.standing_rules,
       (d) =>
-        `<li>${escapeHtml(d.title)} <span class="meta">approved by ${
+        `<li>${bdi(d.title)} <span class="meta">approved by ${
           d.decided_by ? author(d.decided_by) : "?"
         } (${escapeHtml(d.decided_via ? PROOF_TEXT[d.decided_via] : "")})</span></li>`,
       "None.",
@@ -99,7 +99,7 @@ export function workspacePage(c: WorkspaceContext, zone: string): string {
   }</section>
 <section><h2>Latest plan</h2>${
     o.latest_plan
-      ? `<p>${escapeHtml(o.latest_plan.title)} <span class="meta">by ${
+      ? `<p>${bdi(o.latest_plan.title)} <span class="meta">by ${
         author(o.latest_plan.created_by)
       } · ${t(o.latest_plan.created_at)}</span></p>`
       : `<p class="meta">None.</p>`
@@ -109,8 +109,8 @@ export function workspacePage(c: WorkspaceContext, zone: string): string {
       o.handoffs_pending.items,
       (h) =>
         `<li><span class="state-${escapeHtml(h.state)}">${escapeHtml(h.state)}</span> · ${
-          escapeHtml(h.task_title ?? h.task_id)
-        } → ${escapeHtml(h.to)} <span class="meta">from ${author(h.from)} · ${
+          bdi(h.task_title ?? h.task_id)
+        } → ${bdi(h.to)} <span class="meta">from ${author(h.from)} · ${
           t(h.created_at)
         }</span></li>`,
       "None.",
@@ -121,7 +121,7 @@ export function workspacePage(c: WorkspaceContext, zone: string): string {
       c.discussions,
       (d) =>
         `<li><a href="${escapeHtml(discussionHref(d.id, ws))}">${
-          escapeHtml(d.title)
+          bdi(d.title)
         }</a> <span class="meta">${d.latest_seq} message(s) · last ${
           t(d.last_message_at)
         } · opened by ${author(d.created_by)}</span></li>`,
@@ -131,7 +131,7 @@ export function workspacePage(c: WorkspaceContext, zone: string): string {
     c.has_more ? `<p class="meta">Only the ${c.discussions.length} most recent are shown.</p>` : ""
   }
 </section></main>`;
-  return page(`Table · ${ws}`, zone, body);
+  return page(`Table · ${isolatedText(ws)}`, zone, body);
 }
 
 /** The discussion page: every message by seq with kind, author and how it connected. */
@@ -145,14 +145,14 @@ export function discussionPage(d: Discussion, messages: Message[], zone: string)
     }</span><pre>${escapeHtml(m.body)}</pre></div>`
   ).join("");
   const body = `
-<header><h1>${escapeHtml(d.title)}</h1><a href="/view?workspace=${
-    encodeURIComponent(d.workspace)
-  }">← ${escapeHtml(d.workspace)}</a></header>
+<header><h1>${bdi(d.title)}</h1><a href="/view?workspace=${encodeURIComponent(d.workspace)}">← ${
+    bdi(d.workspace)
+  }</a></header>
 <main><p class="meta">Opened by ${author(d.created_by)} · ${
     t(d.created_at)
   } · ${d.latest_seq} message(s) · ${escapeHtml(d.id)}</p>
 <section>${rows || `<p class="meta">No messages yet.</p>`}</section></main>`;
-  return page(d.title, zone, body);
+  return page(isolatedText(d.title), zone, body);
 }
 
 /** The page a visitor without a valid key gets, saying what was wrong. */
