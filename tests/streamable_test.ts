@@ -130,6 +130,16 @@ Deno.test("a 2025-03-26 batch calling one tool twice answers both; later 2025 re
         assert.match(result.content![0].text, /NORTH STAR/);
       }
     }
+    // One id twice: each request is still answered (the SDK's transport alone keeps one).
+    const sameId = [call(7, "batch-a"), call(7, "batch-b"), {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, { jsonrpc: "2.0", id: 7, method: "ping" }];
+    const repeated = await post(server, sameId, { "mcp-protocol-version": "2025-03-26" });
+    assert.equal(repeated.status, 200);
+    const answers = await repeated.json() as { id: number; result: { content?: unknown[] } }[];
+    assert.deepEqual(answers.map((a) => a.id), [7, 7, 7]);
+    assert.equal(answers.filter((a) => a.result.content !== undefined).length, 2);
     for (const version of ["2025-06-18", "2025-11-25"]) {
       const res = await post(server, twice, { "mcp-protocol-version": version });
       assert.equal(res.status, 400, version);

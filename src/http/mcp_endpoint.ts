@@ -84,8 +84,11 @@ export class McpEndpoint {
       !modernHeader && await isLegacyRequest(req, parsed, { maxRequestBodySize: this.#maxBytes })
     ) {
       if (isSubscribe(parsed)) return noSubscriptions(parsed);
-      const unbatched = Array.isArray(parsed) ? batchRefusal(req) : undefined;
-      if (unbatched !== undefined) return unbatched;
+      if (Array.isArray(parsed)) {
+        const refused = batchRefusal(req);
+        if (refused !== undefined) return refused;
+        if (repeatsAnId(parsed)) return await this.#each(req, parsed, toolsets, authInfo);
+      }
       return await this.#legacy(req, parsed, toolsets, authInfo);
     }
     if (isListen(parsed)) return await this.#listens.serve(req, parsed, toolsets, authInfo);
@@ -99,9 +102,10 @@ export class McpEndpoint {
     parsed: unknown,
     toolsets: readonly Toolset[],
     authInfo?: AuthInfo,
+    json = false,
   ): Promise<Response> {
     const server = await this.#app.requestServer(toolsets, needsOf(parsed));
-    const streaming = asksProgress(parsed);
+    const streaming = !json && asksProgress(parsed);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !streaming,
@@ -111,6 +115,33 @@ export class McpEndpoint {
     // A JSON answer is complete; a stream ends when its last answer is written.
     if (!streaming || response.body === null) await server.close();
     return response;
+  }
+
+  /**
+   * A 2025-03-26 batch that repeats a request id, answered message by message: the SDK's
+   * transport keys its answers by id, so it would answer such a batch with one of them. Each
+   * request gets its answer, in order, as plain JSON (progress is not streamed here).
+   */
+  async #each(
+    req: Request,
+    batch: unknown[],
+    toolsets: readonly Toolset[],
+    authInfo?: AuthInfo,
+  ): Promise<Response> {
+    const headers = new Headers(req.headers);
+    headers.delete("content-length");
+    const answers = await Promise.all(batch.map(async (message) => {
+      const one = new Request(req.url, { method: "POST", headers, body: JSON.stringify(message) });
+      const response = await this.#legacy(one, message, toolsets, authInfo, true);
+      if (response.status === 202 || response.body === null) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      return await response.json();
+    }));
+    const answered = answers.filter((a) => a !== undefined);
+    if (answered.length === 0) return new Response(null, { status: 202 });
+    return Response.json(answered);
   }
 
   /**
@@ -174,6 +205,17 @@ function batchRefusal(req: Request): Response | undefined {
     -32600,
     `Invalid Request: protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
   );
+}
+
+/** Whether two requests of `batch` share an id. */
+function repeatsAnId(batch: unknown[]): boolean {
+  const ids = batch.flatMap((m) => {
+    const message = m as { id?: unknown; method?: unknown } | null;
+    return message?.method !== undefined && message.id !== undefined
+      ? [JSON.stringify(message.id)]
+      : [];
+  });
+  return new Set(ids).size < ids.length;
 }
 
 /** Whether a batch claims the 2026-07-28 revision, by its header or by a message's envelope. */
