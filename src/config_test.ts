@@ -71,6 +71,14 @@ Deno.test("loadConfig() reads AUTH_TOKENS as name=token pairs and refuses malfor
     /at most 140 are allowed/,
   );
   assert.throws(
+    () => loadConfig(env({ AUTH_TOKENS: `codex\u200B=${t1}` })),
+    /AUTH_TOKENS name "codex\u200B" holds U\+200B, an invisible or direction-control character/,
+  );
+  assert.throws(
+    () => loadConfig(env({ CLIENT_NAME: "\u202Eclaude" })),
+    /CLIENT_NAME holds U\+202E/,
+  );
+  assert.throws(
     () => loadConfig(env({ DENO_DEPLOYMENT_ID: "x", AUTH_TOKENS: `codex=${t1}` })),
     /at least 32 characters/,
   );

@@ -267,6 +267,9 @@ Deno.test("a task assigned to the owner is handed on from its console page, as t
     const blank = await post({ to: "claude", context: "  " });
     assert.equal(blank.status, 400);
     assert.match(await blank.text(), /context must not be empty or blank/);
+    const invisible = await post({ to: "claude\u200B", context: "Draft" });
+    assert.equal(invisible.status, 400);
+    assert.match(await invisible.text(), /to holds U\+200B, an invisible or direction-control/);
     const res = await post({ to: "claude", context: "Draft is in docs/runbook.md" });
     assert.equal(res.status, 303);
     assert.match(res.headers.get("location")!, /^\/console\/handoffs\/\w+\?done=Handed/);
