@@ -1,6 +1,7 @@
 /**
  * The `/view` pages as HTML, built from records: no script, no external asset, every stored
- * string escaped. Pure: the route in `view.ts` reads and authorizes, this only renders.
+ * string escaped, stored names and titles direction-isolated (`isolatedHtml`). Pure: the route in
+ * `view.ts` reads and authorizes, this only renders.
  */
 
 import { escapeHtml, isolatedHtml as bdi, isolatedText } from "../kit/web.ts";
