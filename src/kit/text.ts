@@ -110,7 +110,8 @@ export function checkString(value: unknown, field: Field): asserts value is stri
 
 /**
  * Checks an id: a string of 1–`max` characters, not blank, without control characters, lone
- * surrogates, or invisible or direction-control characters. Returns it unchanged (ids are never trimmed: the id is what the caller sent).
+ * surrogates, or invisible or direction-control characters. Returns it unchanged (ids are never
+ * trimmed: the id is what the caller sent).
  */
 export function checkId(value: unknown, max: number, field: Field): string {
   checkString(value, field);
