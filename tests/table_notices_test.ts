@@ -2,8 +2,8 @@
  * A live table across processes: two `main.ts` processes on one KV file, a v2 client listening
  * over 2026-07-28 (`subscriptions/listen`) on one and a poster on the other. The notice arrives,
  * a re-read shows the post, unread counts are right for the listener, the poster and a third
- * who never read, a participant hears only their own waiting items, and the limits refuse a
- * stream clearly and free what a closed one held.
+ * who never read, a participant hears only their own waiting items (a name holding / too), and
+ * the limits refuse a stream clearly and free what a closed one held.
  */
 
 import assert from "node:assert/strict";
@@ -212,6 +212,40 @@ Deno.test("notifications/cancelled ends that caller's listen stream while its co
     assert.equal(next, "open");
     await reader.cancel();
   } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a listener named shop/bob in acme never hears bob's waiting items in acme/shop", async () => {
+  const server = await startServer({ env: { TOOLSETS: "table" } });
+  const base = `${server.origin}/${server.token}`;
+  const closers: { close(): Promise<void> }[] = [];
+  try {
+    const poster = await clientAs(base, "poster");
+    closers.push(poster);
+    const d = await call(poster, "create_discussion", {
+      title: "T",
+      body: "one",
+      workspace: "acme",
+    });
+    const fence = discussionUri("acme", (d.structured.discussion as { id: string }).id);
+    const slashed = await listenerAs(base, "shop/bob");
+    closers.push(slashed.client);
+    await slashed.client.listen({ resourceSubscriptions: [fence, waitingUri("acme")] });
+
+    // bob's work in acme/shop is not shop/bob's in acme.
+    const other = await call(poster, "create_task", { title: "Do", workspace: "acme/shop" });
+    const otherId = (other.structured.task as { id: string }).id;
+    await call(poster, "create_handoff", { task_id: otherId, to: "bob", context: "for bob" });
+    await call(poster, "post_message", { discussion_id: fence.split("/").at(-1), body: "fence" });
+    await heardUntil(slashed.heard, [fence], "only the fence after bob's handoff in acme/shop");
+
+    const own = await call(poster, "create_task", { title: "Do", workspace: "acme" });
+    const ownId = (own.structured.task as { id: string }).id;
+    await call(poster, "create_handoff", { task_id: ownId, to: "shop/bob", context: "yours" });
+    await heardUntil(slashed.heard, [fence, waitingUri("acme")], "its own handoff in acme");
+  } finally {
+    for (const c of closers) await c.close();
     await server.close();
   }
 });
