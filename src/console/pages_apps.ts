@@ -4,6 +4,7 @@ import { approvePendingSignIn, pendingSignIns } from "../oauth/pending.ts";
 import { deleteClient, listClients } from "../oauth/store_clients.ts";
 import { type ConsoleCtx, frameOf, type Signed } from "./context.ts";
 import { appsPage } from "./html_apps.ts";
+import { doneAt, doneNotice } from "./notices.ts";
 import { html, seeOther } from "./web.ts";
 
 /** `GET /console/apps`. */
@@ -25,7 +26,7 @@ export async function showApps(
       pending,
       tokenNames: ctx.tokenNames,
       settings: ctx.summary,
-      done: s.r.url.searchParams.get("done") ?? undefined,
+      done: doneNotice(s.r.url),
       problem: problem?.text,
     }, frameOf(ctx, s)),
   );
@@ -50,9 +51,7 @@ export async function actOnApps(
         404,
       );
     }
-    return seeOther(
-      `/console/apps?done=${encodeURIComponent(`Revoked ${id}: its tokens no longer work.`)}`,
-    );
+    return seeOther(doneAt("/console/apps", "revoked"));
   }
   if (action === "approve") {
     const id = form.get("sign_in") ?? "";
