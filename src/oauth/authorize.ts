@@ -10,15 +10,16 @@ import { PAGE_HEADERS, renderConsent, renderProblem } from "./consent.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { isOwnResource, issuerOf } from "./metadata.ts";
 import {
-  attemptsExhausted,
   consentCounters,
-  consentFormCounter,
+  consentFormCounters,
+  type Counter,
+  exhaustedCounter,
+  limitText,
   releaseAttempt,
   reserveAttempt,
 } from "./store_attempts.ts";
 import { getClient } from "./store_clients.ts";
 import { approveConsent, createConsent, getConsent } from "./store_codes.ts";
-import { CONSENT_FORMS_MAX } from "./settings.ts";
 import type { ClientRecord } from "./store_keys.ts";
 
 /** Largest consent form body accepted, in bytes. */
@@ -84,15 +85,14 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
   }
   const now = ctx.now();
   const window = ctx.settings.attemptWindowMs;
-  if (
-    !await reserveAttempt(ctx.kv, consentFormCounter(r.address), CONSENT_FORMS_MAX, window, now)
-  ) {
+  const forms = await reserveAttempt(ctx.kv, consentFormCounters(r.address), window, now);
+  if (forms !== undefined) {
     return problem(
       429,
       "Too many sign-ins",
-      `Too many sign-in forms were opened from this address (at most ${CONSENT_FORMS_MAX} in ${
-        Math.round(window / 60_000)
-      } minutes). Wait a while and start again from the app.`,
+      `Too many sign-in forms were opened (${
+        limitText(forms, window)
+      }). Wait a while and start again from the app.`,
     );
   }
   const csrf = await createConsent(
@@ -167,19 +167,20 @@ export async function decideConsent(ctx: OAuthContext, r: OAuthRequest): Promise
       iss,
     }, { "set-cookie": clearCookie() });
   }
-  const counters = consentCounters({ clientId: client.id, address: r.address });
-  const { maxFailedAttempts: max, attemptWindowMs } = ctx.settings;
-  const tooMany = () =>
+  const counters = consentCounters(ctx.settings, { clientId: client.id, address: r.address });
+  const tooMany = (full: Counter) =>
     problem(
       429,
       "Too many wrong secrets",
-      `Too many wrong secrets for this app or from this address (at most ${max} in ${
-        Math.round(attemptWindowMs / 60_000)
-      } minutes, OAUTH_MAX_FAILED_ATTEMPTS). Wait and start again.`,
+      `Too many wrong secrets (${
+        limitText(full, ctx.settings.attemptWindowMs)
+      }). Wait and start again.`,
     );
-  if (!await reserveAttempt(ctx.kv, counters, max, attemptWindowMs, now)) return tooMany();
+  const refused = await reserveAttempt(ctx.kv, counters, ctx.settings.attemptWindowMs, now);
+  if (refused !== undefined) return tooMany(refused);
   if (!secretMatches(form.get("secret") ?? "", ctx.ownerSecret)) {
-    if (await attemptsExhausted(ctx.kv, counters, max, now)) return tooMany();
+    const full = await exhaustedCounter(ctx.kv, counters, now);
+    if (full !== undefined) return tooMany(full);
     return consentPage(
       ctx,
       client,

@@ -7,7 +7,13 @@ import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import { AUTH_METHODS } from "./metadata.ts";
 import { CLIENT_NAME_MAX } from "./settings.ts";
-import { attemptsExhausted, registrationCounter, reserveAttempt } from "./store_attempts.ts";
+import {
+  type Counter,
+  exhaustedCounter,
+  limitText,
+  registrationCounters,
+  reserveAttempt,
+} from "./store_attempts.ts";
 import { createClient } from "./store_clients.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import type { AuthMethod, ClientRecord } from "./store_keys.ts";
@@ -27,10 +33,9 @@ const GRANT_TYPES = ["authorization_code", "refresh_token"];
 export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Response> {
   const { kv, settings } = ctx;
   const now = ctx.now();
-  const counter = registrationCounter(r.address);
-  if (await attemptsExhausted(kv, counter, settings.maxRegistrations, now)) {
-    throw tooManyRegistrations(settings.maxRegistrations, settings.attemptWindowMs);
-  }
+  const counters = registrationCounters(settings, r.address);
+  const full = await exhaustedCounter(kv, counters, now);
+  if (full !== undefined) throw tooManyRegistrations(full, settings.attemptWindowMs);
   let body: unknown;
   try {
     body = await readJson(r.req, REGISTRATION_MAX_BYTES);
@@ -87,11 +92,8 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
     metadata: meta as Record<string, unknown>,
     createdAt: new Date(now).toISOString(),
   };
-  if (
-    !await reserveAttempt(kv, counter, settings.maxRegistrations, settings.attemptWindowMs, now)
-  ) {
-    throw tooManyRegistrations(settings.maxRegistrations, settings.attemptWindowMs);
-  }
+  const refused = await reserveAttempt(kv, counters, settings.attemptWindowMs, now);
+  if (refused !== undefined) throw tooManyRegistrations(refused, settings.attemptWindowMs);
   await createClient(kv, client, settings.unapprovedClientTtlMs);
   return json(201, {
     ...meta,
@@ -104,12 +106,10 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
   }, { "cache-control": "no-store" });
 }
 
-function tooManyRegistrations(max: number, windowMs: number): OAuthError {
+function tooManyRegistrations(full: Counter, windowMs: number): OAuthError {
   return new OAuthError(
     "temporarily_unavailable",
-    `Too many registrations from this address (at most ${max} in ${
-      Math.round(windowMs / 60_000)
-    } minutes, OAUTH_MAX_REGISTRATIONS); try again later`,
+    `Too many registrations (${limitText(full, windowMs)}); try again later`,
     429,
   );
 }

@@ -31,10 +31,17 @@ export interface OAuthSettings {
   unapprovedClientTtlMs: number;
   /** Wrong owner secrets allowed per client and per address in one window (`OAUTH_MAX_FAILED_ATTEMPTS`). */
   maxFailedAttempts: number;
+  /**
+   * Wrong owner secrets allowed from all addresses together in one window, on the consent page
+   * and the console (`OAUTH_MAX_FAILED_ATTEMPTS_TOTAL`): the ceiling address rotation cannot escape.
+   */
+  maxFailedAttemptsTotal: number;
   /** The window failed attempts and registrations are counted in, in ms. */
   attemptWindowMs: number;
   /** Registrations allowed per address in one window (`OAUTH_MAX_REGISTRATIONS`). */
   maxRegistrations: number;
+  /** Registrations allowed from all addresses together in one window (`OAUTH_MAX_REGISTRATIONS_TOTAL`). */
+  maxRegistrationsTotal: number;
 }
 
 /** Default access token lifetime: one hour. */
@@ -55,6 +62,10 @@ export const DEFAULT_MAX_FAILED_ATTEMPTS = 5;
 export const ATTEMPT_WINDOW_MS = 15 * 60_000;
 /** Default registrations per address in one window. */
 export const DEFAULT_MAX_REGISTRATIONS = 20;
+/** Default wrong owner secrets from all addresses together in one window. */
+export const DEFAULT_MAX_FAILED_ATTEMPTS_TOTAL = 50;
+/** Default registrations from all addresses together in one window. */
+export const DEFAULT_MAX_REGISTRATIONS_TOTAL = 100;
 /**
  * Consent forms one address may open in one window: each stores a pending request, and opening
  * one needs no credentials, only a registered client id.
@@ -90,8 +101,22 @@ export function loadOAuthSettings(env: EnvSource): OAuthSettings {
       1,
       1000,
     ),
+    maxFailedAttemptsTotal: intVar(
+      env,
+      "OAUTH_MAX_FAILED_ATTEMPTS_TOTAL",
+      DEFAULT_MAX_FAILED_ATTEMPTS_TOTAL,
+      1,
+      100_000,
+    ),
     attemptWindowMs: ATTEMPT_WINDOW_MS,
     maxRegistrations: intVar(env, "OAUTH_MAX_REGISTRATIONS", DEFAULT_MAX_REGISTRATIONS, 1, 10_000),
+    maxRegistrationsTotal: intVar(
+      env,
+      "OAUTH_MAX_REGISTRATIONS_TOTAL",
+      DEFAULT_MAX_REGISTRATIONS_TOTAL,
+      1,
+      1_000_000,
+    ),
   };
 }
 

@@ -161,11 +161,11 @@ export function refreshKey(tokenHash: string): Deno.KvKey {
 }
 
 /**
- * Key of a counter: failed consents of a client or an address, or registrations or consent forms
- * opened by an address.
+ * Key of a counter: failed consents of a client or an address, registrations or consent forms
+ * opened by an address, or a total over every address (`"total", "owner_secret" | "register"`).
  */
 export function attemptsKey(
-  scope: "client" | "address" | "register" | "consent_form",
+  scope: "client" | "address" | "register" | "consent_form" | "total",
   id: string,
 ): Deno.KvKey {
   return ["oauth_attempts", scope, id];
