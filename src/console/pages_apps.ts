@@ -1,7 +1,8 @@
 /** The console's apps page: list, revoke, approve a waiting sign-in; token names and settings. */
 
 import { approvePendingSignIn, pendingSignIns } from "../oauth/pending.ts";
-import { deleteClient, listClients } from "../oauth/store_clients.ts";
+import { isMetadataClientId } from "../oauth/cimd.ts";
+import { CLIENT_ID_MAX_CHARS, deleteClient, listClients } from "../oauth/store_clients.ts";
 import { type ConsoleCtx, frameOf, type Signed } from "./context.ts";
 import { appsPage } from "./html_apps.ts";
 import { doneAt, doneNotice } from "./notices.ts";
@@ -45,7 +46,9 @@ export async function actOnApps(
   const action = form.get("action");
   if (action === "revoke") {
     const id = form.get("client_id") ?? "";
-    if (!ID.test(id) || !await deleteClient(ctx.kv, id)) {
+    // A registered client's id, or the URL of a client's metadata document.
+    const wellFormed = ID.test(id) || (isMetadataClientId(id) && id.length <= CLIENT_ID_MAX_CHARS);
+    if (!wellFormed || !await deleteClient(ctx.kv, id)) {
       return await again(
         `No app has client id "${id.slice(0, 60)}" (it may be revoked already).`,
         404,

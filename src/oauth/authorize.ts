@@ -18,6 +18,7 @@ import {
   releaseAttempt,
   reserveAttempt,
 } from "./store_attempts.ts";
+import { CimdError, isMetadataClientId, metadataClient } from "./cimd.ts";
 import { getClient } from "./store_clients.ts";
 import { approveConsent, createConsent, getConsent } from "./store_codes.ts";
 import type { ClientRecord } from "./store_keys.ts";
@@ -32,6 +33,18 @@ export const PARAM_MAX_CHARS = 1024;
 export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<Response> {
   const p = r.url.searchParams;
   const clientId = p.get("client_id");
+  if (clientId !== null && isMetadataClientId(clientId)) {
+    try {
+      return await consentFor(ctx, r, await metadataClient(ctx, clientId, r.address));
+    } catch (error) {
+      if (!(error instanceof CimdError)) throw error;
+      return problem(
+        400,
+        "App not accepted",
+        `This app names itself by the document at ${clientId}, which was refused: ${error.message}. Nothing was sent back to the app.`,
+      );
+    }
+  }
   const client = clientId ? await getClient(ctx.kv, clientId, ctx.now()) : undefined;
   if (!client) {
     return problem(
@@ -40,6 +53,16 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
       "This app is not registered here (or was revoked). Remove the server from the app and add it again.",
     );
   }
+  return await consentFor(ctx, r, client);
+}
+
+/** The rest of `GET /authorize` once the client is known: the request's checks, then the form. */
+async function consentFor(
+  ctx: OAuthContext,
+  r: OAuthRequest,
+  client: ClientRecord,
+): Promise<Response> {
+  const p = r.url.searchParams;
   const asked = p.get("redirect_uri");
   const redirectUri = asked ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : null);
   if (redirectUri === null || !client.redirectUris.includes(redirectUri)) {
@@ -215,6 +238,7 @@ function consentPage(
     clientName: client.name,
     clientId: client.id,
     redirectHost: new URL(redirectUri).host,
+    ...(client.metadataDocument ? { documentHost: new URL(client.id).host } : {}),
     csrf,
     problem: problemText,
     ownerSecretSet: ctx.settings.ownerSecret !== undefined,

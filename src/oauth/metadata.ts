@@ -109,5 +109,7 @@ export function serverMetadata(origin: string): OAuthMetadata {
     revocation_endpoint_auth_methods_supported: [...AUTH_METHODS],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    // A client may also be an https URL whose JSON names it (`cimd.ts`), beside registration.
+    client_id_metadata_document_supported: true,
   };
 }

@@ -60,19 +60,7 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
       `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`,
     );
   }
-  const grantTypes = meta.grant_types ?? GRANT_TYPES;
-  if (
-    !grantTypes.includes("authorization_code") || grantTypes.some((g) => !GRANT_TYPES.includes(g))
-  ) {
-    throw new OAuthError(
-      "invalid_client_metadata",
-      `grant_types must include authorization_code and may add refresh_token; nothing else is supported`,
-    );
-  }
-  const responseTypes = meta.response_types ?? ["code"];
-  if (responseTypes.length !== 1 || responseTypes[0] !== "code") {
-    throw new OAuthError("invalid_client_metadata", `response_types must be ["code"]`);
-  }
+  const { grantTypes, responseTypes } = flowTypes(meta);
   const name = meta.client_name?.trim();
   if (name !== undefined && !isOneLine(name, CLIENT_NAME_MAX)) {
     throw new OAuthError(
@@ -106,6 +94,29 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
   }, { "cache-control": "no-store" });
 }
 
+/**
+ * The grant and response types of client metadata (registered or in a metadata document), with
+ * their defaults; throws `invalid_client_metadata` for any this server does not support.
+ */
+export function flowTypes(
+  meta: { grant_types?: string[]; response_types?: string[] },
+): { grantTypes: string[]; responseTypes: string[] } {
+  const grantTypes = meta.grant_types ?? GRANT_TYPES;
+  if (
+    !grantTypes.includes("authorization_code") || grantTypes.some((g) => !GRANT_TYPES.includes(g))
+  ) {
+    throw new OAuthError(
+      "invalid_client_metadata",
+      `grant_types must include authorization_code and may add refresh_token; nothing else is supported`,
+    );
+  }
+  const responseTypes = meta.response_types ?? ["code"];
+  if (responseTypes.length !== 1 || responseTypes[0] !== "code") {
+    throw new OAuthError("invalid_client_metadata", `response_types must be ["code"]`);
+  }
+  return { grantTypes, responseTypes };
+}
+
 function tooManyRegistrations(full: Counter, windowMs: number): OAuthError {
   return new OAuthError(
     "temporarily_unavailable",
@@ -114,7 +125,8 @@ function tooManyRegistrations(full: Counter, windowMs: number): OAuthError {
   );
 }
 
-function checkRedirectUris(uris: string[]): void {
+/** Refuses redirect URIs that are not https (or http on loopback), or hold a fragment or userinfo. */
+export function checkRedirectUris(uris: string[]): void {
   if (uris.length === 0 || uris.length > REDIRECT_URIS_MAX) {
     throw new OAuthError(
       "invalid_redirect_uri",

@@ -42,6 +42,17 @@ export interface OAuthSettings {
   maxRegistrations: number;
   /** Registrations allowed from all addresses together in one window (`OAUTH_MAX_REGISTRATIONS_TOTAL`). */
   maxRegistrationsTotal: number;
+  /**
+   * For local testing only (`OAUTH_CIMD_ALLOW_LOOPBACK`): a metadata document `client_id` may be
+   * on a loopback address, over https or plain http. Private and link-local stay refused.
+   */
+  cimdAllowLoopback: boolean;
+  /** Largest client ID metadata document fetched, in bytes (`OAUTH_CIMD_MAX_BYTES`). */
+  cimdMaxBytes: number;
+  /** How long fetching a metadata document may take, in ms (`OAUTH_CIMD_TIMEOUT_MS`). */
+  cimdTimeoutMs: number;
+  /** Longest a fetched metadata document is reused, in ms (`OAUTH_CIMD_CACHE_SECONDS`). */
+  cimdCacheMs: number;
 }
 
 /** Default access token lifetime: one hour. */
@@ -64,6 +75,12 @@ export const ATTEMPT_WINDOW_MS = 15 * 60_000;
 export const DEFAULT_MAX_REGISTRATIONS = 20;
 /** Default wrong owner secrets from all addresses together in one window. */
 export const DEFAULT_MAX_FAILED_ATTEMPTS_TOTAL = 50;
+/** Default largest metadata document: 5 KiB, as the CIMD draft suggests. */
+export const DEFAULT_CIMD_MAX_BYTES = 5120;
+/** Default time a metadata document fetch may take. */
+export const DEFAULT_CIMD_TIMEOUT_MS = 5000;
+/** Default and longest reuse of a fetched metadata document: one hour. */
+export const DEFAULT_CIMD_CACHE_SECONDS = 3600;
 /** Default registrations from all addresses together in one window. */
 export const DEFAULT_MAX_REGISTRATIONS_TOTAL = 100;
 /**
@@ -117,6 +134,11 @@ export function loadOAuthSettings(env: EnvSource): OAuthSettings {
       1,
       1_000_000,
     ),
+    cimdAllowLoopback: boolVar(env, "OAUTH_CIMD_ALLOW_LOOPBACK", false),
+    cimdMaxBytes: intVar(env, "OAUTH_CIMD_MAX_BYTES", DEFAULT_CIMD_MAX_BYTES, 512, 65_536),
+    cimdTimeoutMs: intVar(env, "OAUTH_CIMD_TIMEOUT_MS", DEFAULT_CIMD_TIMEOUT_MS, 100, 30_000),
+    cimdCacheMs: intVar(env, "OAUTH_CIMD_CACHE_SECONDS", DEFAULT_CIMD_CACHE_SECONDS, 0, 86_400) *
+      1000,
   };
 }
 

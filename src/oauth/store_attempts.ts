@@ -100,6 +100,18 @@ export function consentFormCounters(address: string): Counter[] {
   }];
 }
 
+/**
+ * The counter of metadata documents fetched for one address: each sign-in with a document
+ * `client_id` not in the cache makes this server fetch a URL the caller chose.
+ */
+export function documentFetchCounters(address: string): Counter[] {
+  return [{
+    key: attemptsKey("document_fetch", address),
+    max: CONSENT_FORMS_MAX,
+    scope: "from this address",
+  }];
+}
+
 /** "at most 5 in 15 minutes, OAUTH_MAX_FAILED_ATTEMPTS": the limit a refusal names. */
 export function limitText(counter: Counter, windowMs: number): string {
   const setting = counter.setting === undefined ? "" : `, ${counter.setting}`;
