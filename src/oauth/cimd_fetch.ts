@@ -81,11 +81,17 @@ async function checkHost(url: URL, settings: CimdSettings): Promise<void> {
     if (settings.cimdAllowLoopback) return;
     throw new CimdError(`the client_id's host ${host} is ${addressProblem("127.0.0.1", false)}`);
   }
-  const found = (await Promise.all([
-    Deno.resolveDns(host, "A").catch(() => [] as string[]),
-    Deno.resolveDns(host, "AAAA").catch(() => [] as string[]),
-  ])).flat();
-  if (found.length === 0) throw new CimdError(`the client_id's host ${host} does not resolve`);
+  const failures: string[] = [];
+  const lookup = (type: "A" | "AAAA") =>
+    Deno.resolveDns(host, type).catch((error) => {
+      failures.push(error instanceof Error ? error.message : String(error));
+      return [] as string[];
+    });
+  const found = (await Promise.all([lookup("A"), lookup("AAAA")])).flat();
+  if (found.length === 0) {
+    const why = failures.length > 0 ? ` (${failures[0]})` : "";
+    throw new CimdError(`the client_id's host ${host} does not resolve${why}`);
+  }
   for (const ip of found) {
     const problem = addressProblem(ip, settings.cimdAllowLoopback);
     if (problem) throw new CimdError(`the client_id's host ${host} resolves to ${ip}, ${problem}`);
