@@ -108,7 +108,12 @@ async function consentFor(
   }
   const now = ctx.now();
   const window = ctx.settings.attemptWindowMs;
-  const forms = await reserveAttempt(ctx.kv, consentFormCounters(r.address), window, now);
+  const forms = await reserveAttempt(
+    ctx.kv,
+    consentFormCounters(ctx.settings, r.address),
+    window,
+    now,
+  );
   if (forms !== undefined) {
     return problem(
       429,

@@ -36,7 +36,12 @@ export async function metadataClient(
   const known = stored.value !== null && clientIsLive(stored.value, now) ? stored.value : undefined;
   if (known?.metadataDocument && known.metadataDocument.freshUntil > now) return known;
   const window = ctx.settings.attemptWindowMs;
-  const full = await reserveAttempt(ctx.kv, documentFetchCounters(address), window, now);
+  const full = await reserveAttempt(
+    ctx.kv,
+    documentFetchCounters(ctx.settings, address),
+    window,
+    now,
+  );
   if (full !== undefined) {
     throw new CimdError(`too many metadata documents were fetched (${limitText(full, window)})`);
   }

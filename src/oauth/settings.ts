@@ -43,6 +43,11 @@ export interface OAuthSettings {
   /** Registrations allowed from all addresses together in one window (`OAUTH_MAX_REGISTRATIONS_TOTAL`). */
   maxRegistrationsTotal: number;
   /**
+   * Consent forms opened, and metadata documents fetched, from all addresses together in one
+   * window (`OAUTH_MAX_CONSENT_FORMS_TOTAL`; each also 60 per address).
+   */
+  maxConsentFormsTotal: number;
+  /**
    * For local testing only (`OAUTH_CIMD_ALLOW_LOOPBACK`): a metadata document `client_id` may be
    * on a loopback address, over https or plain http. Private and link-local stay refused.
    */
@@ -81,6 +86,8 @@ export const DEFAULT_CIMD_MAX_BYTES = 5120;
 export const DEFAULT_CIMD_TIMEOUT_MS = 5000;
 /** Default and longest reuse of a fetched metadata document: one hour. */
 export const DEFAULT_CIMD_CACHE_SECONDS = 3600;
+/** Default consent forms (and, apart, metadata document fetches) from all addresses in one window. */
+export const DEFAULT_MAX_CONSENT_FORMS_TOTAL = 600;
 /** Default registrations from all addresses together in one window. */
 export const DEFAULT_MAX_REGISTRATIONS_TOTAL = 100;
 /**
@@ -131,6 +138,13 @@ export function loadOAuthSettings(env: EnvSource): OAuthSettings {
       env,
       "OAUTH_MAX_REGISTRATIONS_TOTAL",
       DEFAULT_MAX_REGISTRATIONS_TOTAL,
+      1,
+      1_000_000,
+    ),
+    maxConsentFormsTotal: intVar(
+      env,
+      "OAUTH_MAX_CONSENT_FORMS_TOTAL",
+      DEFAULT_MAX_CONSENT_FORMS_TOTAL,
       1,
       1_000_000,
     ),

@@ -29,7 +29,11 @@ export interface AttemptScopes {
 
 type Limits = Pick<
   OAuthSettings,
-  "maxFailedAttempts" | "maxFailedAttemptsTotal" | "maxRegistrations" | "maxRegistrationsTotal"
+  | "maxFailedAttempts"
+  | "maxFailedAttemptsTotal"
+  | "maxRegistrations"
+  | "maxRegistrationsTotal"
+  | "maxConsentFormsTotal"
 >;
 
 /** The ceiling on wrong owner secrets from every address together (consent page and console). */
@@ -91,25 +95,44 @@ export function registrationCounters(settings: Limits, address: string): Counter
   ];
 }
 
-/** The counter of consent forms opened from one address. */
-export function consentFormCounters(address: string): Counter[] {
-  return [{
-    key: attemptsKey("consent_form", address),
-    max: CONSENT_FORMS_MAX,
-    scope: "from this address",
-  }];
+/**
+ * The counters of consent forms opened: from one address, and from all together (each form
+ * stores a pending request, and opening one needs no credentials).
+ */
+export function consentFormCounters(settings: Limits, address: string): Counter[] {
+  return [
+    {
+      key: attemptsKey("consent_form", address),
+      max: CONSENT_FORMS_MAX,
+      scope: "from this address",
+    },
+    formsTotal(settings, "consent_form"),
+  ];
 }
 
 /**
- * The counter of metadata documents fetched for one address: each sign-in with a document
- * `client_id` not in the cache makes this server fetch a URL the caller chose.
+ * The counters of metadata documents fetched: for one address, and for all together (each
+ * sign-in with a document `client_id` not in the cache makes this server fetch a URL the caller
+ * chose).
  */
-export function documentFetchCounters(address: string): Counter[] {
-  return [{
-    key: attemptsKey("document_fetch", address),
-    max: CONSENT_FORMS_MAX,
-    scope: "from this address",
-  }];
+export function documentFetchCounters(settings: Limits, address: string): Counter[] {
+  return [
+    {
+      key: attemptsKey("document_fetch", address),
+      max: CONSENT_FORMS_MAX,
+      scope: "from this address",
+    },
+    formsTotal(settings, "document_fetch"),
+  ];
+}
+
+function formsTotal(settings: Limits, what: "consent_form" | "document_fetch"): Counter {
+  return {
+    key: attemptsKey("total", what),
+    max: settings.maxConsentFormsTotal,
+    scope: "from all addresses together",
+    setting: "OAUTH_MAX_CONSENT_FORMS_TOTAL",
+  };
 }
 
 /** "at most 5 in 15 minutes, OAUTH_MAX_FAILED_ATTEMPTS": the limit a refusal names. */

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import {
   consentCounters,
+  consentFormCounters,
+  documentFetchCounters,
   exhaustedCounter,
   limitText,
   ownerSecretCounters,
@@ -20,6 +22,7 @@ function limits(perAddress: number, total = 1000) {
       ["OAUTH_MAX_FAILED_ATTEMPTS_TOTAL", String(total)],
       ["OAUTH_MAX_REGISTRATIONS", String(perAddress)],
       ["OAUTH_MAX_REGISTRATIONS_TOTAL", String(total)],
+      ["OAUTH_MAX_CONSENT_FORMS_TOTAL", String(total)],
     ]),
   );
 }
@@ -76,6 +79,8 @@ Deno.test("a new address each time still meets the total ceiling (issue 23, case
       const counters of [
         (ip: string) => ownerSecretCounters(s, ip),
         (ip: string) => registrationCounters(s, ip),
+        (ip: string) => consentFormCounters(s, ip),
+        (ip: string) => documentFetchCounters(s, ip),
       ]
     ) {
       const refused = [];
@@ -87,7 +92,7 @@ Deno.test("a new address each time still meets the total ceiling (issue 23, case
       assert.equal(full.scope, "from all addresses together");
       assert.match(
         limitText(full, WINDOW),
-        /at most 7 from all addresses together in 15 minutes, OAUTH_MAX_(FAILED_ATTEMPTS|REGISTRATIONS)_TOTAL/,
+        /at most 7 from all addresses together in 15 minutes, OAUTH_MAX_(FAILED_ATTEMPTS|REGISTRATIONS|CONSENT_FORMS)_TOTAL/,
       );
     }
   });
