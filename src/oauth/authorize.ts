@@ -88,24 +88,10 @@ async function consentFor(
       iss: issuerOf(r.origin),
     });
   }
-  if (p.get("response_type") !== "code") {
-    return back("unsupported_response_type", "response_type must be code");
-  }
-  const challenge = p.get("code_challenge");
-  if (challenge === null) {
-    return back("invalid_request", "code_challenge is required: PKCE with S256");
-  }
-  if (p.get("code_challenge_method") !== "S256") {
-    return back("invalid_request", "code_challenge_method must be S256; plain is not supported");
-  }
-  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-    return back("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier");
-  }
-  const resources = p.getAll("resource");
-  const resource = resources[0] ?? issuerOf(r.origin);
-  if (resources.length > 1 || !isOwnResource(resource, r.origin)) {
-    return back("invalid_target", `resource must be this server (${issuerOf(r.origin)}mcp)`);
-  }
+  const wrong = flowProblem(p, r.origin);
+  if (wrong !== undefined) return back(...wrong);
+  const challenge = p.get("code_challenge")!;
+  const resource = p.get("resource") ?? issuerOf(r.origin);
   const now = ctx.now();
   const window = ctx.settings.attemptWindowMs;
   const forms = await reserveAttempt(
@@ -142,6 +128,29 @@ async function consentFor(
     Math.floor(ctx.settings.consentTtlMs / 1000)
   }${secure}`;
   return consentPage(ctx, client, redirectUri, csrf, 200, undefined, { "set-cookie": cookie });
+}
+
+/**
+ * The first thing wrong with a request's flow parameters (response type, PKCE, resource), as the
+ * OAuth error and description sent back to the client, or `undefined`.
+ */
+function flowProblem(p: URLSearchParams, origin: string): [string, string] | undefined {
+  if (p.get("response_type") !== "code") {
+    return ["unsupported_response_type", "response_type must be code"];
+  }
+  const challenge = p.get("code_challenge");
+  if (challenge === null) return ["invalid_request", "code_challenge is required: PKCE with S256"];
+  if (p.get("code_challenge_method") !== "S256") {
+    return ["invalid_request", "code_challenge_method must be S256; plain is not supported"];
+  }
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+    return ["invalid_request", "code_challenge must be the base64url SHA-256 of the verifier"];
+  }
+  const resources = p.getAll("resource");
+  if (resources.length > 1 || !isOwnResource(resources[0] ?? issuerOf(origin), origin)) {
+    return ["invalid_target", `resource must be this server (${issuerOf(origin)}mcp)`];
+  }
+  return undefined;
 }
 
 /** Handles `POST /authorize`: the owner's decision on the consent form. */
