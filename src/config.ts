@@ -4,7 +4,7 @@
  */
 
 import { join } from "node:path";
-import { clientNameProblem } from "./kit/caller.ts";
+import { clientNameProblem, DEFAULT_UNNAMED_CALLER, ownerNameVar, sameName } from "./kit/caller.ts";
 import { resultMaxTokensVar } from "./kit/budget.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
 import { loadNoticeSettings, type NoticeSettings } from "./kit/notice_settings.ts";
@@ -29,7 +29,10 @@ export interface Config {
    * `AUTH_TOKEN`, in the path and as bearer, and names its holder.
    */
   namedTokens: NamedToken[];
-  /** The caller name of HTTP requests that name nobody (`DEFAULT_CLIENT_NAME`, default `owner`). */
+  /**
+   * The caller name of HTTP requests that name nobody (`DEFAULT_CLIENT_NAME`, default
+   * `anonymous`); never `OWNER_NAME`.
+   */
   defaultClientName: string;
   /** The caller name of a stdio server (`CLIENT_NAME`); `undefined` uses the default name. */
   clientName: string | undefined;
@@ -121,7 +124,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     tokenProblem,
     allowedHosts: listVar(env.get("ALLOWED_HOSTS")),
     namedTokens: named,
-    defaultClientName: clientNameVar(env, "DEFAULT_CLIENT_NAME") ?? "owner",
+    defaultClientName: defaultClientName(env),
     clientName: clientNameVar(env, "CLIENT_NAME"),
     sseKeepAliveMs: intVar(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
     sseMaxSessions: intVar(env, "SSE_MAX_SESSIONS", DEFAULT_SSE_MAX_SESSIONS, 1, 100_000),
@@ -132,6 +135,21 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     notices: loadNoticeSettings(env),
     resultMaxTokens: resultMaxTokensVar(env),
   };
+}
+
+/**
+ * `DEFAULT_CLIENT_NAME`, refused when it is the owner's name: whoever connects without a name
+ * would otherwise be taken for the person.
+ */
+function defaultClientName(env: EnvSource): string {
+  const name = clientNameVar(env, "DEFAULT_CLIENT_NAME") ?? DEFAULT_UNNAMED_CALLER;
+  const owner = ownerNameVar(env);
+  if (sameName(name, owner)) {
+    throw new Error(
+      `DEFAULT_CLIENT_NAME and OWNER_NAME are both "${name}": a client that names nobody would be taken for the owner. Give DEFAULT_CLIENT_NAME another name (default ${DEFAULT_UNNAMED_CALLER}) or OWNER_NAME the person's`,
+    );
+  }
+  return name;
 }
 
 /** Shortest named token accepted: a token is a password, and these are typed by people. */

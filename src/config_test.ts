@@ -84,8 +84,8 @@ Deno.test("loadConfig() reads AUTH_TOKENS as name=token pairs and refuses malfor
   );
 });
 
-Deno.test("loadConfig() reads DEFAULT_CLIENT_NAME (default owner) and CLIENT_NAME, checked as names", () => {
-  assert.equal(loadConfig(env({})).defaultClientName, "owner");
+Deno.test("loadConfig() reads DEFAULT_CLIENT_NAME (default anonymous) and CLIENT_NAME, checked as names", () => {
+  assert.equal(loadConfig(env({})).defaultClientName, "anonymous");
   assert.equal(loadConfig(env({})).clientName, undefined);
   assert.equal(loadConfig(env({ DEFAULT_CLIENT_NAME: " team " })).defaultClientName, "team");
   assert.equal(loadConfig(env({ CLIENT_NAME: "claude" })).clientName, "claude");
@@ -93,6 +93,19 @@ Deno.test("loadConfig() reads DEFAULT_CLIENT_NAME (default owner) and CLIENT_NAM
     () => loadConfig(env({ DEFAULT_CLIENT_NAME: "x".repeat(141) })),
     /DEFAULT_CLIENT_NAME is 141 characters; at most 140/,
   );
+});
+
+Deno.test("loadConfig() refuses a DEFAULT_CLIENT_NAME that is the owner's name (issue 23, case 7)", () => {
+  assert.throws(
+    () => loadConfig(env({ DEFAULT_CLIENT_NAME: "owner" })),
+    /DEFAULT_CLIENT_NAME and OWNER_NAME are both "owner": a client that names nobody would be taken for the owner/,
+  );
+  assert.throws(
+    () => loadConfig(env({ DEFAULT_CLIENT_NAME: "ada", OWNER_NAME: " Ada " })),
+    /DEFAULT_CLIENT_NAME and OWNER_NAME are both "ada"/,
+  );
+  assert.equal(loadConfig(env({ OWNER_NAME: "anonymous2" })).defaultClientName, "anonymous");
+  assert.throws(() => loadConfig(env({ OWNER_NAME: "anonymous" })), /OWNER_NAME/);
 });
 
 Deno.test("loadConfig() with OAUTH=on refuses an AUTH_TOKEN too short to be the consent page's secret", () => {

@@ -272,7 +272,7 @@ Deno.test("a task assigned to the owner is handed on from its console page, as t
     assert.match(await invisible.text(), /to holds U\+200B, an invisible or direction-control/);
     const res = await post({ to: "claude", context: "Draft is in docs/runbook.md" });
     assert.equal(res.status, 303);
-    assert.match(res.headers.get("location")!, /^\/console\/handoffs\/\w+\?done=Handed/);
+    assert.match(res.headers.get("location")!, /^\/console\/handoffs\/\w+\?done=handed_on$/);
     await res.body?.cancel();
     const h = await value(codex, "get_handoffs", { to: "claude" });
     assert.deepEqual(

@@ -23,11 +23,11 @@ async function seed(env: Record<string, string>): Promise<string> {
       const { task } = await call("create_task", { title: `Review ${workspace}`, workspace });
       await call("create_handoff", {
         task_id: (task as { id: string }).id,
-        to: "owner",
+        to: "anonymous",
         context: "Please review",
       });
     }
-    await call("create_task", { title: "Fix CI", workspace: PROJECT, assigned_to: "owner" });
+    await call("create_task", { title: "Fix CI", workspace: PROJECT, assigned_to: "anonymous" });
     await call("handoff_save", {
       key: "design-notes",
       title: "Date parser design",
@@ -61,7 +61,7 @@ function assertBrief(stdout: string, state: string, where: RegExp): void {
   assert.match(stdout, /Rename temp variables/);
   assert.match(
     stdout,
-    /Waiting for you \(owner\) in the table's workspaces:\n- "acme\/widget": handoffs to accept \w+; tasks \w+ \(2\)\n- "acme\/docs": handoffs to accept \w+ \(1\)\n/,
+    /Waiting for you \(anonymous\) in the table's workspaces:\n- "acme\/widget": handoffs to accept \w+; tasks \w+ \(2\)\n- "acme\/docs": handoffs to accept \w+ \(1\)\n/,
   );
   assert.match(
     stdout,
@@ -110,7 +110,7 @@ Deno.test("--brief says so when nothing is stored for the project, and --json wr
       env: { KV_PATH: kv.path },
       args: ["--project", "empty"],
     });
-    assert.match(out.stdout, /Waiting for you \(owner\) in the table's workspaces: nothing\./);
+    assert.match(out.stdout, /Waiting for you \(anonymous\) in the table's workspaces: nothing\./);
     assert.match(out.stdout, /Latest handoff: none tagged project:empty\./);
     assert.match(out.stdout, /\nNothing is stored for "empty" yet: set a north star/);
     const json = await runHookHere("brief", {

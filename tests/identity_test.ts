@@ -31,7 +31,7 @@ for (const kind of ["http", "sse"] as const) {
         },
       );
       assert.deepEqual(await whoami(kind, `${origin}/${master}`), {
-        name: "owner",
+        name: "anonymous",
         via: "default",
       });
     });

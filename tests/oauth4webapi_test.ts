@@ -306,6 +306,31 @@ Deno.test("OAuth refuses a token for another resource, at authorize and at the t
   }
 });
 
+Deno.test("OAuth refuses a resource with userinfo naming this server's host (issue 23, case 15)", async () => {
+  const world = await oauthWorld();
+  try {
+    const reg = await registerClient(world.as);
+    const host = new URL(world.server.origin).host;
+    for (const resource of [`http://x@${host}/mcp`, `http://@${host}/mcp`]) {
+      const asked = await authorizationUrl(world.as, reg.client, { resource });
+      const res = await fetch(asked.url, { redirect: "manual" });
+      await res.body?.cancel();
+      const back = new URL(res.headers.get("location")!).searchParams;
+      assert.equal(back.get("error"), "invalid_target", resource);
+    }
+    const request = await authorizationUrl(world.as, reg.client);
+    const callback = await consentTo(world.as, reg.client, request);
+    assert.equal(
+      await tokenError(
+        exchange(world.as, reg, callback, request, { resource: `http://x@${host}/mcp` }),
+      ),
+      "invalid_target",
+    );
+  } finally {
+    await world.close();
+  }
+});
+
 Deno.test("OAuth consent: a wrong owner secret is refused, and tries are limited per client and per address", async () => {
   const world = await oauthWorld({ OAUTH_MAX_FAILED_ATTEMPTS: "3", TRUST_PROXY: "on" });
   try {

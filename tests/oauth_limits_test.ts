@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { attemptsKey, type AttemptsRecord } from "../src/oauth/store_keys.ts";
 import { CONSENT_FORMS_MAX } from "../src/oauth/settings.ts";
+import { startServer } from "./support/harness.ts";
 import {
   authorizationUrl,
   oauthWorld,
@@ -130,7 +131,10 @@ Deno.test("consent forms opened from one address are limited, so anonymous GETs 
     assert.deepEqual(statuses.slice(0, CONSENT_FORMS_MAX), Array(CONSENT_FORMS_MAX).fill(200));
     const refused = await fetch(request.url, { redirect: "manual" });
     assert.equal(refused.status, 429);
-    assert.match(await refused.text(), new RegExp(`at most ${CONSENT_FORMS_MAX} in 15 minutes`));
+    assert.match(
+      await refused.text(),
+      new RegExp(`at most ${CONSENT_FORMS_MAX} from this address in 15 minutes`),
+    );
     let stored = 0;
     for await (const _ of world.server.kv.list({ prefix: ["oauth_consent"] })) stored++;
     assert.equal(stored, CONSENT_FORMS_MAX, "no consent record beyond the limit");
@@ -160,5 +164,64 @@ Deno.test("OAuth: a health check's registration never counts against the owner's
     assert.match(await res.text(), /Unknown app/, "the unapproved registration expired");
   } finally {
     await world.close();
+  }
+});
+
+Deno.test("TRUST_PROXY: a new X-Forwarded-For each time still meets the total ceilings (issue 23, case 8)", async () => {
+  const server = await startServer({
+    env: {
+      OAUTH: "on",
+      OAUTH_OWNER_SECRET: OWNER_SECRET,
+      TRUST_PROXY: "on",
+      OAUTH_MAX_FAILED_ATTEMPTS: "2",
+      OAUTH_MAX_FAILED_ATTEMPTS_TOTAL: "4",
+      OAUTH_MAX_REGISTRATIONS: "2",
+      OAUTH_MAX_REGISTRATIONS_TOTAL: "3",
+    },
+  });
+  try {
+    const register = async (i: number) => {
+      const res = await fetch(`${server.origin}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.${i}` },
+        body: JSON.stringify({ client_name: "n", redirect_uris: ["https://app.example/cb"] }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const registrations = [];
+    for (let i = 0; i < 8; i++) registrations.push(await register(i));
+    assert.deepEqual(registrations.map((r) => r.status), [201, 201, 201, 429, 429, 429, 429, 429]);
+    assert.match(
+      registrations[3].body.error_description,
+      /at most 3 from all addresses together in 15 minutes, OAUTH_MAX_REGISTRATIONS_TOTAL/,
+    );
+
+    const login = async (i: number, secret: string) => {
+      const form = await fetch(`${server.origin}/console/login`);
+      const csrf = (await form.text()).match(/name="csrf" value="([^"]+)"/)?.[1] ?? "";
+      const cookie = (form.headers.get("set-cookie") ?? "").split(";")[0];
+      const res = await fetch(`${server.origin}/console/login`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          cookie,
+          "content-type": "application/x-www-form-urlencoded",
+          "x-forwarded-for": `203.0.113.${i}`,
+        },
+        body: new URLSearchParams({ csrf, secret }),
+      });
+      return { status: res.status, text: await res.text() };
+    };
+    const guesses = [];
+    for (let i = 0; i < 8; i++) guesses.push(await login(i, `wrong-guess-${i}`));
+    assert.deepEqual(guesses.map((g) => g.status), [401, 401, 401, 429, 429, 429, 429, 429]);
+    assert.match(guesses[3].text, /OAUTH_MAX_FAILED_ATTEMPTS_TOTAL/);
+    const total = await server.kv.get<AttemptsRecord>(attemptsKey("total", "owner_secret"));
+    assert.equal(total.value?.count, 4, "the ceiling is kept in KV, shared by every process");
+    // Until the window ends, even the right secret waits: a ceiling that let it through would
+    // let a guesser through too.
+    assert.equal((await login(99, OWNER_SECRET)).status, 429);
+  } finally {
+    await server.close();
   }
 });

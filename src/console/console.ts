@@ -47,6 +47,10 @@ export function ownerConsole(
       ["Owner (OWNER_NAME)", settings.ownerName],
       ["Console sign-in lasts (CONSOLE_SESSION_HOURS)", `${settings.sessionMs / 3_600_000} h`],
       ["Wrong secrets per address (OAUTH_MAX_FAILED_ATTEMPTS)", `${o.maxFailedAttempts} in 15 min`],
+      [
+        "Wrong secrets in total (OAUTH_MAX_FAILED_ATTEMPTS_TOTAL)",
+        `${o.maxFailedAttemptsTotal} in 15 min`,
+      ],
       ["Refresh grace (OAUTH_REFRESH_GRACE_SECONDS)", `${o.refreshGraceMs / 1000} s`],
       ["Largest request (MAX_REQUEST_BYTES)", `${config.maxRequestBytes} bytes`],
       ["Legacy SSE sessions (SSE_MAX_SESSIONS)", String(config.sseMaxSessions)],

@@ -1,9 +1,11 @@
 /** The console's apps page: list, revoke, approve a waiting sign-in; token names and settings. */
 
 import { approvePendingSignIn, pendingSignIns } from "../oauth/pending.ts";
-import { deleteClient, listClients } from "../oauth/store_clients.ts";
+import { isMetadataClientId } from "../oauth/cimd.ts";
+import { CLIENT_ID_MAX_CHARS, deleteClient, listClients } from "../oauth/store_clients.ts";
 import { type ConsoleCtx, frameOf, type Signed } from "./context.ts";
 import { appsPage } from "./html_apps.ts";
+import { doneAt, doneNotice } from "./notices.ts";
 import { html, seeOther } from "./web.ts";
 
 /** `GET /console/apps`. */
@@ -25,7 +27,7 @@ export async function showApps(
       pending,
       tokenNames: ctx.tokenNames,
       settings: ctx.summary,
-      done: s.r.url.searchParams.get("done") ?? undefined,
+      done: doneNotice(s.r.url),
       problem: problem?.text,
     }, frameOf(ctx, s)),
   );
@@ -44,15 +46,15 @@ export async function actOnApps(
   const action = form.get("action");
   if (action === "revoke") {
     const id = form.get("client_id") ?? "";
-    if (!ID.test(id) || !await deleteClient(ctx.kv, id)) {
+    // A registered client's id, or the URL of a client's metadata document.
+    const wellFormed = ID.test(id) || (isMetadataClientId(id) && id.length <= CLIENT_ID_MAX_CHARS);
+    if (!wellFormed || !await deleteClient(ctx.kv, id)) {
       return await again(
         `No app has client id "${id.slice(0, 60)}" (it may be revoked already).`,
         404,
       );
     }
-    return seeOther(
-      `/console/apps?done=${encodeURIComponent(`Revoked ${id}: its tokens no longer work.`)}`,
-    );
+    return seeOther(doneAt("/console/apps", "revoked"));
   }
   if (action === "approve") {
     const id = form.get("sign_in") ?? "";

@@ -16,6 +16,7 @@ import { consoleCaller, type ConsoleCtx, frameOf, type Signed } from "./context.
 import { decisionPage, discussionPage, handoffPage, type Outcome, taskPage } from "./html_items.ts";
 import { refusalPage } from "./html_login.ts";
 import { waitingPage } from "./html_waiting.ts";
+import { doneAt, doneNotice } from "./notices.ts";
 import { html, seeOther } from "./web.ts";
 
 /** The table, or a page saying it is off. */
@@ -62,7 +63,7 @@ export async function showWaiting(ctx: ConsoleCtx, s: Signed): Promise<Response>
       workspaces,
       discussions: c.discussions,
       totalDiscussions: c.total_discussions,
-      done: s.r.url.searchParams.get("done") ?? undefined,
+      done: doneNotice(s.r.url),
     }, frameOf(ctx, s)),
   );
 }
@@ -70,15 +71,8 @@ export async function showWaiting(ctx: ConsoleCtx, s: Signed): Promise<Response>
 /** Why a write was refused, shown on its page with the refusal's status. */
 type Problem = { status: number; text: string };
 
-/** The page at `path` saying `text` was done. */
-function doneAt(path: string, text: string): string {
-  const [base, anchor] = path.split("#");
-  const join = base.includes("?") ? "&" : "?";
-  return `${base}${join}done=${encodeURIComponent(text)}${anchor ? `#${anchor}` : ""}`;
-}
-
 function outcomeOf(s: Signed, problem?: string): Outcome {
-  return { done: s.r.url.searchParams.get("done") ?? undefined, problem };
+  return { done: doneNotice(s.r.url), problem };
 }
 
 /** `GET /console/decisions/<id>`. */
@@ -115,7 +109,7 @@ export async function resolveHere(
     });
     return doneAt(
       `/console/decisions/${encodeURIComponent(id)}`,
-      `Decision ${r.decision.status}: recorded as decided by a person, in the owner console.`,
+      r.decision.status === "approved" ? "approved" : "rejected",
     );
   }, (problem) => showDecision(ctx, s, problem));
 }
@@ -145,7 +139,7 @@ export async function actOnHandoff(
     const action = form.get("action");
     if (action === "accept") {
       const r = await acceptHandoff(table, consoleCaller(ctx), { handoff_id: s.params.id });
-      return doneAt(handoffPath(r.handoff.id), "Accepted: the task is now yours and in progress.");
+      return doneAt(handoffPath(r.handoff.id), "accepted");
     }
     if (action === "hand_on") {
       return await handOn(ctx, (await readHandoff(table, s.params.id)).task_id, form);
@@ -161,7 +155,7 @@ async function handOn(ctx: ConsoleCtx, taskId: string, form: URLSearchParams): P
     to: form.get("to") ?? "",
     context: form.get("context") ?? "",
   });
-  return doneAt(handoffPath(r.handoff.id), `Handed on to ${r.handoff.to}.`);
+  return doneAt(handoffPath(r.handoff.id), "handed_on");
 }
 
 /** `GET /console/tasks/<id>`. */
@@ -217,7 +211,7 @@ export async function postHere(
       `/console/discussions/${
         encodeURIComponent(r.discussion.id)
       }?after=${after}#seq-${r.message.seq}`,
-      `Posted as message #${r.message.seq}.`,
+      "posted",
     );
   }, (problem) => showDiscussion(ctx, s, problem));
 }

@@ -7,7 +7,9 @@
 import { randomSecret } from "../oauth/crypto.ts";
 import { clientAddress } from "../oauth/metadata.ts";
 import {
-  attemptsExhausted,
+  type Counter,
+  exhaustedCounter,
+  limitText,
   ownerSecretCounters,
   releaseAttempt,
   reserveAttempt,
@@ -107,9 +109,10 @@ async function showLogin(ctx: ConsoleCtx, req: Request, rc: RouteContext): Promi
 }
 
 /**
- * `POST /console/login`. Wrong secrets are counted per address in the OAuth limiter's window
- * (the same counter the consent page uses), before the comparison, so tries sent at once stay
- * within `OAUTH_MAX_FAILED_ATTEMPTS`; a right secret gives its try back.
+ * `POST /console/login`. Wrong secrets are counted per address and in total in the OAuth
+ * limiter's window (the same counters the consent page uses), before the comparison, so tries
+ * sent at once stay within `OAUTH_MAX_FAILED_ATTEMPTS` and `OAUTH_MAX_FAILED_ATTEMPTS_TOTAL`; a
+ * right secret gives its try back.
  */
 async function login(ctx: ConsoleCtx, req: Request, rc: RouteContext): Promise<Response> {
   const r = consoleRequest(req, rc.url, ctx.oauth);
@@ -124,22 +127,23 @@ async function login(ctx: ConsoleCtx, req: Request, rc: RouteContext): Promise<R
   const form = await readForm(r, expected);
   if (form instanceof Response) return form;
   const now = ctx.now();
-  const counters = ownerSecretCounters(clientAddress(req, ctx.oauth, rc.info));
-  const { maxFailedAttempts: max, attemptWindowMs: windowMs } = ctx.oauth;
-  const tooMany = () =>
+  const counters = ownerSecretCounters(ctx.oauth, clientAddress(req, ctx.oauth, rc.info));
+  const tooMany = (full: Counter) =>
     html(
       429,
       loginPage(
         ctx.settings.secretName,
         expected,
-        `Too many wrong secrets from this address (at most ${max} in ${
-          Math.round(windowMs / 60_000)
-        } minutes, OAUTH_MAX_FAILED_ATTEMPTS). Wait and try again.`,
+        `Too many wrong secrets (${
+          limitText(full, ctx.oauth.attemptWindowMs)
+        }). Wait and try again.`,
       ),
     );
-  if (!await reserveAttempt(ctx.kv, counters, max, windowMs, now)) return tooMany();
+  const refused = await reserveAttempt(ctx.kv, counters, ctx.oauth.attemptWindowMs, now);
+  if (refused !== undefined) return tooMany(refused);
   if (!secretMatches(form.get("secret"), ctx.settings.ownerSecret)) {
-    if (await attemptsExhausted(ctx.kv, counters, max, now)) return tooMany();
+    const full = await exhaustedCounter(ctx.kv, counters, now);
+    if (full !== undefined) return tooMany(full);
     return html(
       401,
       loginPage(ctx.settings.secretName, expected, "That is not the owner secret."),

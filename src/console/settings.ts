@@ -1,7 +1,7 @@
 /** The owner console's settings: who the owner is, the secret they sign in with, session life. */
 
 import type { Config } from "../config.ts";
-import { clientNameProblem } from "../kit/caller.ts";
+import { ownerNameVar } from "../kit/caller.ts";
 import { type EnvSource, intVar } from "../kit/env.ts";
 import { MIN_OWNER_SECRET_LENGTH } from "../oauth/settings.ts";
 
@@ -25,9 +25,7 @@ export const DEFAULT_SESSION_HOURS = 12;
 
 /** Reads the console settings; throws an `Error` naming a bad variable. */
 export function loadConsoleSettings(env: EnvSource, config: Config): ConsoleSettings {
-  const ownerName = env.get("OWNER_NAME")?.trim() || "owner";
-  const problem = clientNameProblem(ownerName, "OWNER_NAME");
-  if (problem) throw new Error(problem);
+  const ownerName = ownerNameVar(env);
   const fromOAuth = config.oauth.ownerSecret;
   const secret = fromOAuth ?? config.authToken;
   return {

@@ -3,6 +3,7 @@
  * token, OAuth) from a self-chosen label (a header) or a shared default.
  */
 
+import type { EnvSource } from "./env.ts";
 import { characterCount, invisibleProblem, lineProblem } from "./text.ts";
 
 /**
@@ -44,4 +45,37 @@ export function clientNameProblem(name: string, what: string): string | undefine
         characterCount(name)
       } characters; at most ${CLIENT_NAME_MAX_CHARS} are allowed`;
   }
+}
+
+/** The person's name when `OWNER_NAME` is unset. */
+export const DEFAULT_OWNER_NAME = "owner";
+
+/**
+ * The name of callers that name nobody when `DEFAULT_CLIENT_NAME` is unset: never the owner's,
+ * so an unnamed client neither sees the person's waiting work as its own nor takes it.
+ */
+export const DEFAULT_UNNAMED_CALLER = "anonymous";
+
+/** `OWNER_NAME` (trimmed; `owner` when unset or blank), checked as a name; throws naming it. */
+export function ownerNameVar(env: EnvSource): string {
+  const name = env.get("OWNER_NAME")?.trim() || DEFAULT_OWNER_NAME;
+  const problem = clientNameProblem(name, "OWNER_NAME");
+  if (problem) throw new Error(problem);
+  return name;
+}
+
+/** True when two participant names are one (names compare ignoring case everywhere). */
+export function sameName(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * True when `caller` is proven to be the owner named `ownerName`: signed in to the owner console
+ * (`via: console`, which only the console's own routes make), or holding a token of
+ * `AUTH_TOKENS` given that very name (`via: token`: the operator named the token after the
+ * person, and the caller cannot choose a token's name). A header, stdio's `CLIENT_NAME`, an OAuth
+ * app's self-chosen name or the default name prove nothing.
+ */
+export function provenOwner(caller: Caller, ownerName: string): boolean {
+  return (caller.via === "console" || caller.via === "token") && sameName(caller.name, ownerName);
 }

@@ -26,15 +26,15 @@ Deno.test("callerOf() reads the caller carried in the context's authInfo, else t
   });
 });
 
-Deno.test("defaultCaller() is DEFAULT_CLIENT_NAME via default, owner when unset", () => {
-  assert.deepEqual(defaultCaller(config), { name: "owner", via: "default" });
+Deno.test("defaultCaller() is DEFAULT_CLIENT_NAME via default, anonymous when unset", () => {
+  assert.deepEqual(defaultCaller(config), { name: "anonymous", via: "default" });
   const named = loadConfig(new Map([["DEFAULT_CLIENT_NAME", "alice"]]));
   assert.deepEqual(defaultCaller(named), { name: "alice", via: "default" });
 });
 
 Deno.test("stdioCaller() takes --client-name, else CLIENT_NAME, else the default name, via local", () => {
   const env = (vars: Record<string, string>) => loadConfig(new Map(Object.entries(vars)));
-  assert.deepEqual(stdioCaller(env({}), ["--stdio"]), { name: "owner", via: "local" });
+  assert.deepEqual(stdioCaller(env({}), ["--stdio"]), { name: "anonymous", via: "local" });
   assert.deepEqual(stdioCaller(env({ DEFAULT_CLIENT_NAME: "bob" }), []), {
     name: "bob",
     via: "local",

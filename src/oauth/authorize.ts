@@ -10,15 +10,17 @@ import { PAGE_HEADERS, renderConsent, renderProblem } from "./consent.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { isOwnResource, issuerOf } from "./metadata.ts";
 import {
-  attemptsExhausted,
   consentCounters,
-  consentFormCounter,
+  consentFormCounters,
+  type Counter,
+  exhaustedCounter,
+  limitText,
   releaseAttempt,
   reserveAttempt,
 } from "./store_attempts.ts";
+import { CimdError, isMetadataClientId, metadataClient } from "./cimd.ts";
 import { getClient } from "./store_clients.ts";
 import { approveConsent, createConsent, getConsent } from "./store_codes.ts";
-import { CONSENT_FORMS_MAX } from "./settings.ts";
 import type { ClientRecord } from "./store_keys.ts";
 
 /** Largest consent form body accepted, in bytes. */
@@ -31,6 +33,18 @@ export const PARAM_MAX_CHARS = 1024;
 export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<Response> {
   const p = r.url.searchParams;
   const clientId = p.get("client_id");
+  if (clientId !== null && isMetadataClientId(clientId)) {
+    try {
+      return await consentFor(ctx, r, await metadataClient(ctx, clientId, r.address));
+    } catch (error) {
+      if (!(error instanceof CimdError)) throw error;
+      return problem(
+        400,
+        "App not accepted",
+        `This app names itself by the document at ${clientId}, which was refused: ${error.message}. Nothing was sent back to the app.`,
+      );
+    }
+  }
   const client = clientId ? await getClient(ctx.kv, clientId, ctx.now()) : undefined;
   if (!client) {
     return problem(
@@ -39,6 +53,16 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
       "This app is not registered here (or was revoked). Remove the server from the app and add it again.",
     );
   }
+  return await consentFor(ctx, r, client);
+}
+
+/** The rest of `GET /authorize` once the client is known: the request's checks, then the form. */
+async function consentFor(
+  ctx: OAuthContext,
+  r: OAuthRequest,
+  client: ClientRecord,
+): Promise<Response> {
+  const p = r.url.searchParams;
   const asked = p.get("redirect_uri");
   const redirectUri = asked ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : null);
   if (redirectUri === null || !client.redirectUris.includes(redirectUri)) {
@@ -64,35 +88,25 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
       iss: issuerOf(r.origin),
     });
   }
-  if (p.get("response_type") !== "code") {
-    return back("unsupported_response_type", "response_type must be code");
-  }
-  const challenge = p.get("code_challenge");
-  if (challenge === null) {
-    return back("invalid_request", "code_challenge is required: PKCE with S256");
-  }
-  if (p.get("code_challenge_method") !== "S256") {
-    return back("invalid_request", "code_challenge_method must be S256; plain is not supported");
-  }
-  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
-    return back("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier");
-  }
-  const resources = p.getAll("resource");
-  const resource = resources[0] ?? issuerOf(r.origin);
-  if (resources.length > 1 || !isOwnResource(resource, r.origin)) {
-    return back("invalid_target", `resource must be this server (${issuerOf(r.origin)}mcp)`);
-  }
+  const wrong = flowProblem(p, r.origin);
+  if (wrong !== undefined) return back(...wrong);
+  const challenge = p.get("code_challenge")!;
+  const resource = p.get("resource") ?? issuerOf(r.origin);
   const now = ctx.now();
   const window = ctx.settings.attemptWindowMs;
-  if (
-    !await reserveAttempt(ctx.kv, consentFormCounter(r.address), CONSENT_FORMS_MAX, window, now)
-  ) {
+  const forms = await reserveAttempt(
+    ctx.kv,
+    consentFormCounters(ctx.settings, r.address),
+    window,
+    now,
+  );
+  if (forms !== undefined) {
     return problem(
       429,
       "Too many sign-ins",
-      `Too many sign-in forms were opened from this address (at most ${CONSENT_FORMS_MAX} in ${
-        Math.round(window / 60_000)
-      } minutes). Wait a while and start again from the app.`,
+      `Too many sign-in forms were opened (${
+        limitText(forms, window)
+      }). Wait a while and start again from the app.`,
     );
   }
   const csrf = await createConsent(
@@ -114,6 +128,29 @@ export async function showConsent(ctx: OAuthContext, r: OAuthRequest): Promise<R
     Math.floor(ctx.settings.consentTtlMs / 1000)
   }${secure}`;
   return consentPage(ctx, client, redirectUri, csrf, 200, undefined, { "set-cookie": cookie });
+}
+
+/**
+ * The first thing wrong with a request's flow parameters (response type, PKCE, resource), as the
+ * OAuth error and description sent back to the client, or `undefined`.
+ */
+function flowProblem(p: URLSearchParams, origin: string): [string, string] | undefined {
+  if (p.get("response_type") !== "code") {
+    return ["unsupported_response_type", "response_type must be code"];
+  }
+  const challenge = p.get("code_challenge");
+  if (challenge === null) return ["invalid_request", "code_challenge is required: PKCE with S256"];
+  if (p.get("code_challenge_method") !== "S256") {
+    return ["invalid_request", "code_challenge_method must be S256; plain is not supported"];
+  }
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) {
+    return ["invalid_request", "code_challenge must be the base64url SHA-256 of the verifier"];
+  }
+  const resources = p.getAll("resource");
+  if (resources.length > 1 || !isOwnResource(resources[0] ?? issuerOf(origin), origin)) {
+    return ["invalid_target", `resource must be this server (${issuerOf(origin)}mcp)`];
+  }
+  return undefined;
 }
 
 /** Handles `POST /authorize`: the owner's decision on the consent form. */
@@ -167,19 +204,20 @@ export async function decideConsent(ctx: OAuthContext, r: OAuthRequest): Promise
       iss,
     }, { "set-cookie": clearCookie() });
   }
-  const counters = consentCounters({ clientId: client.id, address: r.address });
-  const { maxFailedAttempts: max, attemptWindowMs } = ctx.settings;
-  const tooMany = () =>
+  const counters = consentCounters(ctx.settings, { clientId: client.id, address: r.address });
+  const tooMany = (full: Counter) =>
     problem(
       429,
       "Too many wrong secrets",
-      `Too many wrong secrets for this app or from this address (at most ${max} in ${
-        Math.round(attemptWindowMs / 60_000)
-      } minutes, OAUTH_MAX_FAILED_ATTEMPTS). Wait and start again.`,
+      `Too many wrong secrets (${
+        limitText(full, ctx.settings.attemptWindowMs)
+      }). Wait and start again.`,
     );
-  if (!await reserveAttempt(ctx.kv, counters, max, attemptWindowMs, now)) return tooMany();
+  const refused = await reserveAttempt(ctx.kv, counters, ctx.settings.attemptWindowMs, now);
+  if (refused !== undefined) return tooMany(refused);
   if (!secretMatches(form.get("secret") ?? "", ctx.ownerSecret)) {
-    if (await attemptsExhausted(ctx.kv, counters, max, now)) return tooMany();
+    const full = await exhaustedCounter(ctx.kv, counters, now);
+    if (full !== undefined) return tooMany(full);
     return consentPage(
       ctx,
       client,
@@ -214,6 +252,7 @@ function consentPage(
     clientName: client.name,
     clientId: client.id,
     redirectHost: new URL(redirectUri).host,
+    ...(client.metadataDocument ? { documentHost: new URL(client.id).host } : {}),
     csrf,
     problem: problemText,
     ownerSecretSet: ctx.settings.ownerSecret !== undefined,

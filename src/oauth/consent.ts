@@ -20,6 +20,8 @@ export interface ConsentView {
   clientName: string;
   clientId: string;
   redirectHost: string;
+  /** The host of the app's metadata document, when its client id is that document's URL. */
+  documentHost?: string;
   csrf: string;
   /** Why the last submission failed, if it did. */
   problem?: string;
@@ -41,9 +43,19 @@ export function renderConsent(view: ConsentView): string {
     }</strong> asks to use this handoff-mcp server: read and write everything stored here, under that name.</p>
 <dl>
 <dt>It will be sent back to</dt><dd><strong>${isolatedHtml(view.redirectHost)}</strong></dd>
-<dt>Client id</dt><dd><code>${isolatedHtml(view.clientId)}</code></dd>
+${
+      view.documentHost === undefined
+        ? ""
+        : `<dt>It is described by a document at</dt><dd><strong>${
+          isolatedHtml(view.documentHost)
+        }</strong></dd>\n`
+    }<dt>Client id</dt><dd><code>${isolatedHtml(view.clientId)}</code></dd>
 </dl>
-<p>The name is chosen by the app itself; approve only if you just started connecting it and the address above is the app you expect.</p>
+<p>The name is chosen by the app itself${
+      view.documentHost === undefined
+        ? ""
+        : " (in the document, which whoever runs that host controls)"
+    }; approve only if you just started connecting it and the addresses above are the app you expect.</p>
 ${problem}
 <form method="post" action="/authorize">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">

@@ -54,19 +54,28 @@ export function issuerOf(origin: string): string {
   return `${origin}/`;
 }
 
+/** The query parameters a pasted MCP URL may carry (`/mcp?toolsets=…`); nothing else is ours. */
+const RESOURCE_QUERY = ["toolsets"];
+
 /**
- * True when `resource` (RFC 8707) names this server: its origin, or one of its MCP endpoints
- * (with or without a trailing slash or a query, never a fragment).
- * A token asked for anywhere else is refused, so it cannot be replayed at another server.
+ * True when `resource` (RFC 8707) names exactly this server: its origin, or one of its MCP
+ * endpoints, with or without a trailing slash or a `toolsets` query. Refused: userinfo (even
+ * empty: `http://x@host/mcp` is not how anyone writes this server), a fragment, any other path or
+ * query parameter, and text a URL parser would first have to clean (spaces, backslashes). A token
+ * asked for anywhere else is refused, so it cannot be replayed at another server.
  */
 export function isOwnResource(resource: string, origin: string): boolean {
+  // The parser drops an empty userinfo and turns backslashes into slashes; the raw text must not
+  // need that to read as this server.
+  if (/[\\\s@#]/.test(resource.replace(/[?].*$/s, "")) || /[\s#]/.test(resource)) return false;
   let url: URL;
   try {
     url = new URL(resource);
   } catch {
     return false;
   }
-  if (url.hash !== "" || url.origin !== origin) return false;
+  if (url.username !== "" || url.password !== "" || url.origin !== origin) return false;
+  if ([...url.searchParams.keys()].some((key) => !RESOURCE_QUERY.includes(key))) return false;
   // A pasted URL may carry `?toolsets=…` or end in a slash; it still names this server.
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/$/, "") : url.pathname;
   return path === "/" || RESOURCE_PATHS.includes(path);
@@ -100,5 +109,7 @@ export function serverMetadata(origin: string): OAuthMetadata {
     revocation_endpoint_auth_methods_supported: [...AUTH_METHODS],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    // A client may also be an https URL whose JSON names it (`cimd.ts`), beside registration.
+    client_id_metadata_document_supported: true,
   };
 }

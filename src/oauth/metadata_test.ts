@@ -26,6 +26,24 @@ Deno.test("isOwnResource() accepts this server's origin and MCP endpoints, nothi
   ) assert.equal(isOwnResource(bad, origin), false, bad);
 });
 
+Deno.test("isOwnResource() refuses userinfo, other queries and text the parser would clean (issue 23, case 15)", () => {
+  const origin = "http://127.0.0.1:8787";
+  assert.equal(isOwnResource("http://127.0.0.1:8787/mcp", origin), true);
+  for (
+    const bad of [
+      "http://x@127.0.0.1:8787/mcp",
+      "http://x:y@127.0.0.1:8787/mcp",
+      "http://@127.0.0.1:8787/mcp",
+      "http://:@127.0.0.1:8787/",
+      "http://127.0.0.1:8787/mcp?toolsets=focus&next=https://other.example",
+      "http://127.0.0.1:8787/mcp?x=1",
+      "http:\\\\127.0.0.1:8787\\mcp",
+      " http://127.0.0.1:8787/mcp",
+      "http://127.0.0.1:8787/mcp#",
+    ]
+  ) assert.equal(isOwnResource(bad, origin), false, bad);
+});
+
 Deno.test("publicOrigin() ignores a malformed forwarded host even when trusted", () => {
   const settings = loadOAuthSettings(new Map([["TRUST_PROXY", "on"]]));
   const req = new Request("http://127.0.0.1:8787/mcp", {

@@ -8,7 +8,13 @@ import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import { AUTH_METHODS } from "./metadata.ts";
 import { CLIENT_NAME_MAX } from "./settings.ts";
-import { attemptsExhausted, registrationCounter, reserveAttempt } from "./store_attempts.ts";
+import {
+  type Counter,
+  exhaustedCounter,
+  limitText,
+  registrationCounters,
+  reserveAttempt,
+} from "./store_attempts.ts";
 import { createClient } from "./store_clients.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import type { AuthMethod, ClientRecord } from "./store_keys.ts";
@@ -28,10 +34,9 @@ const GRANT_TYPES = ["authorization_code", "refresh_token"];
 export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Response> {
   const { kv, settings } = ctx;
   const now = ctx.now();
-  const counter = registrationCounter(r.address);
-  if (await attemptsExhausted(kv, counter, settings.maxRegistrations, now)) {
-    throw tooManyRegistrations(settings.maxRegistrations, settings.attemptWindowMs);
-  }
+  const counters = registrationCounters(settings, r.address);
+  const full = await exhaustedCounter(kv, counters, now);
+  if (full !== undefined) throw tooManyRegistrations(full, settings.attemptWindowMs);
   let body: unknown;
   try {
     body = await readJson(r.req, REGISTRATION_MAX_BYTES);
@@ -56,19 +61,7 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
       `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`,
     );
   }
-  const grantTypes = meta.grant_types ?? GRANT_TYPES;
-  if (
-    !grantTypes.includes("authorization_code") || grantTypes.some((g) => !GRANT_TYPES.includes(g))
-  ) {
-    throw new OAuthError(
-      "invalid_client_metadata",
-      `grant_types must include authorization_code and may add refresh_token; nothing else is supported`,
-    );
-  }
-  const responseTypes = meta.response_types ?? ["code"];
-  if (responseTypes.length !== 1 || responseTypes[0] !== "code") {
-    throw new OAuthError("invalid_client_metadata", `response_types must be ["code"]`);
-  }
+  const { grantTypes, responseTypes } = flowTypes(meta);
   const name = meta.client_name?.trim();
   if (name !== undefined && !isOneLine(name, CLIENT_NAME_MAX)) {
     throw new OAuthError(
@@ -90,11 +83,8 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
     metadata: meta as Record<string, unknown>,
     createdAt: new Date(now).toISOString(),
   };
-  if (
-    !await reserveAttempt(kv, counter, settings.maxRegistrations, settings.attemptWindowMs, now)
-  ) {
-    throw tooManyRegistrations(settings.maxRegistrations, settings.attemptWindowMs);
-  }
+  const refused = await reserveAttempt(kv, counters, settings.attemptWindowMs, now);
+  if (refused !== undefined) throw tooManyRegistrations(refused, settings.attemptWindowMs);
   await createClient(kv, client, settings.unapprovedClientTtlMs);
   return json(201, {
     ...meta,
@@ -107,17 +97,39 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
   }, { "cache-control": "no-store" });
 }
 
-function tooManyRegistrations(max: number, windowMs: number): OAuthError {
+/**
+ * The grant and response types of client metadata (registered or in a metadata document), with
+ * their defaults; throws `invalid_client_metadata` for any this server does not support.
+ */
+export function flowTypes(
+  meta: { grant_types?: string[]; response_types?: string[] },
+): { grantTypes: string[]; responseTypes: string[] } {
+  const grantTypes = meta.grant_types ?? GRANT_TYPES;
+  if (
+    !grantTypes.includes("authorization_code") || grantTypes.some((g) => !GRANT_TYPES.includes(g))
+  ) {
+    throw new OAuthError(
+      "invalid_client_metadata",
+      `grant_types must include authorization_code and may add refresh_token; nothing else is supported`,
+    );
+  }
+  const responseTypes = meta.response_types ?? ["code"];
+  if (responseTypes.length !== 1 || responseTypes[0] !== "code") {
+    throw new OAuthError("invalid_client_metadata", `response_types must be ["code"]`);
+  }
+  return { grantTypes, responseTypes };
+}
+
+function tooManyRegistrations(full: Counter, windowMs: number): OAuthError {
   return new OAuthError(
     "temporarily_unavailable",
-    `Too many registrations from this address (at most ${max} in ${
-      Math.round(windowMs / 60_000)
-    } minutes, OAUTH_MAX_REGISTRATIONS); try again later`,
+    `Too many registrations (${limitText(full, windowMs)}); try again later`,
     429,
   );
 }
 
-function checkRedirectUris(uris: string[]): void {
+/** Refuses redirect URIs that are not https (or http on loopback), or hold a fragment or userinfo. */
+export function checkRedirectUris(uris: string[]): void {
   if (uris.length === 0 || uris.length > REDIRECT_URIS_MAX) {
     throw new OAuthError(
       "invalid_redirect_uri",

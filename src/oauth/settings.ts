@@ -31,10 +31,33 @@ export interface OAuthSettings {
   unapprovedClientTtlMs: number;
   /** Wrong owner secrets allowed per client and per address in one window (`OAUTH_MAX_FAILED_ATTEMPTS`). */
   maxFailedAttempts: number;
+  /**
+   * Wrong owner secrets allowed from all addresses together in one window, on the consent page
+   * and the console (`OAUTH_MAX_FAILED_ATTEMPTS_TOTAL`): the ceiling address rotation cannot escape.
+   */
+  maxFailedAttemptsTotal: number;
   /** The window failed attempts and registrations are counted in, in ms. */
   attemptWindowMs: number;
   /** Registrations allowed per address in one window (`OAUTH_MAX_REGISTRATIONS`). */
   maxRegistrations: number;
+  /** Registrations allowed from all addresses together in one window (`OAUTH_MAX_REGISTRATIONS_TOTAL`). */
+  maxRegistrationsTotal: number;
+  /**
+   * Consent forms opened, and metadata documents fetched, from all addresses together in one
+   * window (`OAUTH_MAX_CONSENT_FORMS_TOTAL`; each also 60 per address).
+   */
+  maxConsentFormsTotal: number;
+  /**
+   * For local testing only (`OAUTH_CIMD_ALLOW_LOOPBACK`): a metadata document `client_id` may be
+   * on a loopback address, over https or plain http. Private and link-local stay refused.
+   */
+  cimdAllowLoopback: boolean;
+  /** Largest client ID metadata document fetched, in bytes (`OAUTH_CIMD_MAX_BYTES`). */
+  cimdMaxBytes: number;
+  /** How long fetching a metadata document may take, in ms (`OAUTH_CIMD_TIMEOUT_MS`). */
+  cimdTimeoutMs: number;
+  /** Longest a fetched metadata document is reused, in ms (`OAUTH_CIMD_CACHE_SECONDS`). */
+  cimdCacheMs: number;
 }
 
 /** Default access token lifetime: one hour. */
@@ -55,6 +78,18 @@ export const DEFAULT_MAX_FAILED_ATTEMPTS = 5;
 export const ATTEMPT_WINDOW_MS = 15 * 60_000;
 /** Default registrations per address in one window. */
 export const DEFAULT_MAX_REGISTRATIONS = 20;
+/** Default wrong owner secrets from all addresses together in one window. */
+export const DEFAULT_MAX_FAILED_ATTEMPTS_TOTAL = 50;
+/** Default largest metadata document: 5 KiB, as the CIMD draft suggests. */
+export const DEFAULT_CIMD_MAX_BYTES = 5120;
+/** Default time a metadata document fetch may take. */
+export const DEFAULT_CIMD_TIMEOUT_MS = 5000;
+/** Default and longest reuse of a fetched metadata document: one hour. */
+export const DEFAULT_CIMD_CACHE_SECONDS = 3600;
+/** Default consent forms (and, apart, metadata document fetches) from all addresses in one window. */
+export const DEFAULT_MAX_CONSENT_FORMS_TOTAL = 600;
+/** Default registrations from all addresses together in one window. */
+export const DEFAULT_MAX_REGISTRATIONS_TOTAL = 100;
 /**
  * Consent forms one address may open in one window: each stores a pending request, and opening
  * one needs no credentials, only a registered client id.
@@ -90,8 +125,34 @@ export function loadOAuthSettings(env: EnvSource): OAuthSettings {
       1,
       1000,
     ),
+    maxFailedAttemptsTotal: intVar(
+      env,
+      "OAUTH_MAX_FAILED_ATTEMPTS_TOTAL",
+      DEFAULT_MAX_FAILED_ATTEMPTS_TOTAL,
+      1,
+      100_000,
+    ),
     attemptWindowMs: ATTEMPT_WINDOW_MS,
     maxRegistrations: intVar(env, "OAUTH_MAX_REGISTRATIONS", DEFAULT_MAX_REGISTRATIONS, 1, 10_000),
+    maxRegistrationsTotal: intVar(
+      env,
+      "OAUTH_MAX_REGISTRATIONS_TOTAL",
+      DEFAULT_MAX_REGISTRATIONS_TOTAL,
+      1,
+      1_000_000,
+    ),
+    maxConsentFormsTotal: intVar(
+      env,
+      "OAUTH_MAX_CONSENT_FORMS_TOTAL",
+      DEFAULT_MAX_CONSENT_FORMS_TOTAL,
+      1,
+      1_000_000,
+    ),
+    cimdAllowLoopback: boolVar(env, "OAUTH_CIMD_ALLOW_LOOPBACK", false),
+    cimdMaxBytes: intVar(env, "OAUTH_CIMD_MAX_BYTES", DEFAULT_CIMD_MAX_BYTES, 512, 65_536),
+    cimdTimeoutMs: intVar(env, "OAUTH_CIMD_TIMEOUT_MS", DEFAULT_CIMD_TIMEOUT_MS, 100, 30_000),
+    cimdCacheMs: intVar(env, "OAUTH_CIMD_CACHE_SECONDS", DEFAULT_CIMD_CACHE_SECONDS, 0, 86_400) *
+      1000,
   };
 }
 

@@ -5,8 +5,8 @@ import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts
 import { revokeGrant } from "./store_grants.ts";
 import { clientGrantsPrefix, clientIsLive, clientKey, type ClientRecord } from "./store_keys.ts";
 
-/** Longest client id looked up (issued ids are 33 characters). */
-export const CLIENT_ID_MAX_CHARS = 128;
+/** Longest client id looked up (issued ids are 33 characters; a metadata document URL up to 512). */
+export const CLIENT_ID_MAX_CHARS = 512;
 
 /**
  * Stores a new client; until the owner approves it, it expires after `unapprovedTtlMs` from its
@@ -37,6 +37,49 @@ export async function getClient(
   if (clientId.length > CLIENT_ID_MAX_CHARS) return undefined;
   const entry = await readKey<ClientRecord>(kv, clientKey(clientId));
   return entry.value !== null && clientIsLive(entry.value, now) ? entry.value : undefined;
+}
+
+/** The stored entry of `clientId`, live or not (for a check-and-set). */
+export async function readClientEntry(
+  kv: Deno.Kv,
+  clientId: string,
+): Promise<Deno.KvEntryMaybe<ClientRecord>> {
+  return await readKey<ClientRecord>(kv, clientKey(clientId));
+}
+
+/**
+ * Stores the client a metadata document describes, in one check-and-set: a new or unapproved
+ * one is (re)written from the document and expires unapproved like a registration; an approved
+ * one keeps its approval and use times and gets the new freshness, unless the document now says
+ * something else than what the owner approved: then nothing is written and the answer is
+ * `"changed"`.
+ */
+export async function saveMetadataClient(
+  kv: Deno.Kv,
+  candidate: ClientRecord,
+  unapprovedTtlMs: number,
+  now: number,
+): Promise<ClientRecord | "changed"> {
+  return await commitWithRetry<ClientRecord | "changed">(async () => {
+    const entry = await readKey<ClientRecord>(kv, clientKey(candidate.id));
+    const old = entry.value !== null && clientIsLive(entry.value, now) ? entry.value : undefined;
+    const op = atomic(kv).check(entry);
+    if (old?.approvedAt !== undefined) {
+      if (old.metadataDocument?.fingerprint !== candidate.metadataDocument?.fingerprint) {
+        return { value: "changed" as const };
+      }
+      const record = { ...old, metadataDocument: candidate.metadataDocument };
+      return { op: op.set(entry.key, record), value: record };
+    }
+    const createdAt = old?.createdAt ?? candidate.createdAt;
+    const record: ClientRecord = {
+      ...candidate,
+      createdAt,
+      unapprovedUntil: Date.parse(createdAt) + unapprovedTtlMs,
+    };
+    const expireIn = Math.max(1, record.unapprovedUntil! - now);
+    return { op: op.set(entry.key, record, { expireIn }), value: record };
+  });
 }
 
 /** A client as the owner's list shows it. */

@@ -29,6 +29,12 @@ export interface ClientRecord {
   unapprovedUntil?: number;
   /** Last code exchange or refresh. */
   lastUsedAt?: string;
+  /**
+   * Set for a client known by a metadata document (its `id` is the document's https URL): what
+   * the owner approved (a hash of name, redirect URIs, grant types and auth method) and until
+   * when the fetched document may be reused without fetching it again (ms since the epoch).
+   */
+  metadataDocument?: { fingerprint: string; freshUntil: number };
 }
 
 /** False for a registration the owner never approved whose time ran out. */
@@ -161,11 +167,11 @@ export function refreshKey(tokenHash: string): Deno.KvKey {
 }
 
 /**
- * Key of a counter: failed consents of a client or an address, or registrations or consent forms
- * opened by an address.
+ * Key of a counter: failed consents of a client or an address, registrations, consent forms
+ * opened or metadata documents fetched for an address, or a total over every address (`"total", "owner_secret" | "register"`).
  */
 export function attemptsKey(
-  scope: "client" | "address" | "register" | "consent_form",
+  scope: "client" | "address" | "register" | "consent_form" | "document_fetch" | "total",
   id: string,
 ): Deno.KvKey {
   return ["oauth_attempts", scope, id];

@@ -1,6 +1,6 @@
 /** The table toolset's settings, read from the environment once at start. */
 
-import { CLIENT_NAME_MAX_CHARS } from "../kit/caller.ts";
+import { CLIENT_NAME_MAX_CHARS, ownerNameVar } from "../kit/caller.ts";
 import { type EnvSource, intVar } from "../kit/env.ts";
 import { characterCount, invisibleProblem, lineProblem } from "../kit/text.ts";
 
@@ -63,6 +63,11 @@ export interface TableSettings {
   viewToken: string | undefined;
   /** `VIEW_TIME_ZONE`: the IANA zone `/view` shows times in (default `UTC`). */
   viewTimeZone: string;
+  /**
+   * `OWNER_NAME` (default `owner`): the person. A handoff addressed to them is accepted only by a
+   * caller proven to be them (`provenOwner` in `kit/caller.ts`).
+   */
+  ownerName: string;
   limits: TableLimits;
   /** The clock, in milliseconds since the epoch; tests pass their own to age handoffs. */
   now: () => number;
@@ -115,6 +120,7 @@ export function loadTableSettings(
     approvalSecret: secret,
     viewToken,
     viewTimeZone: zone,
+    ownerName: ownerNameVar(env),
     limits: {
       ...DEFAULT_TABLE_LIMITS,
       titleMaxChars: limitVar(env, "titleMaxChars", 10, 1000),

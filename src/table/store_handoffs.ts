@@ -4,7 +4,7 @@
  */
 
 import { atomic } from "../kit/group_commit.ts";
-import type { Caller } from "../kit/caller.ts";
+import { type Caller, provenOwner, sameName } from "../kit/caller.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
 import {
   bump,
@@ -186,6 +186,7 @@ export async function acceptHandoff(
         "superseded",
       );
     }
+    checkOwnerAccepts(ctx, caller, h, id);
     const before = task!;
     const op = atomic(ctx.kv).check(hEntry).check(tEntry);
     const author = noteParticipant(op, h.workspace, caller, "actions");
@@ -212,6 +213,21 @@ export async function acceptHandoff(
     }
     return { op, value, committed: told };
   });
+}
+
+/**
+ * A handoff addressed to the owner (`OWNER_NAME`) is theirs to take: anyone else accepting it
+ * would make the person's work their own under the person's eyes. Only a caller proven to be the
+ * owner may (`provenOwner`: the console, or an `AUTH_TOKENS` token with their name).
+ */
+function checkOwnerAccepts(ctx: TableCtx, caller: Caller, h: StoredHandoff, id: string): void {
+  const owner = ctx.settings.ownerName;
+  if (!sameName(h.to, owner) || provenOwner(caller, owner)) return;
+  throw new AppError(
+    "invalid",
+    `Handoff ${id} is addressed to ${h.to}, the owner (OWNER_NAME), and only the owner accepts it: in the owner console (/console), or with a token of AUTH_TOKENS named ${owner}. You are ${caller.name} (via ${caller.via}), which does not prove that; hand the task on with create_handoff if it should be someone else's.`,
+    "owner_only",
+  );
 }
 
 /** Handoffs of a workspace, newest first, with their states, filtered. */

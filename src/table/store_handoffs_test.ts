@@ -96,6 +96,39 @@ Deno.test("acceptHandoff() makes the caller the owner, in_progress; a second acc
   });
 });
 
+Deno.test("a handoff addressed to the owner is accepted only by a caller proven to be them (issue 23, case 7)", async () => {
+  await withTable({ OWNER_NAME: "Ada" }, async ({ ctx }) => {
+    const handOff = async () => {
+      const t = (await createTask(ctx, CODEX, { title: "Review" })).task;
+      return (await createHandoff(ctx, CODEX, { task_id: t.id, to: "ada", context: "c" })).handoff;
+    };
+    const h = await handOff();
+    for (
+      const pretender of [
+        { name: "ada", via: "default" },
+        { name: "Ada", via: "header" },
+        { name: "ada", via: "local" },
+        { name: "Ada", via: "oauth", clientId: "client_x" },
+        { name: "anonymous", via: "default" },
+        { name: "codex", via: "token" },
+      ] as const
+    ) {
+      await fails(
+        acceptHandoff(ctx, pretender, { handoff_id: h.id }),
+        "invalid",
+        /^owner_only: .*addressed to ada, the owner \(OWNER_NAME\), and only the owner accepts it: in the owner console \(\/console\), or with a token of AUTH_TOKENS named Ada/,
+      );
+    }
+    const byToken = await acceptHandoff(ctx, { name: "ADA", via: "token" }, { handoff_id: h.id });
+    assert.equal(byToken.task.assigned_to, "ADA");
+    const h2 = await handOff();
+    const inConsole = await acceptHandoff(ctx, { name: "Ada", via: "console" }, {
+      handoff_id: h2.id,
+    });
+    assert.equal(inConsole.handoff.accepted_by?.via, "console");
+  });
+});
+
 Deno.test("acceptHandoff() racing: exactly one of two concurrent accepts wins", async () => {
   await withTable({}, async ({ ctx, kv }) => {
     for (let round = 0; round < 5; round++) {

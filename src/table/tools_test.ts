@@ -180,7 +180,8 @@ async function ok(client: McpClient, tool: string, args: Record<string, unknown>
 Deno.test("result keys of every table tool are pinned (contract 1: keys are only ever added)", async () => {
   await withTable({ APPROVAL_SECRET: "code-1234" }, async (w) => {
     const codex = await w.client(CODEX);
-    const owner = await w.client(OWNER);
+    // The owner proven by a token of their name: only they accept a handoff addressed to them.
+    const owner = await w.client({ ...OWNER, via: "token" });
     const keys = (o: Record<string, unknown>) => Object.keys(o).sort();
     // The shapes every list and every create result share.
     const listed = (items: string) =>
