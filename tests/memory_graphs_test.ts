@@ -5,8 +5,13 @@
  */
 
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import { startServer, type TestServer } from "./support/harness.ts";
+import {
+  Client,
+  ResourceUpdatedNotificationSchema,
+  StreamableHTTPClientTransport,
+} from "../src/mcp/sdk_client.ts";
+import { connectStdio, startServer, tempKvPath, type TestServer } from "./support/harness.ts";
+import { type Heard, heardUntil } from "./support/heard.ts";
 import { call } from "./support/mcp.ts";
 
 async function connectTo(server: TestServer, query: string) {
@@ -52,5 +57,36 @@ Deno.test("memory: ?graph= keeps two connectors' graphs apart; unnamed connector
     assert.deepEqual(stored.map((e) => e.key[1]).sort(), ["blog", "shop"]);
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("memory: a stdio subscriber hears another process's writes to its graph, and no call that changed nothing", async () => {
+  const kv = await tempKvPath();
+  const listener = await connectStdio(kv.path, { TOOLSETS: "memory", NOTICE_POLL_MS: "50" });
+  const writer = await connectStdio(kv.path, { TOOLSETS: "memory" });
+  try {
+    const heard: Heard = [];
+    listener.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.push(n.params.uri);
+    });
+    await listener.subscribeResource({ uri: "memory://knowledge-graph" });
+    await listener.subscribeResource({ uri: "memory://knowledge-graph/other" });
+    await call(writer, "create_entities", {
+      entities: [{ name: "Ada", entityType: "person", observations: [] }],
+    });
+    await heardUntil(heard, ["memory://knowledge-graph"], "a write to the default graph");
+    await call(writer, "create_entities", { entities: [] });
+    await call(writer, "add_observations", {
+      observations: [{ entityName: "Ada", contents: ["likes tea"] }],
+    });
+    await heardUntil(
+      heard,
+      ["memory://knowledge-graph", "memory://knowledge-graph"],
+      "a call that changed nothing tells nobody",
+    );
+  } finally {
+    await listener.close();
+    await writer.close();
+    await kv.cleanup();
   }
 });
