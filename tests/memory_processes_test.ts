@@ -80,3 +80,37 @@ Deno.test("memory: 3 processes writing one graph lose nothing and keep exact cou
     await kv.cleanup();
   }
 });
+
+Deno.test("memory: a process's graph copy never hides another process's write from search_nodes", async () => {
+  const kv = await tempKvPath();
+  const a = await connectStdio(kv.path, { TOOLSETS: "memory" });
+  const b = await connectStdio(kv.path, { TOOLSETS: "memory" });
+  try {
+    await call(a, "create_entities", {
+      entities: [{ name: "Ada", entityType: "person", observations: ["likes tea"] }],
+    });
+    const first = await call(a, "search_nodes", { query: "tea" });
+    assert.equal((first.structured.entities as unknown[]).length, 1);
+    await call(b, "add_observations", {
+      observations: [{ entityName: "Ada", contents: ["drinks green tea"] }],
+    });
+    await call(b, "create_entities", {
+      entities: [{ name: "Tea house", entityType: "place", observations: [] }],
+    });
+    const second = await call(a, "search_nodes", { query: "tea" });
+    assert.deepEqual(
+      (second.structured.entities as { name: string; observations: string[] }[]).map((e) => [
+        e.name,
+        e.observations.length,
+      ]),
+      [["Tea house", 0], ["Ada", 2]],
+    );
+    await call(b, "delete_entities", { entityNames: ["Tea house"] });
+    const third = await call(a, "search_nodes", { query: "tea" });
+    assert.equal((third.structured.entities as unknown[]).length, 1);
+  } finally {
+    await a.close();
+    await b.close();
+    await kv.cleanup();
+  }
+});

@@ -30,6 +30,8 @@ export interface MemoryLimits {
 export interface MemorySettings {
   /** The graph of a connector that names none (`MEMORY_GRAPH`, default `default`). */
   defaultGraph: string;
+  /** Text bytes of whole graphs a process keeps for search_nodes (`MEMORY_CACHE_BYTES`; 0: off). */
+  cacheBytes: number;
   limits: MemoryLimits;
 }
 
@@ -66,6 +68,7 @@ export function loadMemorySettings(env: EnvSource): MemorySettings {
   if (problem) throw new Error(`MEMORY_GRAPH ${problem}`);
   return {
     defaultGraph,
+    cacheBytes: intVar(env, "MEMORY_CACHE_BYTES", 32 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     limits: {
       entitiesMax: intVar(env, s.entitiesMax, d.entitiesMax, 1, 1_000_000),
       relationsMax: intVar(env, s.relationsMax, d.relationsMax, 1, 5_000_000),

@@ -18,6 +18,7 @@ import {
   relationsInPrefix,
   relationsPrefix,
 } from "./store_keys.ts";
+import type { GraphCopies } from "./store_snapshot.ts";
 import type { MemoryCtx } from "./store_write.ts";
 
 /** One item of a read: an entity or a relation. */
@@ -63,13 +64,13 @@ export function entityOf(key: Deno.KvKey, name: string, value: unknown): Entity 
   return { name, entityType: record.entityType, observations: [...record.observations] };
 }
 
-/** How well `e` matches `q` (lower case): the name first, then the type, then observations. */
-function relevance(e: Entity, q: string): number {
-  const name = e.name.toLowerCase();
+/** How well entity `i` of `copy` matches `q` (lower case): the name first, then type, observations. */
+function relevance(lower: readonly string[], q: string): number {
+  const [name, type] = lower;
   let score = name === q ? 1000 : name.startsWith(q) ? 500 : name.includes(q) ? 300 : 0;
-  if (e.entityType.toLowerCase().includes(q)) score += 100;
+  if (type.includes(q)) score += 100;
   let hits = 0;
-  for (const o of e.observations) if (o.toLowerCase().includes(q)) hits++;
+  for (let j = 2; j < lower.length; j++) if (lower[j].includes(q)) hits++;
   return score + Math.min(hits, 50);
 }
 
@@ -79,27 +80,28 @@ function relevance(e: Entity, q: string): number {
  */
 export async function searchGraph(
   ctx: MemoryCtx,
+  copies: GraphCopies,
   graph: string,
   query: string,
 ): Promise<GraphItem[]> {
   const q = query.toLowerCase();
+  const copy = await copies.read(ctx.kv, graph);
   const matched: { entity: Entity; score: number }[] = [];
-  for await (const e of listEntries<EntityRecord>(ctx.kv, { prefix: entitiesPrefix(graph) })) {
-    const name = e.key[e.key.length - 1] as string;
-    const record = asEntity(e.key, e.value);
-    if (
-      !name.toLowerCase().includes(q) && !record.entityType.toLowerCase().includes(q) &&
-      !record.observations.some((o) => o.toLowerCase().includes(q))
-    ) continue;
-    const entity = { name, entityType: record.entityType, observations: [...record.observations] };
-    matched.push({ entity, score: relevance(entity, q) });
-  }
+  copy.lower.forEach((lower, i) => {
+    if (lower.some((field) => field.includes(q))) {
+      matched.push({ entity: copy.entities[i], score: relevance(lower, q) });
+    }
+  });
   matched.sort((a, b) =>
     b.score - a.score ||
     (a.entity.name < b.entity.name ? -1 : a.entity.name > b.entity.name ? 1 : 0)
   );
-  const entities = matched.map((m) => m.entity);
-  return [...entities.map((entity) => ({ entity })), ...await touching(ctx, graph, entities)];
+  const names = new Set(matched.map((m) => m.entity.name));
+  const relations = copy.relations.filter((r) => names.has(r.from) || names.has(r.to));
+  return [
+    ...matched.map((m) => ({ entity: m.entity })),
+    ...relations.map((relation) => ({ relation })),
+  ];
 }
 
 /** `open_nodes`: the named entities that exist, in the order named, then relations touching them. */

@@ -23,6 +23,7 @@ import {
 } from "./page.ts";
 import type { MemorySettings } from "./settings.ts";
 import { checkGraphName } from "./store_keys.ts";
+import { GraphCopies } from "./store_snapshot.ts";
 import { type GraphPosition, openGraph, searchGraph, walkGraph } from "./store_read.ts";
 import {
   addObservations,
@@ -126,6 +127,7 @@ export function registerMemoryTools(
 ): void {
   const ctx: MemoryCtx = { kv: deps.kv, limits: settings.limits, notices: deps.notices };
   const budget = deps.config.resultMaxTokens;
+  const copies = new GraphCopies(settings.cacheBytes);
   const graphIn = (call: unknown) => graphOf(call, settings);
   const changes = { destructive: false, idempotent: false };
   const removes = { destructive: true, idempotent: true };
@@ -255,7 +257,7 @@ export function registerMemoryTools(
     const from = cursor === undefined
       ? 0
       : decodeCursor<number>(cursor, "search_nodes", graph, args);
-    const all = await searchGraph(ctx, graph, query);
+    const all = await searchGraph(ctx, copies, graph, query);
     const page = await takePage(
       fromPosition(all, from),
       budget,
