@@ -64,7 +64,7 @@ export function entityOf(key: Deno.KvKey, name: string, value: unknown): Entity 
   return { name, entityType: record.entityType, observations: [...record.observations] };
 }
 
-/** How well entity `i` of `copy` matches `q` (lower case): the name first, then type, observations. */
+/** How well an entity matches `q`, from its lower-cased fields: name first, then type, observations. */
 function relevance(lower: readonly string[], q: string): number {
   const [name, type] = lower;
   let score = name === q ? 1000 : name.startsWith(q) ? 500 : name.includes(q) ? 300 : 0;
@@ -72,6 +72,10 @@ function relevance(lower: readonly string[], q: string): number {
   let hits = 0;
   for (let j = 2; j < lower.length; j++) if (lower[j].includes(q)) hits++;
   return score + Math.min(hits, 50);
+}
+
+function byKey(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
@@ -87,20 +91,19 @@ export async function searchGraph(
   const q = query.toLowerCase();
   const copy = await copies.read(ctx.kv, graph);
   const matched: { entity: Entity; score: number }[] = [];
-  copy.lower.forEach((lower, i) => {
+  for (const { entity, lower } of copy.entities.values()) {
     if (lower.some((field) => field.includes(q))) {
-      matched.push({ entity: copy.entities[i], score: relevance(lower, q) });
+      matched.push({ entity, score: relevance(lower, q) });
     }
-  });
-  matched.sort((a, b) =>
-    b.score - a.score ||
-    (a.entity.name < b.entity.name ? -1 : a.entity.name > b.entity.name ? 1 : 0)
-  );
+  }
+  matched.sort((a, b) => b.score - a.score || byKey(a.entity.name, b.entity.name));
   const names = new Set(matched.map((m) => m.entity.name));
-  const relations = copy.relations.filter((r) => names.has(r.from) || names.has(r.to));
+  const relations = [...copy.relations.entries()]
+    .filter(([, r]) => names.has(r.from) || names.has(r.to))
+    .sort(([a], [b]) => byKey(a, b));
   return [
     ...matched.map((m) => ({ entity: m.entity })),
-    ...relations.map((relation) => ({ relation })),
+    ...relations.map(([, relation]) => ({ relation })),
   ];
 }
 

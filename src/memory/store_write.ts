@@ -12,6 +12,7 @@ import { AppError, commitWithRetry, getAll, listAll, nowIso, readKey } from "../
 import { bumpNotices } from "../kit/notice_feed.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { MEMORY_SETTING_OF, type MemoryLimits } from "./settings.ts";
+import type { GraphCopies, GraphEffects } from "./store_snapshot.ts";
 import {
   asEntity,
   asGraph,
@@ -43,6 +44,8 @@ export interface MemoryCtx {
   kv: Deno.Kv;
   limits: MemoryLimits;
   notices?: NoticeBus;
+  /** This process's graph copies, told of each write that lands (see `store_snapshot.ts`). */
+  copies?: GraphCopies;
 }
 
 /** The notice topic of a graph: any change to it (graph names hold no `/`). */
@@ -75,13 +78,18 @@ function writeGraph<T>(
   ctx: MemoryCtx,
   graph: string,
   attempt: (g: GraphRead) => Promise<
-    { value: T; delta?: { entities: number; relations: number }; steps?: Step[] }
+    {
+      value: T;
+      delta?: { entities: number; relations: number };
+      steps?: Step[];
+      effects?: GraphEffects;
+    }
   >,
 ): Promise<T> {
   const key = graphKey(graph);
   return commitWithRetry(async () => {
     const g = await readGraph(ctx, graph);
-    const { value, delta, steps } = await attempt(g);
+    const { value, delta, steps, effects } = await attempt(g);
     if (steps === undefined || steps.length === 0) return { value };
     if (steps.length > MUTATIONS_MAX) {
       throw new AppError(
@@ -99,7 +107,15 @@ function writeGraph<T>(
     });
     const topic = graphTopic(graph);
     bumpNotices(op, [topic]);
-    return { op, value, committed: (vs) => ctx.notices?.committed([topic], vs) };
+    const from = g.entry.versionstamp;
+    return {
+      op,
+      value,
+      committed: (vs) => {
+        ctx.copies?.applied(graph, from, vs, effects ?? {});
+        ctx.notices?.committed([topic], vs);
+      },
+    };
   }, { kv: ctx.kv, key });
 }
 
@@ -135,7 +151,12 @@ export function createEntities(
         } satisfies EntityRecord,
       )
     );
-    return { value: fresh, delta: { entities: fresh.length, relations: 0 }, steps };
+    return {
+      value: fresh,
+      delta: { entities: fresh.length, relations: 0 },
+      steps,
+      effects: { entitiesSet: fresh },
+    };
   });
 }
 
@@ -161,7 +182,12 @@ export function createRelations(
       (op) => op.set(relationKey(graph, r), { created_at: now, created_by: caller.name }),
       (op) => op.set(relationInKey(graph, r), true),
     ]);
-    return { value: fresh, delta: { entities: 0, relations: fresh.length }, steps };
+    return {
+      value: fresh,
+      delta: { entities: 0, relations: fresh.length },
+      steps,
+      effects: { relationsAdded: fresh },
+    };
   });
 }
 
@@ -220,7 +246,7 @@ export function addObservations(
     const steps = [...changed].map((name): Step => (op) =>
       op.set(entityKey(graph, name), { ...current.get(name)!, updated_at: now })
     );
-    return { value, steps };
+    return { value, steps, effects: { entitiesSet: entitiesOf(current, changed) } };
   });
 }
 
@@ -254,7 +280,16 @@ export function deleteEntities(
       value: undefined,
       delta: { entities: -gone.length, relations: -touching.size },
       steps,
+      effects: { entitiesDeleted: gone, relationsDeleted: [...touching.values()] },
     };
+  });
+}
+
+/** The entities named in `changed`, from `current`, in the official shape. */
+function entitiesOf(current: Map<string, EntityRecord>, changed: Set<string>): Entity[] {
+  return [...changed].map((name) => {
+    const r = current.get(name)!;
+    return { name, entityType: r.entityType, observations: [...r.observations] };
   });
 }
 
@@ -302,7 +337,7 @@ export function deleteObservations(
     const steps = [...changed].map((name): Step => (op) =>
       op.set(entityKey(graph, name), { ...current.get(name)!, updated_at: now })
     );
-    return { value: undefined, steps };
+    return { value: undefined, steps, effects: { entitiesSet: entitiesOf(current, changed) } };
   });
 }
 
@@ -320,6 +355,7 @@ export function deleteRelations(
       value: undefined,
       delta: { entities: 0, relations: -gone.length },
       steps: gone.flatMap((r) => deleteRelationSteps(graph, r)),
+      effects: { relationsDeleted: gone },
     };
   });
 }

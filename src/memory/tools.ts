@@ -125,9 +125,9 @@ export function registerMemoryTools(
   deps: McpDeps,
   settings: MemorySettings,
 ): void {
-  const ctx: MemoryCtx = { kv: deps.kv, limits: settings.limits, notices: deps.notices };
-  const budget = deps.config.resultMaxTokens;
   const copies = new GraphCopies(settings.cacheBytes);
+  const ctx: MemoryCtx = { kv: deps.kv, limits: settings.limits, notices: deps.notices, copies };
+  const budget = deps.config.resultMaxTokens;
   const graphIn = (call: unknown) => graphOf(call, settings);
   const changes = { destructive: false, idempotent: false };
   const removes = { destructive: true, idempotent: true };
