@@ -7,9 +7,9 @@
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
-import { importMemory, MEMORY_FILE_MAX_BYTES, parseMemoryFile } from "./import.ts";
-import { loadMemorySettings } from "./settings.ts";
-import { checkGraphName } from "./store_keys.ts";
+import { importMemory, MEMORY_FILE_MAX_BYTES, parseMemoryFile } from "../memory/import.ts";
+import { loadMemorySettings } from "../memory/settings.ts";
+import { checkGraphName } from "../memory/store_keys.ts";
 
 const USAGE = "usage: deno task import-memory <memory.jsonl|memory.json> [--graph NAME]";
 
