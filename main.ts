@@ -5,7 +5,7 @@ import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
-import { loadToolsets } from "./src/toolsets.ts";
+import { defaultSelection, loadToolsets } from "./src/toolsets.ts";
 import { ownerConsole } from "./src/console/console.ts";
 
 /** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
@@ -49,7 +49,7 @@ if (Deno.args.includes("--stdio")) {
   // sends SIGTERM two seconds later): what was received is still answered.
   const stop = new AbortController();
   stopOnSignals(() => stop.abort());
-  await serveStdio({ kv, config, caller }, toolsets, undefined, stop.signal);
+  await serveStdio({ kv, config, caller }, defaultSelection(toolsets), undefined, stop.signal);
   kv.close();
   // Every answer is written by now. Requests still running after the grace period, or a read of
   // stdin still pending after a signal, must not keep the process alive.
@@ -68,7 +68,7 @@ if (Deno.args.includes("--stdio")) {
     : `${server.origin}/<AUTH_TOKEN>/mcp`;
   console.log(
     `handoff-mcp listening on ${server.origin} (toolsets: ${
-      toolsets.map((t) => t.name).join(", ")
+      toolsets.map((t) => t.byDefault === false ? `${t.name} (when named)` : t.name).join(", ")
     })`,
   );
   console.log(`Connect an MCP client to: ${shown}`);

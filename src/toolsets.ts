@@ -2,6 +2,7 @@
 
 import { focusToolset } from "./focus/toolset.ts";
 import { handoffToolset } from "./handoff/toolset.ts";
+import { memoryToolset } from "./memory/toolset.ts";
 import type { Toolset, ToolsetDefinition } from "./mcp/toolset.ts";
 import { tableToolsetDefinition } from "./table/toolset.ts";
 import { thinkingToolset } from "./thinking/toolset.ts";
@@ -12,6 +13,7 @@ export const TOOLSETS: readonly ToolsetDefinition[] = [
   handoffToolset,
   thinkingToolset,
   tableToolsetDefinition,
+  memoryToolset,
 ];
 
 /** The names of every toolset, in registration order. */
@@ -34,8 +36,22 @@ export function parseToolsetNames(raw: string | undefined, what: string): string
   return TOOLSET_NAMES.filter((name) => names.includes(name));
 }
 
-/** The toolsets `TOOLSETS` enables, each with its own settings read from `env`. */
+/**
+ * The toolsets `TOOLSETS` enables, each with its own settings read from `env`. Unset, every
+ * toolset is loaded and those off by default (`byDefault: false`) are marked so: a connector
+ * reaches them by naming them (`?toolsets=memory`). Named in `TOOLSETS`, a toolset is on.
+ */
 export function loadToolsets(env: { get(name: string): string | undefined }): Toolset[] {
-  const names = parseToolsetNames(env.get("TOOLSETS"), "TOOLSETS");
-  return TOOLSETS.filter((t) => names.includes(t.name)).map((t) => t.load(env));
+  const raw = env.get("TOOLSETS");
+  const names = parseToolsetNames(raw, "TOOLSETS");
+  const named = (raw ?? "").trim() !== "";
+  return TOOLSETS.filter((t) => names.includes(t.name)).map((t) => {
+    const toolset = t.load(env);
+    return named || t.byDefault !== false ? toolset : { ...toolset, byDefault: false };
+  });
+}
+
+/** What a connector that names no toolset gets: the enabled toolsets that are on by default. */
+export function defaultSelection(enabled: readonly Toolset[]): Toolset[] {
+  return enabled.filter((t) => t.byDefault !== false);
 }

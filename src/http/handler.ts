@@ -5,7 +5,7 @@ import { AppError } from "../kit/kv.ts";
 import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { createOAuthServer } from "../oauth/server.ts";
-import { parseToolsetNames } from "../toolsets.ts";
+import { defaultSelection, parseToolsetNames } from "../toolsets.ts";
 import { isLoopback, rebindingGuard } from "./auth.ts";
 import { authenticate, authInfoOf, keyringOf, resolveCaller } from "./identity.ts";
 import { withOAuth } from "./oauth_gate.ts";
@@ -177,9 +177,9 @@ async function dispatch(
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
 function toolsetsOf(url: URL, enabled: readonly Toolset[]): readonly Toolset[] {
-  if (url.search === "") return enabled;
+  if (url.search === "") return defaultSelection(enabled);
   const asked = url.searchParams.get("toolsets");
-  if (asked === null) return enabled;
+  if (asked === null) return defaultSelection(enabled);
   let names: string[];
   try {
     names = parseToolsetNames(asked, "The toolsets query parameter");

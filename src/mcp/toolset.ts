@@ -40,10 +40,17 @@ export interface Toolset {
   register(server: ToolRegistrar, deps: McpDeps): void;
   /** HTTP routes after the token (JSON APIs, pages), if the toolset has any. */
   routes?(deps: McpDeps): Route[];
+  /**
+   * `false`: loaded, but served only to a connector that names it (`?toolsets=`) unless
+   * `TOOLSETS` names it; see `defaultSelection` in `toolsets.ts`.
+   */
+  byDefault?: boolean;
 }
 
 /** A toolset before its settings are read: `load` reads them and throws naming a bad variable. */
 export interface ToolsetDefinition {
   name: string;
+  /** `false`: served only when named (`TOOLSETS`, `?toolsets=`); every other toolset is on. */
+  byDefault?: boolean;
   load(env: EnvSource): Toolset;
 }

@@ -1,0 +1,92 @@
+/**
+ * Graphs per connector over HTTP: `?toolsets=memory&graph=<name>` keeps two projects' memories
+ * apart on one server, a connector naming no toolset does not get the memory tools, and a bad
+ * graph name is refused clearly.
+ */
+
+import assert from "node:assert/strict";
+import {
+  Client,
+  ResourceUpdatedNotificationSchema,
+  StreamableHTTPClientTransport,
+} from "../src/mcp/sdk_client.ts";
+import { connectStdio, startServer, tempKvPath, type TestServer } from "./support/harness.ts";
+import { type Heard, heardUntil } from "./support/heard.ts";
+import { call } from "./support/mcp.ts";
+
+async function connectTo(server: TestServer, query: string) {
+  const client = new Client({ name: "graphs", version: "1.0.0" });
+  const url = new URL(`${server.origin}/${server.token}/mcp${query}`);
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return client;
+}
+
+Deno.test("memory: ?graph= keeps two connectors' graphs apart; unnamed connectors lack the tools", async () => {
+  const server = await startServer();
+  try {
+    const plain = await connectTo(server, "");
+    const names = (await plain.listTools()).tools.map((t) => t.name);
+    assert.ok(!names.includes("read_graph"), "memory is served only when named");
+    await plain.close();
+
+    const shop = await connectTo(server, "?toolsets=memory&graph=shop");
+    const blog = await connectTo(server, "?toolsets=memory&graph=Blog");
+    await call(shop, "create_entities", {
+      entities: [{ name: "Checkout", entityType: "feature", observations: ["uses Stripe"] }],
+    });
+    await call(blog, "create_entities", {
+      entities: [{ name: "Post", entityType: "feature", observations: ["uses Markdown"] }],
+    });
+    const inShop = await call(shop, "read_graph");
+    const inBlog = await call(blog, "search_nodes", { query: "uses" });
+    assert.deepEqual((inShop.structured.entities as { name: string }[]).map((e) => e.name), [
+      "Checkout",
+    ]);
+    assert.deepEqual((inBlog.structured.entities as { name: string }[]).map((e) => e.name), [
+      "Post",
+    ]);
+    await shop.close();
+    await blog.close();
+
+    const bad = await connectTo(server, "?toolsets=memory&graph=a/b");
+    const refused = await call(bad, "read_graph");
+    assert.equal(refused.isError, true);
+    assert.match(refused.text, /graph must be 1–64 characters/);
+    await bad.close();
+    const stored = await Array.fromAsync(server.kv.list({ prefix: ["memory_graph"] }));
+    assert.deepEqual(stored.map((e) => e.key[1]).sort(), ["blog", "shop"]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("memory: a stdio subscriber hears another process's writes to its graph, and no call that changed nothing", async () => {
+  const kv = await tempKvPath();
+  const listener = await connectStdio(kv.path, { TOOLSETS: "memory", NOTICE_POLL_MS: "50" });
+  const writer = await connectStdio(kv.path, { TOOLSETS: "memory" });
+  try {
+    const heard: Heard = [];
+    listener.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.push(n.params.uri);
+    });
+    await listener.subscribeResource({ uri: "memory://knowledge-graph" });
+    await listener.subscribeResource({ uri: "memory://knowledge-graph/other" });
+    await call(writer, "create_entities", {
+      entities: [{ name: "Ada", entityType: "person", observations: [] }],
+    });
+    await heardUntil(heard, ["memory://knowledge-graph"], "a write to the default graph");
+    await call(writer, "create_entities", { entities: [] });
+    await call(writer, "add_observations", {
+      observations: [{ entityName: "Ada", contents: ["likes tea"] }],
+    });
+    await heardUntil(
+      heard,
+      ["memory://knowledge-graph", "memory://knowledge-graph"],
+      "a call that changed nothing tells nobody",
+    );
+  } finally {
+    await listener.close();
+    await writer.close();
+    await kv.cleanup();
+  }
+});

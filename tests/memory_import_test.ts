@@ -1,0 +1,89 @@
+/**
+ * `deno task import-memory`: a memory.jsonl written by the official server itself is imported
+ * twice with the same result (the second writes nothing), the graph matches what the official
+ * server reads back, and a malformed line is refused by its number with nothing written.
+ */
+
+import assert from "node:assert/strict";
+import { connectStdio, ROOT, tempKvPath } from "./support/harness.ts";
+import { call } from "./support/mcp.ts";
+import { memoryScript } from "./support/memory_script.ts";
+import { connectOfficialMemory } from "./support/official_memory.ts";
+
+async function importMemory(kvPath: string, file: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "import-memory", file],
+    cwd: ROOT,
+    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, err: new TextDecoder().decode(out.stderr) };
+}
+
+async function versionstamps(kvPath: string): Promise<string[]> {
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const stamps: string[] = [];
+    for await (const e of kv.list({ prefix: [] })) stamps.push(e.versionstamp);
+    return stamps.sort();
+  } finally {
+    kv.close();
+  }
+}
+
+Deno.test("import-memory brings an official memory.jsonl in, twice with the same result", async () => {
+  const kv = await tempKvPath();
+  const file = `${kv.path}.jsonl`;
+  try {
+    const official = await connectOfficialMemory(file);
+    for (const step of memoryScript(7, 80)) await call(official, step.name, step.arguments);
+    const theirs = await call(official, "read_graph");
+    await official.close();
+
+    const first = await importMemory(kv.path, file);
+    assert.equal(first.code, 0, first.err);
+    assert.match(first.err, /added \d+ entities/);
+    const stamps = await versionstamps(kv.path);
+    const second = await importMemory(kv.path, file);
+    assert.equal(second.code, 0, second.err);
+    assert.match(second.err, /added 0 entities, 0 observations .* 0 relations/);
+    assert.deepEqual(await versionstamps(kv.path), stamps, "the second import wrote nothing");
+
+    const ours = await connectStdio(kv.path, { TOOLSETS: "memory" });
+    const graph = await call(ours, "read_graph");
+    await ours.close();
+    const byName = (a: { name: string }, b: { name: string }) => a.name < b.name ? -1 : 1;
+    assert.deepEqual(
+      graph.structured.entities,
+      [...theirs.structured.entities as { name: string }[]].sort(byName),
+    );
+    assert.equal(
+      (graph.structured.relations as unknown[]).length,
+      (theirs.structured.relations as unknown[]).length,
+    );
+  } finally {
+    await kv.cleanup();
+  }
+});
+
+Deno.test("import-memory refuses a malformed line by number and writes nothing", async () => {
+  const kv = await tempKvPath();
+  const file = `${kv.path}.jsonl`;
+  try {
+    await Deno.writeTextFile(
+      file,
+      [
+        JSON.stringify({ type: "entity", name: "Ada", entityType: "person", observations: [] }),
+        JSON.stringify({ type: "relation", from: "Ada", to: "Bob", relationType: "knows" }),
+        `{"type":"entity","name":"Bob",`,
+      ].join("\n"),
+    );
+    const refused = await importMemory(kv.path, file);
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /line 3: not JSON; nothing was imported/);
+    assert.deepEqual(await versionstamps(kv.path), []);
+  } finally {
+    await kv.cleanup();
+  }
+});
