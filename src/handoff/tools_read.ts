@@ -20,6 +20,7 @@ import { DEFAULT_PAGE, HANDOFF_LIST_VIEW_URI, type HandoffToolContext } from "./
 import { READ_ONLY } from "../mcp/annotations.ts";
 import { keyArg, searchShape, summarySchema } from "./schemas.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
+import { HANDOFF_ICONS } from "./icon.ts";
 import type { ToolRegistrar } from "../mcp/registry.ts";
 import {
   NOTES_FIELD,
@@ -240,5 +241,6 @@ export function registerListView(server: ToolRegistrar): void {
     title: "Handoffs",
     description: "Cards of saved handoffs, with load and delete (MCP Apps view of handoff_list)",
     html: viewHtml,
+    icons: HANDOFF_ICONS,
   });
 }

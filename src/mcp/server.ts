@@ -14,6 +14,7 @@
 import { type CacheHint, McpServer, type ServerCapabilities, type Tool } from "./sdk.ts";
 import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
 import { sdkListing } from "./listing.ts";
+import { SERVER_ICONS } from "./icons.ts";
 import { listedInput } from "./schema.ts";
 import { NoticeBus } from "../kit/notices.ts";
 import { feedModeOf } from "../kit/notice_feed.ts";
@@ -28,7 +29,12 @@ import type { McpDeps, Toolset } from "./toolset.ts";
 export type { McpDeps, Toolset } from "./toolset.ts";
 
 /** The server's name and version, as clients see them. */
-export const SERVER_INFO = { name: "handoff-mcp", version: "0.1.0" };
+export const SERVER_INFO = {
+  name: "handoff-mcp",
+  title: "handoff-mcp",
+  version: "0.1.0",
+  icons: SERVER_ICONS,
+};
 
 /**
  * How long a client may cache a list (`tools/list`, `prompts/list`, templates): the lists depend

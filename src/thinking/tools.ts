@@ -22,6 +22,7 @@ import { addThought, type AddThoughtResult, type ThoughtFlag } from "./store_wri
 import viewHtml from "./card.html" with { type: "text" };
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
+import { THINKING_ICONS } from "./icon.ts";
 import type { ToolRegistrar } from "../mcp/registry.ts";
 import {
   NOTES_FIELD,
@@ -97,6 +98,7 @@ export function registerThinkingTools(server: ToolRegistrar, deps: ThinkingDeps)
     description:
       "Shows the current thought as a card and, once a sequence ends, the whole process with its branches and revisions",
     html: viewHtml,
+    icons: THINKING_ICONS,
   });
 }
 
