@@ -30,6 +30,11 @@ export interface StubModelOptions {
   plan: PlanStep[];
   /** The text answered once the plan is done. */
   finalText?: string;
+  /**
+   * Tools a deferred-tool search loads besides the plan's (the bench loads every tool of the
+   * server to measure what the CLI then declares).
+   */
+  preload?: string[];
 }
 
 /** A running stub model. */
@@ -100,8 +105,9 @@ export function startStubModel(options: StubModelOptions): Promise<StubModel> {
       // The CLI names the plan's tools but declares them only once searched for (Claude Code
       // 2.1.332's ToolSearch): load every plan tool it lists, in one call, as a model would.
       const wanted = new Set<string>();
-      for (const s of options.plan.slice(done)) {
-        const found = resolveTool(s.tool, deferred.names);
+      const tools = [...options.plan.slice(done).map((s) => s.tool), ...options.preload ?? []];
+      for (const tool of tools) {
+        const found = resolveTool(tool, deferred.names);
         if (found) wanted.add(found);
       }
       if (wanted.size > 0) {
