@@ -64,8 +64,6 @@ export type AnyHandler = (...a: unknown[]) => unknown;
 /** One recorded tool. */
 export interface RecordedTool {
   name: string;
-  /** Its input schema as the SDK gets it (an object schema), for the listing (`listedInput`). */
-  inputSchema: unknown;
   /** Registers the tool on `server`, its handler passed through `wrap` if given. */
   apply(server: McpServer, wrap?: (handler: AnyHandler) => AnyHandler): void;
 }
@@ -120,7 +118,6 @@ function recorder(into: Recorded, icons: Icon[] | undefined): ToolRegistrar {
     const lenient = lenientHandler(inputSchema, handler) as AnyHandler;
     into.tools.set(name, {
       name,
-      inputSchema,
       apply: (server, wrap) =>
         (server.registerTool as Call)(name, schemas, wrap ? wrap(lenient) : lenient),
     });
