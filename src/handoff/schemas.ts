@@ -120,5 +120,5 @@ export const evictedSchema = z.object({
 
 /** The `key` argument of the tools that take one. */
 export const keyArg = z.string().describe(
-  "Its key (see handoff_list)",
+  "See handoff_list",
 );

@@ -47,7 +47,7 @@ export function registerListTool(server: ToolRegistrar, ctx: HandoffToolContext)
   server.registerTool("handoff_list", {
     title: "List saved handoffs",
     description:
-      "Lists saved handoffs, newest first, without conversations: find the one to continue, then handoff_load it. Paged by next_cursor.",
+      "Lists saved handoffs, newest first, without conversations: find one to handoff_load. Paged by next_cursor.",
     inputSchema: toolArgs({
       limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
         `Per page (default ${DEFAULT_PAGE})`,
@@ -95,7 +95,7 @@ export function registerLoadTool(server: ToolRegistrar, ctx: HandoffToolContext)
     inputSchema: toolArgs({
       key: keyArg,
       max_messages: z.number().int().min(1).max(100_000).optional().describe(
-        "Only the last N messages (default: all)",
+        "Only the last N messages",
       ),
     }),
     outputSchema: {
@@ -145,8 +145,7 @@ export function registerSearchTool(server: ToolRegistrar, ctx: HandoffToolContex
   const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_search", {
     title: "Search handoffs",
-    description:
-      "Finds handoffs by tags, text, source, status or dates, newest first, when handoff_list is too long.",
+    description: "Finds handoffs, newest first, when handoff_list is too long to scan.",
     inputSchema: toolArgs(searchShape(limits)),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
