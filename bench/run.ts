@@ -4,6 +4,7 @@
  * A group is a `BenchGroup` (bench/lib.ts) listed in GROUPS; see bench/README.md.
  */
 
+import { definitionsGroup } from "./definitions.ts";
 import { erasGroup } from "./eras.ts";
 import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
@@ -23,6 +24,7 @@ const GROUPS: BenchGroup[] = [
   handoffGroup,
   oauthGroup,
   memoryGroup,
+  definitionsGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);

@@ -1,6 +1,7 @@
 /**
- * The compatibility suite: the real Claude Code, Gemini CLI and Codex CLIs (pinned, installed
- * from npm into .cache/clients/) drive the server over Streamable HTTP and stdio, each through
+ * The compatibility suite: the real Claude Code (pinned, and the newest release, whose model must
+ * load MCP tools through ToolSearch first), Gemini CLI and Codex CLIs (installed from npm into
+ * .cache/clients/) drive the server over Streamable HTTP and stdio, each through
  * the stub model on loopback. Asserted from what each CLI sent its model: every call of a plan
  * covering all toolsets succeeds, Gemini's `wait_for_previous` does no harm, and text another
  * session stored reaches the model with the untrusted-data notice before it.
@@ -68,7 +69,7 @@ async function eachOutcome(agent: AgentName, check: (o: CaseOutcome) => void): P
   assert.deepEqual(failures, [], failures.join("\n\n"));
 }
 
-for (const agent of ["claude", "gemini", "codex"] as AgentName[]) {
+for (const agent of ["claude", "claude-newest", "gemini", "codex"] as AgentName[]) {
   Deno.test({
     name: `compat: ${agent} runs a plan covering every toolset over HTTP and stdio`,
     ignore,
@@ -82,6 +83,18 @@ for (const agent of ["claude", "gemini", "codex"] as AgentName[]) {
           [],
           `${outcome.label}: the CLI reported failed calls`,
         );
+        if (agent === "claude-newest") {
+          // Its model sees the MCP tools by name only and must load them first: the run went
+          // through ToolSearch, and what that returned named the plan's tools.
+          const searched = outcome.stub.searchResults();
+          assert.ok(searched.length > 0, `${outcome.label}: no ToolSearch step was needed`);
+          assert.ok(
+            searched.every((r) => !r.isError && r.text.includes("mcp__handoff__get_state")),
+            `${outcome.label}: ToolSearch did not load the plan's tools: ${
+              JSON.stringify(searched.map((r) => r.text))
+            }`,
+          );
+        }
         if (agent === "gemini") {
           // The stub sets wait_for_previous as Gemini's model does; it must have been sent.
           assert.ok(

@@ -44,7 +44,7 @@ export const GET_STATE_GUARD =
 
 /** What the model is told about this toolset at initialize. */
 export const FOCUS_INSTRUCTIONS =
-  "At the start of every chat call get_state for the project you are working on (list_projects finds its id) and state its NORTH STAR first. Advance the one focus (本丸) before anything else; the follow-ups listed under 後処理 are demoted and wait until the north star is reached. Never turn get_state's output into a flat TODO list.";
+  "At the start of every chat call get_state (list_projects finds the project) and state its NORTH STAR first; advance the one focus (本丸), leave follow-ups (後処理) for later, never make it a flat TODO list.";
 
 const COMPLETION_LIMIT = 20;
 
@@ -96,9 +96,9 @@ export function registerFocusTools(server: ToolRegistrar, deps: FocusDeps): void
     written: async (projectId) => render(await getState(kv, limits, projectId, cache)),
     notices: deps.notices,
     projectId: z.string().describe(
-      `The project's id: 1–${limits.projectIdMax} characters, no control characters. Reuse the same id in every chat and client (list_projects shows the existing ones).`,
+      "Same in every client",
     ),
-    line: (what) => z.string().describe(`${what}. One line, 1–${limits.textMax} characters.`),
+    line: (what) => z.string().describe(what),
   };
   registerGetStateTool(server, ctx);
   registerSetNorthStarTool(server, ctx);
@@ -115,7 +115,7 @@ function registerGetStateTool(server: ToolRegistrar, ctx: FocusToolContext): voi
   server.registerTool("get_state", {
     title: "Get project state",
     description:
-      "Returns the project's NORTH STAR, the one focus to do now (本丸), and the demoted follow-ups (後処理) in a fixed format. Call it at the start of every chat, before planning or doing anything. " +
+      "NORTH STAR, one focus (本丸) and follow-ups (後処理) in a fixed format. Call it first in every chat. " +
       GET_STATE_GUARD,
     inputSchema: toolArgs({ project_id: ctx.projectId }),
     annotations: READ_ONLY,
@@ -128,10 +128,10 @@ function registerSetNorthStarTool(server: ToolRegistrar, ctx: FocusToolContext):
   server.registerTool("set_north_star", {
     title: "Set north star",
     description:
-      "Sets or replaces the project's NORTH STAR: the outcome all work serves. Creates the project if it does not exist. Use it when the user states or changes the overall goal, not for the next step.",
+      "Sets the NORTH STAR, the outcome all work serves (not the next step); creates the project.",
     inputSchema: toolArgs({
       project_id: ctx.projectId,
-      text: ctx.line("The north star, stated as an outcome"),
+      text: ctx.line("The north star, as an outcome"),
     }),
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, text: northStar }) => {
@@ -148,11 +148,11 @@ function registerSetFocusTool(server: ToolRegistrar, ctx: FocusToolContext): voi
   server.registerTool("set_focus", {
     title: "Set focus",
     description:
-      "Sets the project's one focus (本丸): the single thing to do now toward the north star. Replaces the previous focus; omitting `why` clears the previous reason.",
+      "Sets the one focus (本丸), the next step to the north star; replaces the last and its why.",
     inputSchema: toolArgs({
       project_id: ctx.projectId,
       statement: line("The one thing to do now"),
-      why: line("Why this is the focus now (optional; omit or send empty to clear)").optional(),
+      why: line("Why").optional(),
     }),
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ project_id, statement, why }) => {
@@ -169,12 +169,12 @@ function registerAddTaskTool(server: ToolRegistrar, ctx: FocusToolContext): void
   server.registerTool("add_task", {
     title: "Add task",
     description:
-      "Records a task. kind=main is work toward the focus (stored, not listed); kind=cleanup or kind=record is a demoted follow-up (後処理) that waits until the north star is reached. Use it to park side tasks instead of doing them now.",
+      "Records a task: main (part of the focus, not listed), or cleanup or record: follow-ups (後処理) for after the north star. Park side tasks here.",
     inputSchema: toolArgs({
       project_id: ctx.projectId,
-      body: ctx.line("What the task is"),
+      body: ctx.line("The task"),
       kind: z.enum(TASK_KINDS).describe(
-        "main: part of the focus; cleanup: tidy-up to do after the north star; record: something to write down later",
+        "main, cleanup (tidy up) or record (write down)",
       ),
     }),
     outputSchema: {
@@ -225,9 +225,9 @@ function registerCompleteTaskTool(server: ToolRegistrar, ctx: FocusToolContext):
   server.registerTool("complete_task", {
     title: "Complete task",
     description:
-      "Marks a task done by the id add_task returned; a done follow-up leaves get_state in every later chat. Completing a done task again is harmless.",
+      "Marks an add_task task done; a done follow-up leaves get_state. Repeating it is harmless.",
     inputSchema: toolArgs({
-      task_id: z.string().max(64).describe("The task id returned by add_task"),
+      task_id: z.string().max(64).describe("The id add_task returned"),
     }),
     annotations: writes({ destructive: false, idempotent: true }),
   }, async ({ task_id }) => {
@@ -245,12 +245,12 @@ function registerListProjectsTool(server: ToolRegistrar, ctx: FocusToolContext):
   server.registerTool("list_projects", {
     title: "List projects",
     description:
-      "Lists project ids with their north stars, so a new chat can find the project to resume. Paged: pass next_cursor back to continue.",
+      "Lists project ids and north stars, to find the project to resume. Paged by next_cursor.",
     inputSchema: toolArgs({
       limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
-        `Projects per page, 1–${limits.listPageMax} (default ${limits.listPageMax})`,
+        `Per page (default ${limits.listPageMax})`,
       ),
-      cursor: z.string().max(1000).optional().describe("next_cursor from the previous page"),
+      cursor: z.string().max(1000).optional().describe("next_cursor of the last page"),
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,

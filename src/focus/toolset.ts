@@ -1,6 +1,7 @@
 /** The focus toolset: a project's north star, its one focus, and demoted follow-ups. */
 
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import { FOCUS_ICONS } from "./icon.ts";
 import { loadFocusSettings } from "./settings.ts";
 import { FOCUS_INSTRUCTIONS, registerFocusTools } from "./tools.ts";
 
@@ -12,6 +13,7 @@ export const focusToolset: ToolsetDefinition = {
     return {
       name: "focus",
       instructions: FOCUS_INSTRUCTIONS,
+      icons: FOCUS_ICONS,
       register: (server, { kv, notices }) => registerFocusTools(server, { kv, limits, notices }),
     };
   },

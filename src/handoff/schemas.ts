@@ -14,31 +14,31 @@ import { QUERY_MAX_CHARS } from "./store_search.ts";
 export function saveShape(limits: HandoffLimits) {
   return {
     key: z.string().optional().describe(
-      `Unique key to save under: 1–${limits.keyMaxChars} characters of A-Z a-z 0-9 _ - (not merge, search, stats or other route words). Omit to generate handoff-YYYYMMDD-HHMMSS-xxxxxx. An existing key is overwritten.`,
+      "A-Z a-z 0-9 _ - (default: generated); replaces that key's handoff",
     ),
     title: z.string().optional().describe(
-      `Short title, one line, at most ${limits.titleMaxChars} characters. Omit to use the summary's first line.`,
+      "Default: the summary's first line",
     ),
     summary: z.string().describe(
-      `What the conversation is about, what was decided and where it stands: at most ${limits.summaryMaxBytes} bytes. This is the short version; the conversation itself goes in conversation.`,
+      "What it is about and where it stands",
     ),
     conversation: z.string().describe(
-      `The WHOLE conversation VERBATIM, every message in order, each starting with a "## User" or "## Assistant" line. Do not summarise, shorten, paraphrase or drop code. At most ${limits.conversationMaxBytes} bytes (UTF-8) in total; if it does not fit in one call, send the first part here and the rest with handoff_append.`,
+      `Every message, each opening with "## User" or "## Assistant" (max ${limits.conversationMaxBytes} bytes)`,
     ),
     from_ai: z.string().optional().describe(
-      `The AI client saving this, e.g. "Claude Desktop" (one line, at most ${limits.nameMaxChars} characters)`,
+      'Your client, e.g. "Claude Desktop"',
     ),
     from_project: z.string().optional().describe(
-      `The project or repository this belongs to (one line, at most ${limits.projectMaxChars} characters)`,
+      "Project or repository",
     ),
     status: z.enum(HANDOFF_STATUSES).optional().describe(
-      "active (default): work continues; pending: waiting on something; completed: done, kept for reference",
+      "Default active",
     ),
     next_action: z.string().optional().describe(
-      `The next thing the receiving AI should do (one line, at most ${limits.nextActionMaxChars} characters)`,
+      "What the next AI should do",
     ),
     tags: z.array(z.string()).optional().describe(
-      `Up to ${limits.tagsMax} tags of 1–${limits.tagMaxChars} characters of a-z 0-9 _ : - . / (uppercase is lowercased), for handoff_search`,
+      `Up to ${limits.tagsMax}, of a-z 0-9 _ : - . /`,
     ),
   };
 }
@@ -47,22 +47,22 @@ export function saveShape(limits: HandoffLimits) {
 export function mergeShape(limits: HandoffLimits) {
   return {
     keys: z.array(z.string()).describe(
-      `Keys of the handoffs to merge: 2–${limits.mergeSourcesMax}, each once`,
+      `2–${limits.mergeSourcesMax} keys, each once`,
     ),
     new_key: z.string().optional().describe(
-      "Key of the merged handoff (omit to generate one). It must not exist yet, unless it is one of the sources and delete_sources is true",
+      "New, or a source deleted by delete_sources",
     ),
     new_title: z.string().optional().describe(
-      'Title of the merged handoff (default "Merged: <source titles>")',
+      'Default "Merged: …"',
     ),
     new_summary: z.string().optional().describe(
-      "Summary of the merged handoff (default: the sources' summaries, one after another)",
+      "Default: the sources' summaries",
     ),
     delete_sources: z.boolean().optional().describe(
-      "Delete the sources once merged (default false: keep them)",
+      "Delete the sources (default false)",
     ),
     strategy: z.enum(MERGE_STRATEGIES).optional().describe(
-      "sequential (default): parts in the order of keys; chronological: oldest source first",
+      "sequential (order of keys; default) or chronological",
     ),
   };
 }
@@ -70,24 +70,24 @@ export function mergeShape(limits: HandoffLimits) {
 /** `handoff_search`'s input fields. */
 export function searchShape(limits: HandoffLimits) {
   return {
-    tags: z.array(z.string()).optional().describe("Match handoffs with ANY of these tags"),
-    tags_all: z.array(z.string()).optional().describe("Match handoffs with ALL of these tags"),
+    tags: z.array(z.string()).optional().describe("Any of these"),
+    tags_all: z.array(z.string()).optional().describe("All of these"),
     query: z.string().max(QUERY_MAX_CHARS).optional().describe(
-      "Text to find, case-insensitive, in the title, summary or conversation",
+      "Text in title, summary or conversation",
     ),
     from_project: z.string().optional().describe(
-      "Part of from_project, case-insensitive",
+      "Part of it",
     ),
-    from_ai: z.string().optional().describe('Part of from_ai, case-insensitive, e.g. "claude"'),
-    status: z.enum(HANDOFF_STATUSES).optional().describe("Only handoffs with this status"),
+    from_ai: z.string().optional().describe('Part of it, e.g. "claude"'),
+    status: z.enum(HANDOFF_STATUSES).optional().describe("Only this status"),
     created_after: z.string().optional().describe(
-      "ISO-8601 date or time, UTC unless it names a zone: created at or after it, e.g. 2025-06-01",
+      "ISO-8601, e.g. 2025-06-01",
     ),
     created_before: z.string().optional().describe(
-      "ISO-8601 date or time, UTC unless it names a zone: created before it",
+      "ISO-8601",
     ),
     limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
-      `Most matches to return, 1–${limits.listPageMax} (default 20)`,
+      "Default 20",
     ),
   };
 }
@@ -120,5 +120,5 @@ export const evictedSchema = z.object({
 
 /** The `key` argument of the tools that take one. */
 export const keyArg = z.string().describe(
-  "The handoff's key (handoff_list and handoff_search show them)",
+  "See handoff_list",
 );

@@ -47,7 +47,7 @@ export function registerSaveTool(server: ToolRegistrar, ctx: HandoffToolContext)
   server.registerTool("handoff_save", {
     title: "Save conversation for another AI",
     description:
-      "Saves the WHOLE current conversation so another AI client (Claude Code, Codex, Cursor, another chat) can continue it with handoff_load. Call it when the user wants to continue elsewhere or asks to save or hand off the conversation. Put every message VERBATIM in conversation as ## User / ## Assistant sections: never summarise or shorten it (the summary field is for that). Too large for one call? Save the first part, then handoff_append the rest. An existing key is overwritten; when the store is full the oldest handoff is evicted and the result names it.",
+      "Saves the WHOLE conversation for another AI client to continue (handoff_load). Put every message VERBATIM in conversation: never summarise or shorten it. Too large? Save part, then handoff_append. A full store drops its oldest handoff.",
     inputSchema: toolArgs(saveShape(limits)),
     outputSchema: {
       ...MAYBE_UNTRUSTED_FIELDS,
@@ -86,11 +86,11 @@ export function registerAppendTool(server: ToolRegistrar, ctx: HandoffToolContex
   server.registerTool("handoff_append", {
     title: "Append to a handoff",
     description:
-      "Adds the next part of a conversation to a saved handoff, for conversations too large for one handoff_save call. Send the parts in order, verbatim. An append that would pass the size limit changes nothing and says so.",
+      "Adds the next part of a conversation too large for one handoff_save, in order and verbatim. An append past the size limit changes nothing.",
     inputSchema: toolArgs({
       key: keyArg,
       chunk: z.string().describe(
-        "The next part of the conversation, verbatim; it is added right after the saved text (include the line break between parts yourself)",
+        "The next part, added as is (line breaks included)",
       ),
     }),
     outputSchema: {
@@ -121,7 +121,7 @@ export function registerMergeTool(server: ToolRegistrar, ctx: HandoffToolContext
   server.registerTool("handoff_merge", {
     title: "Merge handoffs",
     description:
-      "Merges several saved handoffs into one: their conversations one after another with a source marker before each part, tags united, comments carried over. All or nothing: an unknown or repeated key, or a result over a limit, changes nothing. Use it when work on one topic was split across several chats.",
+      "Merges handoffs of one topic split across chats into one, each part after a source marker. All or nothing.",
     inputSchema: toolArgs(mergeShape(limits)),
     outputSchema: {
       ...MAYBE_UNTRUSTED_FIELDS,
@@ -155,12 +155,12 @@ export function registerCommentTools(server: ToolRegistrar, ctx: HandoffToolCont
   server.registerTool("handoff_add_comment", {
     title: "Comment on a handoff",
     description:
-      "Adds a note to a saved handoff, e.g. what happened since it was saved or what the next session must know. Comments are shown by handoff_load and carried over by handoff_merge.",
+      "Adds a note to a handoff (what happened since, what the next session must know); handoff_load shows it.",
     inputSchema: toolArgs({
       key: keyArg,
-      content: z.string().describe(`The note, at most ${limits.commentMaxBytes} bytes`),
+      content: z.string().describe("The note"),
       author: z.string().optional().describe(
-        `Who writes it, e.g. "Claude Code" (one line, at most ${limits.nameMaxChars} characters)`,
+        'You, e.g. "Claude Code"',
       ),
     }),
     outputSchema: { key: z.string(), comment_id: z.string(), comment_count: z.number().int() },
@@ -178,10 +178,10 @@ export function registerCommentTools(server: ToolRegistrar, ctx: HandoffToolCont
 
   server.registerTool("handoff_delete_comment", {
     title: "Delete a handoff comment",
-    description: "Deletes one comment of a handoff by the id handoff_load shows in brackets.",
+    description: "Deletes a handoff's comment by the id handoff_load shows in brackets.",
     inputSchema: toolArgs({
       key: keyArg,
-      comment_id: z.string().max(64).describe("The comment's id, as shown by handoff_load"),
+      comment_id: z.string().max(64).describe("Its id"),
     }),
     annotations: writes({ destructive: true, idempotent: true }),
   }, async ({ key, comment_id }) => {
@@ -199,11 +199,11 @@ export function registerClearTool(server: ToolRegistrar, ctx: HandoffToolContext
   server.registerTool("handoff_clear", {
     title: "Delete handoffs",
     description:
-      `Deletes one handoff (pass key), or every handoff (omit key and pass confirm: "${CLEAR_ALL_CONFIRMATION}"). Only on the user's explicit request: deleted handoffs cannot be recovered.`,
+      `Deletes one handoff (key) or all (no key, confirm "${CLEAR_ALL_CONFIRMATION}"). Only when the user asks: no undo.`,
     inputSchema: toolArgs({
       key: z.string().optional().describe("The handoff to delete"),
       confirm: z.string().optional().describe(
-        `Only to delete EVERY handoff, with no key: exactly "${CLEAR_ALL_CONFIRMATION}"`,
+        `"${CLEAR_ALL_CONFIRMATION}" to delete all`,
       ),
     }),
     annotations: writes({ destructive: true, idempotent: true }),

@@ -2,6 +2,7 @@
 
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
 import { handoffApiRoutes } from "./api.ts";
+import { HANDOFF_ICONS } from "./icon.ts";
 import { loadHandoffSettings } from "./settings.ts";
 import { HANDOFF_INSTRUCTIONS, registerHandoffTools } from "./tools.ts";
 
@@ -13,6 +14,7 @@ export const handoffToolset: ToolsetDefinition = {
     return {
       name: "handoff",
       instructions: HANDOFF_INSTRUCTIONS,
+      icons: HANDOFF_ICONS,
       register: (server, { kv }) => registerHandoffTools(server, { kv, ...settings }),
       routes: ({ kv, config }) =>
         handoffApiRoutes({ kv, ...settings, maxRequestBytes: config.maxRequestBytes }),

@@ -3,8 +3,16 @@
  * this server, so none is open-world; only the reading tools are read-only.
  */
 
-/** Annotations of a tool that only reads: safe to call any number of times. */
-export const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+/**
+ * Annotations of a tool that only reads: safe to call any number of times. Every hint is said
+ * outright (directories ask for an explicit `destructiveHint`, though it means nothing here).
+ */
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 /** Annotations of a tool that writes: whether it can destroy data, and whether repeating it is harmless. */
 export function writes(hints: { destructive: boolean; idempotent: boolean }) {

@@ -1,6 +1,7 @@
 /** MCP Apps views: self-contained HTML served as `ui://` resources that tools link to. */
 
 import type { ToolRegistrar } from "./registry.ts";
+import type { Icon } from "./sdk.ts";
 
 /** The MIME type MCP Apps hosts render. */
 export const MCP_APP_MIME = "text/html;profile=mcp-app";
@@ -12,6 +13,8 @@ export interface AppView {
   title: string;
   description: string;
   html: string;
+  /** The icons hosts show for the view (its toolset's). */
+  icons: Icon[];
 }
 
 /** The `_meta` a tool carries to link its view, under the current and the older host keys. */
@@ -31,6 +34,7 @@ export function registerAppView(server: ToolRegistrar, view: AppView): void {
   server.registerResource(view.name, view.uri, {
     title: view.title,
     description: view.description,
+    icons: view.icons,
     mimeType: MCP_APP_MIME,
     _meta: meta,
     cacheHint: VIEW_CACHE_HINT,

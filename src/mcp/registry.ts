@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
-import type { CallToolResult, McpServer, ServerContext, Tool } from "./sdk.ts";
+import type { CallToolResult, Icon, McpServer, ServerContext, Tool } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 import type { UriTopics } from "../kit/notices.ts";
 
@@ -27,6 +27,8 @@ export interface ToolConfig<I extends Input> {
   /** The shape of `structuredContent` (an object schema or its raw shape), checked by the SDK. */
   outputSchema?: z.ZodType | z.ZodRawShape;
   annotations?: Tool["annotations"];
+  /** Its icons; the toolset's (`Toolset.icons`) when none are given. */
+  icons?: Icon[];
   _meta?: Record<string, unknown>;
 }
 
@@ -62,8 +64,6 @@ export type AnyHandler = (...a: unknown[]) => unknown;
 /** One recorded tool. */
 export interface RecordedTool {
   name: string;
-  /** Its input schema as the SDK gets it (an object schema), for the listing (`listedInput`). */
-  inputSchema: unknown;
   /** Registers the tool on `server`, its handler passed through `wrap` if given. */
   apply(server: McpServer, wrap?: (handler: AnyHandler) => AnyHandler): void;
 }
@@ -84,7 +84,7 @@ export interface Recorded {
 /** Runs each toolset's `register` once on a recorder and returns what it registered. */
 export function recordToolsets(toolsets: readonly Toolset[], deps: McpDeps): Recorded {
   const recorded: Recorded = { tools: new Map(), others: [], uriTopics: [] };
-  for (const toolset of toolsets) toolset.register(recorder(recorded), deps);
+  for (const toolset of toolsets) toolset.register(recorder(recorded, toolset.icons), deps);
   return recorded;
 }
 
@@ -104,11 +104,12 @@ export function mergeRecorded(parts: readonly Recorded[]): Recorded {
 
 type Call = (...a: unknown[]) => unknown;
 
-function recorder(into: Recorded): ToolRegistrar {
+function recorder(into: Recorded, icons: Icon[] | undefined): ToolRegistrar {
   const registerTool = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
     if (into.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
     const inputSchema = objectSchema(config.inputSchema);
     const schemas = {
+      ...(icons === undefined ? {} : { icons }),
       ...config,
       inputSchema: convertedOnce(inputSchema),
       outputSchema: convertedOnce(objectSchema(withIgnoredField(config.outputSchema))),
@@ -117,7 +118,6 @@ function recorder(into: Recorded): ToolRegistrar {
     const lenient = lenientHandler(inputSchema, handler) as AnyHandler;
     into.tools.set(name, {
       name,
-      inputSchema,
       apply: (server, wrap) =>
         (server.registerTool as Call)(name, schemas, wrap ? wrap(lenient) : lenient),
     });

@@ -36,33 +36,44 @@ export function nullableString(description?: string) {
 /** The "or null" branch of a nullable field. */
 const NULL = { type: "null", description: "no value" };
 
-/** The argument objects `toolArgs` made: listed as closed, parsed as open. */
-const TOOL_ARGS = new WeakSet<object>();
+/**
+ * `json` without the keywords that tell a model nothing and cost bytes on every turn (a client
+ * sends each tool's schema with every request): `$schema`, and the ±2^53−1 bounds zod writes for
+ * any integer. Real bounds stay. Builds new objects: the generated JSON is frozen and shared.
+ */
+export function withoutNoise(json: unknown): unknown {
+  if (Array.isArray(json)) return json.map(withoutNoise);
+  if (typeof json !== "object" || json === null) return json;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) {
+    if (key === "$schema") continue;
+    if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
+    if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
+    out[key] = withoutNoise(value);
+  }
+  return out;
+}
 
 /**
  * A tool's arguments: each named one is checked as its schema says, and any other name passes
  * the parse, to be dropped (and reported) by `mcp/arguments.ts` before the tool runs. Clients add
  * names of their own to calls (Gemini CLI's `wait_for_previous`), and a refusal would fail every
- * call they make. The listing still says `additionalProperties: false` (`listedInput`): that is
- * what a model should send, and it steers models away from inventing names.
+ * call they make.
  */
 export function toolArgs<T extends z.ZodRawShape>(shape: T) {
-  const schema = z.looseObject(shape);
-  TOOL_ARGS.add(schema);
-  return schema;
+  return z.looseObject(shape);
 }
 
 /**
  * The JSON Schema a tool's input is listed with, from the one `json` generated for its parsed
- * schema: closed for `toolArgs` objects; for other open objects (the drop-in thinking tools,
- * listed as the standard server lists them) without the `additionalProperties: {}` zod writes.
+ * schema: without noise (`withoutNoise`), and without the `additionalProperties: {}` zod writes
+ * for an open object. No `additionalProperties: false` either: every tool takes other names
+ * (ignored and named in its result), so it would be untrue, and it cost each tool ~30 bytes of
+ * every model turn (issue 24); the listed properties already say what a model should send.
  */
-export function listedInput(schema: unknown, json: JsonSchema): JsonSchema {
-  if (typeof schema === "object" && schema !== null && TOOL_ARGS.has(schema)) {
-    return { ...json, additionalProperties: false };
-  }
-  const { additionalProperties, ...rest } = json;
+export function listedInput(json: JsonSchema): JsonSchema {
+  const { additionalProperties, ...rest } = withoutNoise(json) as JsonSchema;
   const open = typeof additionalProperties === "object" && additionalProperties !== null &&
     Object.keys(additionalProperties).length === 0;
-  return open ? rest : json;
+  return open ? rest : { ...rest, additionalProperties };
 }

@@ -73,7 +73,7 @@ Deno.test("nullableString() takes a string or null and lists no type list", () =
   });
 });
 
-Deno.test("toolArgs() parses unknown names through and lists the arguments as closed", () => {
+Deno.test("toolArgs() parses unknown names through and lists no additionalProperties", () => {
   const schema = toolArgs({ project_id: z.string(), limit: z.number().optional() });
   assert.deepEqual(schema.parse({ project_id: "p", projectId: "q" }), {
     project_id: "p",
@@ -81,9 +81,20 @@ Deno.test("toolArgs() parses unknown names through and lists the arguments as cl
   });
   assert.equal(schema.safeParse({ projectId: "q" }).success, false, "required stays required");
   const json = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Json;
-  assert.equal(listedInput(schema, json).additionalProperties, false);
-  const open = z.looseObject({ a: z.string() });
-  const openJson = z.toJSONSchema(open, { target: "draft-7", io: "input" }) as Json;
-  assert.deepEqual(openJson.additionalProperties, {});
-  assert.equal("additionalProperties" in listedInput(open, openJson), false);
+  assert.deepEqual(json.additionalProperties, {}, "zod writes the open object as {}");
+  assert.equal("additionalProperties" in listedInput(json), false);
+});
+
+Deno.test("listedInput() drops $schema and zod's ±2^53−1 integer bounds, keeps real bounds", () => {
+  const schema = toolArgs({
+    n: z.number().int().optional(),
+    page: z.number().int().min(1).max(200).optional(),
+  });
+  const json = z.toJSONSchema(schema, { io: "input" }) as Json;
+  assert.ok("$schema" in json, "zod writes $schema");
+  const listed = listedInput(json);
+  assert.equal("$schema" in listed, false);
+  const properties = listed.properties as Record<string, Json>;
+  assert.deepEqual(properties.n, { type: "integer" });
+  assert.deepEqual(properties.page, { type: "integer", minimum: 1, maximum: 200 });
 });

@@ -23,6 +23,7 @@ export type {
   CacheHint,
   CallToolResult,
   GetPromptResult,
+  Icon,
   JSONRPCMessage,
   McpHttpHandler,
   McpRequestContext,

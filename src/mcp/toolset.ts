@@ -6,6 +6,7 @@ import type { EnvSource } from "../kit/env.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import type { Route } from "../kit/web.ts";
 import type { ToolRegistrar } from "./registry.ts";
+import type { Icon } from "./sdk.ts";
 
 /**
  * What every toolset may need per server: KV (opened once per process) and the server
@@ -36,6 +37,8 @@ export interface Toolset {
   name: string;
   /** The paragraph this toolset adds to the server's instructions. */
   instructions: string;
+  /** The icons every tool of the toolset carries (a tool may give its own). */
+  icons?: Icon[];
   /** Registers the toolset's tools, prompts and resources on `server`. */
   register(server: ToolRegistrar, deps: McpDeps): void;
   /** HTTP routes after the token (JSON APIs, pages), if the toolset has any. */

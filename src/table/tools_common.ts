@@ -64,25 +64,25 @@ export function fields(settings: TableSettings) {
   const l = settings.limits;
   return {
     workspace: z.string().optional().describe(
-      `The workspace (convention: owner/repository, lower case, at most ${l.nameMaxChars} characters; compared case-insensitively). Default: "${settings.defaultWorkspace}". Workspaces group work; they are not a security boundary.`,
+      `owner/repo; default ${settings.defaultWorkspace}`,
     ),
     limit: z.number().int().optional().describe(
-      `Most items to return: 1–${l.pageMax}, default ${l.pageDefault}. Results say has_more and total when cut.`,
+      `1–${l.pageMax} (default ${l.pageDefault})`,
     ),
-    title: z.string().describe(`A one-line title, at most ${l.titleMaxChars} characters`),
+    title: z.string().describe("One line"),
     kind: z.enum(MESSAGE_KINDS).optional().describe(
-      "proposal: suggests something; review: judges a proposal; question: asks; note: informs (default)",
+      "Default note",
     ),
     messageBody: z.string().describe(
-      `The message text (Markdown allowed), at most ${l.messageMaxBytes} bytes of UTF-8. Messages are never edited or deleted.`,
+      "Markdown; never edited",
     ),
     taskDetail: z.string().describe(
-      `Details, at most ${l.messageMaxBytes} bytes of UTF-8; starting it with PARKED marks the task parked`,
+      "A leading PARKED parks the task",
     ),
-    id: (what: string) => z.string().describe(`The ${what}'s id, as returned when it was created`),
+    id: (what: string) => z.string().describe(`The ${what}'s id`),
     name: (what: string) =>
       z.string().describe(
-        `${what}: a participant's name as it connects (e.g. codex), at most ${l.nameMaxChars} characters; compared case-insensitively`,
+        `${what} (a name, e.g. codex)`,
       ),
   };
 }
@@ -100,5 +100,5 @@ export const LIST_FIELDS = {
 
 /** The approval code field of the tools a person's verdict passes through. */
 export const APPROVAL_CODE = z.string().describe(
-  "The approval code a person gave you (APPROVAL_SECRET). Never guess or invent it: send it only when a person typed it for this decision.",
+  "Only a code a person gave you; never guess",
 );

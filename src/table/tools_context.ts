@@ -36,13 +36,13 @@ export function registerContextTool(server: ToolRegistrar, t: TableToolDeps): vo
   server.registerTool("get_workspace_context", {
     title: "Workspace context",
     description: contractDescription(
-      "Call this first in every new chat at the table: who you are here, what waits for you (handoffs to accept, tasks, also in other workspaces), what is unread for you (per discussion and in total), standing rules, decisions awaiting a person, current plans, task and handoff counts, and the most recently active discussions.",
+      "Call it first in every chat at the table: who you are, what waits for you (any workspace), unread, rules, decisions awaiting a person, plans, recent discussions.",
     ),
     inputSchema: toolArgs({
       workspace: f.workspace,
       limit: f.limit,
       quiet_for_days: z.number().optional().describe(
-        `A discussion with no message for this many days is listed as quiet (default ${t.settings.staleDays}; decimals allowed)`,
+        `Days silent to count as quiet (default ${t.settings.staleDays})`,
       ),
     }),
     outputSchema: { ...UNTRUSTED_FIELDS, ...contextSchema, ...NOTES_FIELD },

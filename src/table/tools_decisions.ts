@@ -42,17 +42,16 @@ export function registerDecisionTools(server: ToolRegistrar, t: TableToolDeps): 
 /** Registers `record_decision`. */
 function registerRecordDecisionTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
-  const l = t.settings.limits;
 
   server.registerTool("record_decision", {
     title: "Propose a decision",
     description: contractDescription(
-      "Records a decision as proposed. It is always created proposed: only resolve_decision changes that, and only a person's approval code marks a verdict as a human one. Link it to the discussion it came from.",
+      "Records a decision as proposed (resolve_decision decides it); link the discussion it came from.",
     ),
     inputSchema: toolArgs({
       title: f.title,
       detail: z.string().describe(
-        `What is decided and why, at most ${l.messageMaxBytes} bytes of UTF-8`,
+        "What and why",
       ),
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
@@ -79,11 +78,11 @@ function registerGetDecisionsTool(server: ToolRegistrar, t: TableToolDeps): void
   server.registerTool("get_decisions", {
     title: "List decisions",
     description: contractDescription(
-      "Lists a workspace's decisions, newest first, with who resolved each and its proof (decided_via): console (the owner, signed in to the server's console), approval_code (a person's code), or relayed (an AI's word only).",
+      "Lists a workspace's decisions, newest first, with each verdict's proof (decided_via): console (the owner), approval_code (a person) or relayed (an AI's word).",
     ),
     inputSchema: toolArgs({
       workspace: f.workspace,
-      status: z.enum(DECISION_STATUSES).optional().describe("Only decisions with this status"),
+      status: z.enum(DECISION_STATUSES).optional().describe("Only this status"),
       limit: f.limit,
     }),
     outputSchema: {
@@ -106,18 +105,17 @@ function registerGetDecisionsTool(server: ToolRegistrar, t: TableToolDeps): void
 /** Registers `resolve_decision`. */
 function registerResolveDecisionTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
-  const l = t.settings.limits;
 
   server.registerTool("resolve_decision", {
     title: "Resolve a decision",
     description: contractDescription(
-      "Approves or rejects a proposed decision, once, with a reason. Send approval_code only when a person gave it to you: then the verdict is recorded as human; without it, as relayed. A wrong code is an error. If the decision belongs to a discussion, a note saying who resolved it, how and why is posted there.",
+      "Approves or rejects a proposed decision once, with a reason: human with a person's approval_code, relayed without. Its discussion gets a note.",
     ),
     inputSchema: toolArgs({
       decision_id: f.id("decision"),
-      verdict: z.enum(["approved", "rejected"]).describe("approved or rejected"),
-      reason: z.string().describe(`Why, at most ${l.reasonMaxBytes} bytes of UTF-8 (required)`),
-      superseded_by: f.id("decision that replaces this one").optional(),
+      verdict: z.enum(["approved", "rejected"]).describe("The verdict"),
+      reason: z.string().describe("Why"),
+      superseded_by: f.id("replacing decision").optional(),
       approval_code: APPROVAL_CODE.optional(),
     }),
     outputSchema: {
@@ -150,12 +148,12 @@ function registerSetDecisionScopeTool(server: ToolRegistrar, t: TableToolDeps): 
   server.registerTool("set_decision_scope", {
     title: "Set a decision's scope",
     description: contractDescription(
-      "Makes an approved decision a standing rule of its workspace (scope workspace) or limits it to its project (scope project). Needs a person's approval code.",
+      "Makes an approved decision a standing rule of its workspace or limits it to its project; needs a person's approval code.",
     ),
     inputSchema: toolArgs({
       decision_id: f.id("decision"),
       scope: z.enum(DECISION_SCOPES).describe(
-        "workspace: a standing rule every chat in the workspace sees first; project: only where it was made",
+        "workspace: every chat there sees it first; project: only where made",
       ),
       approval_code: APPROVAL_CODE,
     }),
@@ -177,20 +175,19 @@ function registerSetDecisionScopeTool(server: ToolRegistrar, t: TableToolDeps): 
 /** Registers `record_plan`. */
 function registerRecordPlanTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
-  const l = t.settings.limits;
 
   server.registerTool("record_plan", {
     title: "Record a plan",
     description: contractDescription(
-      "Records a plan. Plans are never edited: to change one, record a new plan with supersedes set to the old plan's id, which then stops being current.",
+      "Records a plan. Plans are never edited: record a new one that supersedes it.",
     ),
     inputSchema: toolArgs({
       title: f.title,
-      body: z.string().describe(`The plan, at most ${l.bodyMaxBytes} bytes of UTF-8`),
+      body: z.string().describe("The plan"),
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
       decision_id: f.id("decision").optional(),
-      supersedes: f.id("plan this one replaces").optional(),
+      supersedes: f.id("replaced plan").optional(),
     }),
     outputSchema: { plan: planSchema, ...WORKSPACE_FIELDS },
     annotations: writes({ destructive: false, idempotent: false }),
@@ -207,12 +204,12 @@ function registerGetPlansTool(server: ToolRegistrar, t: TableToolDeps): void {
   server.registerTool("get_plans", {
     title: "List plans",
     description: contractDescription(
-      "Lists a workspace's current plans, newest first; superseded plans only with include_superseded.",
+      "Lists a workspace's current plans, newest first.",
     ),
     inputSchema: toolArgs({
       workspace: f.workspace,
       discussion_id: f.id("discussion").optional(),
-      include_superseded: z.boolean().optional().describe("Also list superseded plans"),
+      include_superseded: z.boolean().optional().describe("Also superseded plans"),
       limit: f.limit,
     }),
     outputSchema: {

@@ -40,7 +40,7 @@ function registerCreateTaskTool(server: ToolRegistrar, t: TableToolDeps): void {
   server.registerTool("create_task", {
     title: "Create a task",
     description: contractDescription(
-      "Creates an open task, optionally with an owner. Setting assigned_to does NOT hand the work over: the owner sees no context until you call create_handoff.",
+      "Creates an open task. assigned_to alone does NOT hand it over: the owner gets context only by create_handoff.",
     ),
     inputSchema: toolArgs({
       title: f.title,
@@ -60,23 +60,22 @@ function registerCreateTaskTool(server: ToolRegistrar, t: TableToolDeps): void {
 /** Registers `update_task`. */
 function registerUpdateTaskTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
-  const l = t.settings.limits;
 
   server.registerTool("update_task", {
     title: "Update a task",
     description: contractDescription(
-      "Changes a task's status (open, in_progress, blocked, done), owner (assigned_to; null unassigns) or detail, recording you as updated_by. Finishing or blocking someone else's task is allowed but flagged.",
+      "Changes a task's status, owner or detail as you; finishing or blocking another's task is flagged.",
     ),
     inputSchema: toolArgs({
       task_id: f.id("task"),
-      status: z.enum(TASK_STATUSES).optional().describe("open, in_progress, blocked or done"),
+      status: z.enum(TASK_STATUSES).optional().describe("The new status"),
       // Listed as a string (clients take one type per argument); null still unassigns.
       assigned_to: advertisedAs(
         z.string().nullable(),
         {
           type: "string",
         },
-        `The new owner (a participant's name, at most ${l.nameMaxChars} characters, compared case-insensitively), or null to unassign`,
+        "The new owner, or null",
       )
         .optional(),
       detail: f.taskDetail.optional(),
@@ -105,12 +104,12 @@ function registerGetTasksTool(server: ToolRegistrar, t: TableToolDeps): void {
   server.registerTool("get_tasks", {
     title: "List tasks",
     description: contractDescription(
-      "Lists a workspace's tasks, newest first, each with its owner and the pending handoff's id (handoff, or null when none waits).",
+      "Lists a workspace's tasks, newest first, with owner and waiting handoff (or null).",
     ),
     inputSchema: toolArgs({
       workspace: f.workspace,
-      status: z.enum(TASK_STATUSES).optional().describe("Only tasks with this status"),
-      assigned_to: f.name("Only tasks of this owner").optional(),
+      status: z.enum(TASK_STATUSES).optional().describe("Only this status"),
+      assigned_to: f.name("Only this owner's").optional(),
       limit: f.limit,
     }),
     outputSchema: {
@@ -132,18 +131,17 @@ function registerGetTasksTool(server: ToolRegistrar, t: TableToolDeps): void {
 /** Registers `create_handoff`. */
 function registerCreateHandoffTool(server: ToolRegistrar, t: TableToolDeps): void {
   const f = fields(t.settings);
-  const l = t.settings.limits;
 
   server.registerTool("create_handoff", {
     title: "Hand a task over",
     description: contractDescription(
-      "Hands a task to another participant with the context they need, and makes them its owner. They see it as waiting for them the moment they connect (get_workspace_context) and take it with accept_handoff. A newer handoff of the same task supersedes this one; finishing the task makes it obsolete.",
+      "Hands a task over with the context needed; the receiver becomes owner, sees it waiting and takes it with accept_handoff. A newer handoff supersedes it; a done task makes it obsolete.",
     ),
     inputSchema: toolArgs({
       task_id: f.id("task"),
-      to: f.name("Who takes the task over"),
+      to: f.name("The new owner"),
       context: z.string().describe(
-        `Everything they need to continue, at most ${l.bodyMaxBytes} bytes of UTF-8`,
+        "All they need to go on",
       ),
     }),
     outputSchema: {
@@ -173,12 +171,12 @@ function registerGetHandoffsTool(server: ToolRegistrar, t: TableToolDeps): void 
   server.registerTool("get_handoffs", {
     title: "List handoffs",
     description: contractDescription(
-      "Lists a workspace's handoffs, newest first, each with its state computed now: waiting, stale (waiting too long), accepted, obsolete (task done) or superseded (handed off again).",
+      "Lists a workspace's handoffs, newest first, each waiting, stale, accepted, obsolete (task done) or superseded.",
     ),
     inputSchema: toolArgs({
       workspace: f.workspace,
-      status: z.enum(HANDOFF_STATES).optional().describe("Only handoffs in this state"),
-      to: f.name("Only handoffs addressed to").optional(),
+      status: z.enum(HANDOFF_STATES).optional().describe("Only this state"),
+      to: f.name("Only those to").optional(),
       task_id: f.id("task").optional(),
       limit: f.limit,
     }),
@@ -206,7 +204,7 @@ function registerAcceptHandoffTool(server: ToolRegistrar, t: TableToolDeps): voi
   server.registerTool("accept_handoff", {
     title: "Accept a handoff",
     description: contractDescription(
-      "Accepts a handoff as yourself: its task becomes in_progress with you as owner. Read its context first (get_handoffs). Refused when already accepted, obsolete or superseded.",
+      "Takes a handoff: its task becomes in_progress, yours. Read its context first (get_handoffs). Refused once accepted, obsolete or superseded.",
     ),
     inputSchema: toolArgs({ handoff_id: f.id("handoff") }),
     outputSchema: {

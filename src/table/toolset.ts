@@ -1,6 +1,7 @@
 /** The table toolset: discussions, decisions, plans, tasks and handoffs shared by every client. */
 
 import type { Toolset, ToolsetDefinition } from "../mcp/toolset.ts";
+import { TABLE_ICONS } from "./icon.ts";
 import { loadTableSettings, type TableSettings } from "./settings.ts";
 import { tableCtx } from "./store_common.ts";
 import { registerTableTools, TABLE_INSTRUCTIONS } from "./tools.ts";
@@ -11,6 +12,7 @@ export function tableToolset(settings: TableSettings): Toolset {
   return {
     name: "table",
     instructions: TABLE_INSTRUCTIONS,
+    icons: TABLE_ICONS,
     register: (server, deps) => registerTableTools(server, deps, settings),
     routes: (deps) => viewRoutes(tableCtx(deps.kv, settings)),
   };

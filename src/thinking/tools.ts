@@ -22,6 +22,7 @@ import { addThought, type AddThoughtResult, type ThoughtFlag } from "./store_wri
 import viewHtml from "./card.html" with { type: "text" };
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
+import { THINKING_ICONS } from "./icon.ts";
 import type { ToolRegistrar } from "../mcp/registry.ts";
 import {
   NOTES_FIELD,
@@ -43,20 +44,10 @@ export const THINKING_VIEW_URI = "ui://handoff-mcp/thinking.html";
 
 /** What the model is told about this toolset at initialize. */
 export const THINKING_INSTRUCTIONS =
-  "For problems that need step-by-step reasoning, call sequentialthinking once per thought. The first call returns a sequenceId: pass it with every later thought of that sequence. Thoughts, branches and revisions are stored, so get_thought_history can read a sequence back in a later chat.";
+  "For step-by-step reasoning call sequentialthinking once per thought, sending back the sequenceId the first call returns.";
 
 const DESCRIPTION =
-  `Records one step of a reflective, step-by-step thinking process and stores it durably, so the whole process (branches and revisions included) can be read back later with get_thought_history.
-
-Use it for problems that need planning, analysis that may change course, or work whose scope is unclear at first. Call it once per thought:
-- Start with an estimate in totalThoughts and adjust it up or down as you go; thoughtNumber may pass it (totalThoughts is then raised to match).
-- A thought may analyse, question or revise an earlier one, state or test a hypothesis, or note that more thinking is needed.
-- To revise, send isRevision: true and revisesThought: the number reconsidered.
-- To explore an alternative, send branchFromThought (the fork point) and a new branchId; keep sending that branchId for the branch's later thoughts. To fork from a branch rather than the main line, also send branchFromBranchId.
-- Thought numbers count per branch; a reference resolves on the current branch first, then its ancestors.
-- Set nextThoughtNeeded to false only when the answer is reached; sending another thought later reopens the sequence.
-
-The first call omits sequenceId and gets a new one back: pass that sequenceId with every later thought of the same sequence.`;
+  `Records one reasoning step for get_thought_history; call it once per thought. totalThoughts is an estimate to adjust; thoughtNumber may pass it. Revise: isRevision, revisesThought. Branch: branchFromThought and a new branchId, kept for the branch (branchFromBranchId forks off one). Numbers count per branch. nextThoughtNeeded false only at the answer. Send back the sequenceId the first call returns.`;
 
 /** What every thinking tool uses, built once per server. */
 interface ThinkingToolContext {
@@ -78,12 +69,11 @@ export function registerThinkingTools(server: ToolRegistrar, deps: ThinkingDeps)
   const ctx: ThinkingToolContext = {
     kv,
     limits,
-    count: (what) =>
-      wholeNumberArg(1, limits.numberMax, `${what} (a whole number from 1 to ${limits.numberMax})`),
+    count: (what) => wholeNumberArg(1, limits.numberMax, what),
     sequenceId: z.string().max(SEQUENCE_ID_MAX),
     branchName: (what) =>
       z.string().max(limits.branchIdMax).describe(
-        `${what} (1–${limits.branchIdMax} characters; "${MAIN_BRANCH}" is the main line)`,
+        what,
       ),
     ui: viewMeta(THINKING_VIEW_URI),
   };
@@ -97,6 +87,7 @@ export function registerThinkingTools(server: ToolRegistrar, deps: ThinkingDeps)
     description:
       "Shows the current thought as a card and, once a sequence ends, the whole process with its branches and revisions",
     html: viewHtml,
+    icons: THINKING_ICONS,
   });
 }
 
@@ -112,29 +103,18 @@ function registerSequentialThinkingTool(server: ToolRegistrar, ctx: ThinkingTool
     // Open like the standard server's, so unknown names are ignored (and named) as elsewhere.
     inputSchema: z.looseObject({
       thought: z.string().describe(
-        `Your current thinking step (1–${limits.thoughtMax} characters, any language)`,
+        "This step",
       ),
-      nextThoughtNeeded: flagArg("Whether another thought step is needed"),
-      thoughtNumber: count("Current thought number on its branch"),
-      totalThoughts: count("Current estimate of the thoughts needed"),
-      isRevision: flagArg(
-        "True when this thought revises an earlier one (send revisesThought too)",
-      ).optional(),
-      revisesThought: count("The thought number being revised (needs isRevision: true)")
-        .optional(),
-      branchFromThought: count("The thought number this new branch forks from (needs branchId)")
-        .optional(),
-      branchId: branchName("The branch this thought belongs to; omit for the main line")
-        .optional(),
-      needsMoreThoughts: flagArg(
-        "True when you reached the planned end but need more thoughts",
-      ).optional(),
-      sequenceId: ctx.sequenceId.optional().describe(
-        "The sequence this thought belongs to, as returned by the first call; omit only to start a new sequence",
-      ),
-      branchFromBranchId: branchName(
-        "When forking, the branch branchFromThought is on; omit to fork from the main line",
-      ).optional(),
+      nextThoughtNeeded: flagArg("Another thought follows"),
+      thoughtNumber: count("Its number on its branch"),
+      totalThoughts: count("Estimated total"),
+      isRevision: flagArg("Revises revisesThought").optional(),
+      revisesThought: count("Thought revised").optional(),
+      branchFromThought: count("Fork point").optional(),
+      branchId: branchName(`Its branch (default ${MAIN_BRANCH})`).optional(),
+      needsMoreThoughts: flagArg("More needed past the planned end").optional(),
+      sequenceId: ctx.sequenceId.optional().describe("From the first call"),
+      branchFromBranchId: branchName(`Fork point's branch (default ${MAIN_BRANCH})`).optional(),
     }),
     outputSchema: {
       sequenceId: z.string().describe("Pass it with every later thought of this sequence"),
@@ -211,26 +191,26 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
   server.registerTool("get_thought_history", {
     title: "Get thought history",
     description:
-      "Reads a stored thinking sequence back: its title, whether it is complete, its branches (with parent and fork point) and one page of thoughts in order, revisions included. Use it to resume or review reasoning from an earlier chat; pass nextCursor back to read on.",
+      "Reads a stored thinking sequence back (branches, thoughts in order) to resume or review it. Paged by nextCursor.",
     // Open like the standard server's, so unknown names are ignored (and named) as elsewhere.
     inputSchema: z.looseObject({
-      sequenceId: ctx.sequenceId.describe("The sequenceId sequentialthinking returned"),
+      sequenceId: ctx.sequenceId.describe("From sequentialthinking"),
       limit: wholeNumberArg(
         1,
         limits.historyPageMax,
-        `Thoughts per page, 1–${limits.historyPageMax} (default ${limits.historyPageDefault})`,
+        `Per page (default ${limits.historyPageDefault})`,
       ).optional(),
       cursor: z.string().max(1000).optional().describe(
-        "nextCursor from the previous page, unchanged (with the same order and branchId)",
+        "nextCursor of the last page (same order, branchId)",
       ),
       order: z.enum(["asc", "desc"]).optional().describe(
-        "asc: oldest first (default); desc: newest first",
+        "asc (default) or desc",
       ),
-      branchId: branchName("Only the thoughts recorded on this branch").optional(),
+      branchId: branchName("Only this branch").optional(),
       maxCharacters: wholeNumberArg(
         1,
         limits.historyCharactersMax,
-        `Budget of thought text per page, 1–${limits.historyCharactersMax} characters (default ${limits.historyCharactersDefault}); a longer thought comes alone, truncated`,
+        `Text per page (default ${limits.historyCharactersDefault}); a longer thought comes alone, cut`,
       ).optional(),
     }),
     outputSchema: {
@@ -274,12 +254,11 @@ function registerDeleteTool(server: ToolRegistrar, ctx: ThinkingToolContext): vo
   const { kv, limits } = ctx;
   server.registerTool("delete_thought_sequence", {
     title: "Delete thought sequence",
-    description:
-      "Permanently deletes a thinking sequence with all its thoughts and branches. Only when the user asks to delete it; confirm must be true. Deleting again reports deleted: false.",
+    description: "Deletes a thinking sequence for good, only when the user asks.",
     // Open like the standard server's, so unknown names are ignored (and named) as elsewhere.
     inputSchema: z.looseObject({
-      sequenceId: ctx.sequenceId.describe("The sequenceId to delete"),
-      confirm: z.literal(true).describe("Must be exactly true: the deletion cannot be undone"),
+      sequenceId: ctx.sequenceId.describe("The sequence to delete"),
+      confirm: z.literal(true).describe("true (no undo)"),
     }),
     outputSchema: {
       sequenceId: z.string(),

@@ -1,6 +1,7 @@
 /** The thinking toolset: sequential thinking that survives the process. */
 
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import { THINKING_ICONS } from "./icon.ts";
 import { loadThinkingSettings } from "./settings.ts";
 import { registerThinkingTools, THINKING_INSTRUCTIONS } from "./tools.ts";
 
@@ -12,6 +13,7 @@ export const thinkingToolset: ToolsetDefinition = {
     return {
       name: "thinking",
       instructions: THINKING_INSTRUCTIONS,
+      icons: THINKING_ICONS,
       register: (server, { kv }) => registerThinkingTools(server, { kv, limits }),
     };
   },

@@ -13,13 +13,15 @@ import { connect, connectStdio, startServer, tempKvPath } from "./harness.ts";
 import type { PlanStep } from "./stub_model.ts";
 import { startStubModel, type StubModel } from "./stub_model.ts";
 
-/** The agent CLIs under test. */
-export type AgentName = "claude" | "gemini" | "codex";
+/** The agent CLIs under test ("claude-newest": Claude Code's newest release, with ToolSearch). */
+export type AgentName = "claude" | "claude-newest" | "gemini" | "codex";
 /** The transports each CLI is tried over. */
 export type CompatTransport = "http" | "stdio";
 
 const RUNNERS: Record<AgentName, (o: AgentOptions) => Promise<AgentRun>> = {
   claude: runClaude,
+  "claude-newest": (o) =>
+    runClaude({ ...o, clients: { ...o.clients, claude: o.clients.claudeNewest } }),
   gemini: runGemini,
   codex: runCodex,
 };

@@ -100,6 +100,8 @@ export interface ChildServer {
   origin: string;
   /** Everything the child printed on stdout. */
   output: string;
+  /** Everything the child printed on stderr, once it has exited (after `close`). */
+  stderr: Promise<string>;
   /** Stops the child: SIGTERM lets it shut down, SIGKILL does not. */
   close(signal?: Deno.Signal): Promise<void>;
 }
@@ -114,12 +116,13 @@ export async function spawnServer(env: Record<string, string>): Promise<ChildSer
     stderr: "piped",
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  // Read as it comes, so a talkative child never blocks on a full pipe.
+  const stderr = new Response(child.stderr).text();
   let output = "";
   while (!/Connect an MCP client to: \S+\n/.test(output)) {
     const { value, done } = await reader.read();
     if (done) {
-      const err = await new Response(child.stderr).text();
-      throw new Error(`server exited before listening:\n${output}\n${err}`);
+      throw new Error(`server exited before listening:\n${output}\n${await stderr}`);
     }
     output += value;
   }
@@ -127,11 +130,12 @@ export async function spawnServer(env: Record<string, string>): Promise<ChildSer
   return {
     origin,
     output,
+    stderr,
     async close(signal: Deno.Signal = "SIGTERM") {
       child.kill(signal);
       await child.status;
       await reader.cancel();
-      await child.stderr.cancel();
+      await stderr;
     },
   };
 }

@@ -30,6 +30,11 @@ export interface StubModelOptions {
   plan: PlanStep[];
   /** The text answered once the plan is done. */
   finalText?: string;
+  /**
+   * Tools a deferred-tool search loads besides the plan's (the bench loads every tool of the
+   * server to measure what the CLI then declares).
+   */
+  preload?: string[];
 }
 
 /** A running stub model. */
@@ -47,6 +52,11 @@ export interface StubModel {
    * order first seen (not those of the vendor's `waitTool`).
    */
   toolResults(): SeenToolResult[];
+  /**
+   * The results of the stub's deferred-tool searches (Claude Code 2.1.332's ToolSearch) as the
+   * CLI sent them back: the tool definitions it showed its model, each search once.
+   */
+  searchResults(): SeenToolResult[];
   close(): Promise<void>;
 }
 
@@ -63,13 +73,24 @@ export function resolveTool(tool: string, declared: string[]): string | undefine
 export function startStubModel(options: StubModelOptions): Promise<StubModel> {
   const requests: RecordedRequest[] = [];
   const seen = new Map<string, SeenToolResult>();
+  const searched = new Map<string, SeenToolResult>();
   const calls = new Map<string, { tool: string; args: Record<string, unknown> }>();
   let nextId = 0;
 
-  const waits = new Set<string>();
+  /** Calls of the CLI's own tools (waiting, loading deferred tools): not plan steps. */
+  const aside = new Set<string>();
+  /** Plan tools a deferred-tool search has loaded (by the name the CLI gave them). */
+  const loaded = new Set<string>();
+  /** How many deferred-tool searches the stub made. */
+  let searches = 0;
 
   function turnFor(api: VendorApi, read: VendorRequest): { turn: Turn; answered: string } {
-    const planResults = read.results.filter((r) => !waits.has(r.callId));
+    for (const r of read.results) {
+      if (r.callId.startsWith("search_") && aside.has(r.callId) && !searched.has(r.callId)) {
+        searched.set(r.callId, { ...r, tool: r.name, args: {} });
+      }
+    }
+    const planResults = read.results.filter((r) => !aside.has(r.callId));
     for (const r of planResults) {
       const made = calls.get(r.callId);
       if (!seen.has(r.callId)) {
@@ -78,13 +99,34 @@ export function startStubModel(options: StubModelOptions): Promise<StubModel> {
     }
     const done = planResults.length;
     const step = options.plan[done];
-    const name = step && resolveTool(step.tool, read.toolNames);
+    const name = step && resolveTool(step.tool, [...read.toolNames, ...loaded]);
+    const deferred = read.deferred;
+    if (step && !name && deferred && searches < 3) {
+      // The CLI names the plan's tools but declares them only once searched for (Claude Code
+      // 2.1.332's ToolSearch): load every plan tool it lists, in one call, as a model would.
+      const wanted = new Set<string>();
+      const tools = [...options.plan.slice(done).map((s) => s.tool), ...options.preload ?? []];
+      for (const tool of tools) {
+        const found = resolveTool(tool, deferred.names);
+        if (found) wanted.add(found);
+      }
+      if (wanted.size > 0) {
+        for (const n of wanted) loaded.add(n);
+        const id = `search_${++nextId}`;
+        aside.add(id);
+        searches++;
+        return {
+          turn: { call: { name: deferred.searchTool, args: deferred.query([...wanted]), id } },
+          answered: "search",
+        };
+      }
+    }
     const waited = read.results.length - done;
     if (step && !name && api.waitTool && read.toolNames.includes(api.waitTool) && waited < 5) {
       // The plan's tool is not declared yet (its MCP server is still starting): call the CLI's
       // own harmless tool, as a model looking for it would, and try again next turn.
       const id = `wait_${++nextId}`;
-      waits.add(id);
+      aside.add(id);
       return { turn: { call: { name: api.waitTool, args: {}, id } }, answered: "wait" };
     }
     if (!step || !name) {
@@ -146,6 +188,7 @@ export function startStubModel(options: StubModelOptions): Promise<StubModel> {
       requests,
       unknown: () => requests.filter((r) => r.vendor === "unknown"),
       toolResults: () => [...seen.values()],
+      searchResults: () => [...searched.values()],
       async close() {
         ac.abort();
         await server.finished;

@@ -12,6 +12,7 @@ interface Block {
 }
 interface MessagesBody {
   model?: string;
+  system?: string | { type: string; text?: string }[];
   stream?: boolean;
   tools?: { name: string; input_schema?: { properties?: Record<string, unknown> } }[];
   messages?: { role: string; content: string | Block[] }[];
@@ -38,12 +39,50 @@ function read(raw: unknown): VendorRequest {
       }
     }
   }
+  const toolNames = tools.map((t) => t.name);
   return {
-    toolNames: tools.map((t) => t.name),
+    toolNames,
     results,
     paramsOf: (name) =>
       Object.keys(tools.find((t) => t.name === name)?.input_schema?.properties ?? {}),
+    deferred: toolNames.includes(TOOL_SEARCH)
+      ? { searchTool: TOOL_SEARCH, names: deferredNames(body), query: selectQuery }
+      : undefined,
   };
+}
+
+/** Claude Code's tool that loads deferred tools' definitions (2.1.332 defers every MCP tool). */
+const TOOL_SEARCH = "ToolSearch";
+
+/** ToolSearch's exact-selection query, as its description documents it. */
+function selectQuery(names: string[]): Record<string, unknown> {
+  return { query: `select:${names.join(",")}` };
+}
+
+/**
+ * The tool names Claude Code lists to its model as deferred: the lines after "deferred tools"
+ * in a system text (or a system reminder in a message), up to the first blank line.
+ */
+function deferredNames(body: MessagesBody): string[] {
+  const texts: string[] = [];
+  if (typeof body.system === "string") texts.push(body.system);
+  else for (const part of body.system ?? []) texts.push(part.text ?? "");
+  for (const message of body.messages ?? []) {
+    if (typeof message.content === "string") texts.push(message.content);
+    else {
+      for (const block of message.content) if (block.type === "text") texts.push(flatten([block]));
+    }
+  }
+  const names = new Set<string>();
+  for (const text of texts) {
+    for (const section of text.split(/deferred tools[^\n]*\n/i).slice(1)) {
+      for (const line of section.split("\n")) {
+        if (!/^[A-Za-z0-9_-]+$/.test(line.trim())) break;
+        names.add(line.trim());
+      }
+    }
+  }
+  return [...names];
 }
 
 function blocksOf(turn: Turn): Record<string, unknown>[] {

@@ -57,6 +57,15 @@ export interface VendorRequest {
   results: Omit<SeenToolResult, "tool" | "args">[];
   /** The declared parameter names of a tool, when the vendor can tell. */
   paramsOf?(name: string): string[];
+  /**
+   * Tools the CLI names to its model without declaring them, to be loaded first by calling
+   * `searchTool` (Claude Code 2.1.332's ToolSearch): absent when the request defers nothing.
+   */
+  deferred?: {
+    searchTool: string;
+    names: string[];
+    query(names: string[]): Record<string, unknown>;
+  };
 }
 
 /** One vendor's wire format. */
