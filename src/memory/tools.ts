@@ -221,7 +221,7 @@ export function registerMemoryTools(
       "Read the whole knowledge graph: entities by name, then relations, a page at a time.",
     inputSchema: { cursor: CURSOR },
     outputSchema: PAGE,
-    annotations: { ...READ_ONLY, destructiveHint: false },
+    annotations: READ_ONLY,
   }, async ({ cursor }, call) => {
     const graph = graphIn(call);
     const from = cursor === undefined
@@ -244,7 +244,7 @@ export function registerMemoryTools(
       cursor: CURSOR,
     },
     outputSchema: PAGE,
-    annotations: { ...READ_ONLY, destructiveHint: false },
+    annotations: READ_ONLY,
   }, async ({ query, cursor }, call) => {
     const graph = graphIn(call);
     if (!query.isWellFormed() || [...query].length > settings.limits.queryMax) {
@@ -274,7 +274,7 @@ export function registerMemoryTools(
       cursor: CURSOR,
     },
     outputSchema: PAGE,
-    annotations: { ...READ_ONLY, destructiveHint: false },
+    annotations: READ_ONLY,
   }, async ({ names, cursor }, call) => {
     const graph = graphIn(call);
     checkItems(names, "names", settings.limits);

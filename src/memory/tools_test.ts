@@ -128,3 +128,24 @@ Deno.test("bad input changes nothing and names the limit", async () => {
     assert.deepEqual(graph.structured.entities, [ada]);
   });
 });
+
+Deno.test("memory tools have titles, every hint, the toolset's icon and lean definitions", async () => {
+  await withMcpClient({ toolsets: "memory" }, async ({ client }) => {
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 9);
+    let bytes = 0;
+    for (const tool of tools) {
+      assert.ok(tool.title, tool.name);
+      for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+        assert.equal(typeof (tool.annotations as Record<string, unknown>)[hint], "boolean");
+      }
+      assert.match(String(tool.icons?.[0]?.src), /^data:image\/svg\+xml;base64,/);
+      bytes += new TextEncoder().encode(JSON.stringify({
+        name: `mcp__handoff__${tool.name}`,
+        description: tool.description,
+        input_schema: tool.inputSchema,
+      })).length;
+    }
+    assert.ok(bytes / tools.length <= 550, `${Math.round(bytes / tools.length)} bytes per tool`);
+  });
+});

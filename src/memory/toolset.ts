@@ -1,6 +1,7 @@
 /** The memory toolset: a durable, multi-process drop-in for the official knowledge-graph server. */
 
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import { MEMORY_ICONS } from "./icon.ts";
 import { loadMemorySettings } from "./settings.ts";
 import { MEMORY_INSTRUCTIONS, registerMemoryTools } from "./tools.ts";
 
@@ -16,6 +17,7 @@ export const memoryToolset: ToolsetDefinition = {
     return {
       name: "memory",
       instructions: MEMORY_INSTRUCTIONS,
+      icons: MEMORY_ICONS,
       register: (server, deps) => registerMemoryTools(server, deps, settings),
     };
   },
