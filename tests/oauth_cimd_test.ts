@@ -40,7 +40,7 @@ Deno.test("CIMD: a client known by its document signs in, is recorded by it, lis
     const request = await authorizationUrl(world.as, client);
     const form = await openConsent(request.url);
     assert.equal(form.status, 200, form.html);
-    assert.match(form.html, /Connect <q>Doc App<\/q>\?/);
+    assert.match(form.html, /Connect <q><bdi>Doc App<\/bdi><\/q>\?/);
     assert.match(
       form.html,
       new RegExp(
