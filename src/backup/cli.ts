@@ -1,5 +1,6 @@
 /**
- * `deno task export [file]` and `deno task import <file> [--merge]`: the database at `KV_PATH`
+ * `deno task export [file]`, `deno task import <file> [--merge]` and `deno task import --abandon`
+ * (gives up an interrupted import, see transfer.ts): the database at `KV_PATH`
  * (default `data/handoff.kv` in the project folder; a KV Connect URL works too) to JSON lines and
  * back. Progress and the outcome go to stderr; a failure is one line and exit code 1.
  */
@@ -8,9 +9,10 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
-import { exportKv, fileLines, importKv } from "./transfer.ts";
+import { abandonImport, exportKv, fileLines, importKv } from "./transfer.ts";
 
-const USAGE = "usage: deno task export [file]  |  deno task import <file> [--merge]";
+const USAGE = "usage: deno task export [file]  |  deno task import <file> [--merge]  |  " +
+  "deno task import --abandon";
 /** Bytes collected before one write to the output. */
 const WRITE_CHUNK = 64 * 1024;
 
@@ -21,6 +23,10 @@ export async function runBackupCli(args: string[]): Promise<number> {
     const config = loadConfig(Deno.env, fileURLToPath(new URL("../..", import.meta.url)));
     if (command === "export" && rest.length <= 1 && !rest[0]?.startsWith("-")) {
       await exportTo(config.kvPath, rest[0]);
+      return 0;
+    }
+    if (command === "import" && rest.length === 1 && rest[0] === "--abandon") {
+      await abandon(config.kvPath);
       return 0;
     }
     const files = rest.filter((a) => a !== "--merge");
@@ -88,6 +94,19 @@ async function importFrom(kvPath: string | undefined, file: string, merge: boole
       progress: (m) => console.error(m),
     });
     console.error(`imported ${count} entries into ${kvPath ?? "the default database"}`);
+  } finally {
+    kv.close();
+  }
+}
+
+async function abandon(kvPath: string | undefined): Promise<void> {
+  const kv = await openKv(kvPath);
+  try {
+    await abandonImport(kv, (m) => console.error(m));
+    console.error(
+      `abandoned the unfinished import into ${kvPath ?? "the default database"}: what it wrote ` +
+        "stays, and a server starts on it again",
+    );
   } finally {
     kv.close();
   }

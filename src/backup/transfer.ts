@@ -7,6 +7,8 @@
 
 import { atomic } from "../kit/group_commit.ts";
 import { retryLocked } from "../kit/kv.ts";
+import { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
+import { rebuildDerived } from "./rebuild.ts";
 import {
   decodeHeader,
   decodeLine,
@@ -17,17 +19,7 @@ import {
   LineError,
 } from "./codec.ts";
 
-/** Key of the import marker; it is never exported. */
-export const IMPORT_MARKER_KEY: Deno.KvKey = ["__handoff_mcp_import__"];
-
-/** What the marker holds while an import runs and after it finished. */
-export interface ImportMarker {
-  state: "running" | "done";
-  source: string;
-  entries: number;
-  startedAt: string;
-  finishedAt?: string;
-}
+export { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
 
 /** Most entries in one import atomic (KV allows 100 checks per atomic). */
 export const IMPORT_BATCH_ENTRIES = 100;
@@ -107,8 +99,10 @@ export interface ImportOptions {
 }
 
 /**
- * Imports a validated export. Refuses a non-empty database (unless `merge`) and one a previous
- * import left half-written (unless `merge`, which completes it). Returns the entries written.
+ * Imports a validated export, then rebuilds every derived key from the records (rebuild.ts).
+ * Refuses a non-empty database (unless `merge`) and one a previous import left half-written
+ * (unless this is the same file again, or `merge`: either completes it). Returns the entries
+ * written.
  */
 export async function importKv(
   kv: Deno.Kv,
@@ -118,14 +112,19 @@ export async function importKv(
   const progress = options.progress ?? (() => {});
   const entries = await validateExport(lines);
   const marker = await retryLocked(() => kv.get<ImportMarker>(IMPORT_MARKER_KEY));
-  if (marker.value?.state === "running" && !options.merge) {
+  const resumed = marker.value?.state === "running";
+  // Re-running the import that was interrupted completes it: the same file over what it wrote.
+  const merge = options.merge ||
+    (resumed && marker.value!.source === options.source && marker.value!.entries === entries);
+  if (resumed && !merge) {
     throw new Error(
-      `an earlier import (of ${marker.value.source}, started ${marker.value.startedAt}) was ` +
-        "interrupted: this database holds part of it. Import into an empty database, or pass " +
-        "--merge to write the whole file over it",
+      `an earlier import (of ${marker.value!.source}, ${marker.value!.entries} entries, started ` +
+        `${marker.value!.startedAt}) was interrupted: this database holds part of it. Run that ` +
+        "import again to complete it, pass --merge to write this file over it, or run " +
+        "`deno task import --abandon` to keep what it wrote",
     );
   }
-  if (!options.merge) {
+  if (!merge) {
     for await (const entry of kv.list({ prefix: [] }, { limit: 2 })) {
       if (isMarker(entry.key)) continue;
       throw new Error(
@@ -148,7 +147,7 @@ export async function importKv(
     if (batch.length === 0) return;
     const op = atomic(kv);
     for (const { entry } of batch) {
-      if (!options.merge) op.check({ key: entry.key, versionstamp: null });
+      if (!merge) op.check({ key: entry.key, versionstamp: null });
       op.set(entry.key, entry.value);
     }
     const first = batch[0].line;
@@ -184,9 +183,44 @@ export async function importKv(
     chars += text.length;
   }
   await flush();
+  await rebuildWith(kv, progress);
   const done: ImportMarker = { ...running, state: "done", finishedAt: new Date().toISOString() };
   await retryLocked(() => kv.set(IMPORT_MARKER_KEY, done));
   return written;
+}
+
+/**
+ * Gives up an interrupted import: what it wrote stays, its derived data is rebuilt from it, and
+ * the marker says "abandoned", so a server starts on it again. Throws if no import is unfinished.
+ */
+export async function abandonImport(kv: Deno.Kv, progress: Progress = () => {}): Promise<void> {
+  const marker = await retryLocked(() => kv.get<ImportMarker>(IMPORT_MARKER_KEY));
+  if (marker.value?.state !== "running") {
+    throw new Error("no import is unfinished on this database: there is nothing to abandon");
+  }
+  await rebuildWith(kv, progress);
+  const abandoned: ImportMarker = {
+    ...marker.value,
+    state: "abandoned",
+    finishedAt: new Date().toISOString(),
+  };
+  const result = await retryLocked(() =>
+    atomic(kv).check(marker).set(IMPORT_MARKER_KEY, abandoned).commit()
+  );
+  if (!result.ok) throw new Error("another import changed this database meanwhile");
+}
+
+async function rebuildWith(kv: Deno.Kv, progress: Progress): Promise<void> {
+  progress("rebuilding counters and indexes from the records…");
+  const report = await rebuildDerived(kv);
+  const changed = Object.entries(report)
+    .filter(([, r]) => r.written + r.deleted > 0)
+    .map(([name, r]) => `${name}: ${r.written} written, ${r.deleted} deleted`);
+  progress(
+    `counters and indexes ${
+      changed.length ? `corrected (${changed.join("; ")})` : "agree with the records"
+    }`,
+  );
 }
 
 /** The lines of a text file, read as a stream. */

@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { CLAUDE, CODEX, withTable } from "../../tests/support/table_mcp.ts";
+import { input, LIMITS } from "../../tests/support/handoff_store.ts";
+import { saveHandoff } from "../handoff/store_save.ts";
+import { handoffCountKey } from "../handoff/store_schema.ts";
+import type { TableCtx } from "../table/store_common.ts";
+import { recordDecision, resolveDecision } from "../table/store_decisions.ts";
+import { createDiscussion, postMessage } from "../table/store_discussions.ts";
+import { createHandoff } from "../table/store_handoffs.ts";
+import { recordPlan } from "../table/store_plans.ts";
+import { keys, summaryOf } from "../table/store_schema.ts";
+import { createTask, updateTask } from "../table/store_tasks.ts";
+import { exportKv, importKv } from "./transfer.ts";
+import { rebuildDerived } from "./rebuild.ts";
+
+/** A bit of everything the table and the handoff toolset derive data from. */
+async function seed(ctx: TableCtx): Promise<{ discussion: string; task: string }> {
+  const { discussion } = await createDiscussion(ctx, CODEX, { title: "API", body: "REST?" });
+  await createDiscussion(ctx, CLAUDE, { title: "Empty", workspace: "acme" });
+  for (let i = 0; i < 4; i++) {
+    await postMessage(ctx, i % 2 ? CLAUDE : CODEX, { discussion_id: discussion.id, body: `m${i}` });
+  }
+  const { decision } = await recordDecision(ctx, CODEX, {
+    title: "Use REST",
+    detail: "because",
+    discussion_id: discussion.id,
+  });
+  await recordDecision(ctx, CODEX, { title: "Open one", detail: "still open" });
+  await resolveDecision(ctx, CLAUDE, {
+    decision_id: decision.id,
+    verdict: "rejected",
+    reason: "no",
+  });
+  const { plan } = await recordPlan(ctx, CODEX, { title: "P1", body: "steps" });
+  await recordPlan(ctx, CODEX, { title: "P2", body: "better", supersedes: plan.id });
+  const { task } = await createTask(ctx, CODEX, { title: "Build", assigned_to: "codex" });
+  const { task: other } = await createTask(ctx, CODEX, { title: "Test" });
+  await createHandoff(ctx, CODEX, { task_id: task.id, to: "claude", context: "all yours" });
+  await updateTask(ctx, CODEX, { task_id: other.id, status: "done" });
+  await saveHandoff(ctx.kv, LIMITS, input({ key: "one" }));
+  await saveHandoff(ctx.kv, LIMITS, input({ key: "two" }));
+  return { discussion: discussion.id, task: task.id };
+}
+
+async function exported(kv: Deno.Kv): Promise<string> {
+  let text = "";
+  await exportKv(kv, (line) => {
+    text += line + "\n";
+    return Promise.resolve();
+  });
+  return text;
+}
+
+Deno.test("rebuildDerived() changes nothing in a database whose derived data is right", async () => {
+  await withTable({}, async ({ ctx, kv }) => {
+    await seed(ctx);
+    const before = await exported(kv);
+    const report = await rebuildDerived(kv);
+    assert.deepEqual(report, {
+      table: { written: 0, deleted: 0 },
+      handoff: { written: 0, deleted: 0 },
+    });
+    assert.equal(await exported(kv), before);
+  });
+});
+
+Deno.test("rebuildDerived() puts every counter, index and latest_seq back as the records say", async () => {
+  await withTable({}, async ({ ctx, kv }) => {
+    const { discussion, task } = await seed(ctx);
+    const right = await exported(kv);
+    const d = (await kv.get<{ latest_seq: number; workspace: string }>(keys.discussion(discussion)))
+      .value!;
+    // What a restore of an export taken under writes looks like, and worse.
+    const stale = { ...d, latest_seq: 2 } as never;
+    await kv.set(keys.discussion(discussion), stale);
+    await kv.set(keys.activity("main", "2000-01-01T00:00:00.000Z", discussion), summaryOf(stale));
+    await kv.set(keys.count("main", "tasks_open"), new Deno.KvU64(7n));
+    await kv.set(keys.count("main", "handoffs_pending"), new Deno.KvU64(0n));
+    await kv.delete(keys.count("main", "discussions"));
+    await kv.delete(keys.owner("claude", "main", task));
+    await kv.set(keys.wsTask("main", "01BOGUS"), "01BOGUS");
+    await kv.set(keys.spoke("main", "codex", "messages"), new Deno.KvU64(1n));
+    await kv.set(keys.readPosition("claude", "main", discussion), new Deno.KvU64(99n));
+    await kv.set(handoffCountKey(), 9);
+    await kv.delete([
+      "handoff_time",
+      (await kv.list({ prefix: ["handoff_time"] }).next()).value!
+        .key[1],
+    ]);
+    // Import rebuilds it too, before it marks itself done.
+    const damaged = await exported(kv);
+    const target = await Deno.openKv(":memory:");
+    try {
+      const lines = () =>
+        (async function* () {
+          yield* damaged.split("\n").slice(0, -1);
+        })();
+      await importKv(target, lines, { merge: false, source: "under-writes.jsonl" });
+      assert.equal(await exported(target), right);
+    } finally {
+      target.close();
+    }
+    const report = await rebuildDerived(kv);
+    assert.ok(report.table.written > 0 && report.table.deleted > 0, JSON.stringify(report));
+    assert.ok(report.handoff.written === 2, JSON.stringify(report));
+    assert.equal(await exported(kv), right);
+  });
+});
