@@ -9,6 +9,7 @@ import { atomic } from "../kit/group_commit.ts";
 import { retryLocked } from "../kit/kv.ts";
 import { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
 import { rebuildDerived } from "./rebuild.ts";
+import { importProblem } from "./shapes.ts";
 import {
   decodeHeader,
   decodeLine,
@@ -52,8 +53,9 @@ export async function exportKv(
 export type LineSource = () => AsyncIterable<string>;
 
 /**
- * Checks a whole export (header, every entry, no key twice, the end line with the right count,
- * nothing after it); throws a `LineError` naming the first bad line. Returns the entry count.
+ * Checks a whole export (header, every entry, each record of a known family in its declared
+ * shape, no key twice, the end line with the right count, nothing after it); throws a
+ * `LineError` naming the first bad line. Returns the entry count.
  */
 export async function validateExport(lines: LineSource): Promise<number> {
   const seen = new Set<string>();
@@ -78,6 +80,8 @@ export async function validateExport(lines: LineSource): Promise<number> {
       continue;
     }
     if (isMarker(decoded.key)) throw lineError(number, "the import marker key cannot be imported");
+    const problem = importProblem(decoded.key, decoded.value);
+    if (problem !== undefined) throw lineError(number, problem);
     const id = keyId(decoded.key);
     if (seen.has(id)) throw lineError(number, "this key already appeared on an earlier line");
     seen.add(id);
