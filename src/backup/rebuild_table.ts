@@ -39,10 +39,9 @@ class Counts {
   }
 }
 
-async function records<T>(kv: Deno.Kv, family: string): Promise<T[]> {
-  const out: T[] = [];
-  for await (const e of listEntries<T>(kv, { prefix: [family] })) out.push(e.value);
-  return out;
+/** The records of `family`, streamed: bodies and contexts are never all held at once. */
+async function* records<T>(kv: Deno.Kv, family: string): AsyncGenerator<T> {
+  for await (const e of listEntries<T>(kv, { prefix: [family] })) yield e.value;
 }
 
 /** Key families that hold only derived data: an index entry or a position. */
@@ -97,7 +96,7 @@ async function discussionsFromMessages(
   entries: Entries,
 ): Promise<Map<string, Discussion>> {
   const discussions = new Map<string, Discussion>();
-  for (const d of await records<Discussion>(kv, "discussion")) discussions.set(d.id, d);
+  for await (const d of records<Discussion>(kv, "discussion")) discussions.set(d.id, d);
   const last = new Map<string, { seq: number; at: string }>();
   const spoke = new Map<string, { ws: string; name: string; n: number }>();
   for await (const e of listEntries<StoredMessage>(kv, { prefix: ["message"] })) {
@@ -117,8 +116,8 @@ async function discussionsFromMessages(
     const d = settled(stored, last.get(id));
     discussions.set(id, d);
     const ws = d.workspace;
+    if (d !== stored) entries.push({ key: keys.discussion(id), value: d });
     entries.push(
-      { key: keys.discussion(id), value: d },
       { key: keys.wsDiscussion(ws, id), value: id },
       { key: keys.activity(ws, d.last_message_at, id), value: summaryOf(d) },
     );
@@ -159,7 +158,7 @@ async function readPositions(
 }
 
 async function decisionsAndPlans(kv: Deno.Kv, counts: Counts, entries: Entries): Promise<void> {
-  for (const d of await records<StoredDecision>(kv, "decision")) {
+  for await (const d of records<StoredDecision>(kv, "decision")) {
     const ws = d.workspace;
     entries.push({ key: keys.wsDecision(ws, d.id), value: d.id });
     counts.add(ws, `decisions_${d.status}`);
@@ -169,7 +168,10 @@ async function decisionsAndPlans(kv: Deno.Kv, counts: Counts, entries: Entries):
       counts.add(ws, "rules");
     }
   }
-  const plans = await records<StoredPlan>(kv, "plan");
+  const plans: Pick<StoredPlan, "id" | "workspace" | "supersedes">[] = [];
+  for await (const { id, workspace, supersedes } of records<StoredPlan>(kv, "plan")) {
+    plans.push({ id, workspace, supersedes });
+  }
   const successor = new Map<string, string>();
   // Oldest first: were two plans to name one predecessor, the first to land superseded it.
   for (const p of [...plans].sort((a, b) => a.id < b.id ? -1 : 1)) {
@@ -193,13 +195,13 @@ async function decisionsAndPlans(kv: Deno.Kv, counts: Counts, entries: Entries):
 async function tasksAndHandoffs(kv: Deno.Kv, counts: Counts, entries: Entries): Promise<void> {
   const newest = new Map<string, string>();
   const handoffs = new Set<string>();
-  for (const h of await records<StoredHandoff>(kv, "ws_handoff")) {
+  for await (const h of records<StoredHandoff>(kv, "ws_handoff")) {
     handoffs.add(h.id);
     entries.push({ key: keys.wsHandoff(h.workspace, h.id), value: h.id });
     counts.add(h.workspace, "handoffs");
     if (h.id > (newest.get(h.task_id) ?? "")) newest.set(h.task_id, h.id);
   }
-  for (const stored of await records<StoredTask>(kv, "ws_task")) {
+  for await (const stored of records<StoredTask>(kv, "ws_task")) {
     const t = { ...stored };
     if (t.handoff !== null && !handoffs.has(t.handoff)) t.handoff = null;
     if (t.last_handoff !== null && !handoffs.has(t.last_handoff)) {
