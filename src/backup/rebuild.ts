@@ -12,6 +12,7 @@ import { listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { encodeEntry } from "./codec.ts";
 import { handoffRebuilder } from "./rebuild_handoff.ts";
 import { tableRebuilder } from "./rebuild_table.ts";
+import { thinkingRebuilder } from "./rebuild_thinking.ts";
 
 /** A prefix whose entries are all derived: whatever is under it and not planned is deleted. */
 export interface OwnedPrefix {
@@ -36,7 +37,11 @@ export interface Rebuilder {
 }
 
 /** Every rebuilder, run in order. */
-export const REBUILDERS: readonly Rebuilder[] = [tableRebuilder, handoffRebuilder];
+export const REBUILDERS: readonly Rebuilder[] = [
+  tableRebuilder,
+  handoffRebuilder,
+  thinkingRebuilder,
+];
 
 /** What a rebuild changed, per rebuilder: keys written and keys deleted. */
 export type RebuildReport = Record<string, { written: number; deleted: number }>;

@@ -11,9 +11,28 @@ import { recordPlan } from "../table/store_plans.ts";
 import { keys, summaryOf } from "../table/store_schema.ts";
 import { createTask, updateTask } from "../table/store_tasks.ts";
 import { exportKv, importKv } from "./transfer.ts";
+import { LIMITS as THINKING, step } from "../../tests/support/thinking_store.ts";
+import { addThought } from "../thinking/store_write.ts";
+import { branchKey, sequenceKey, thoughtNumberKey } from "../thinking/store_keys.ts";
 import { rebuildDerived } from "./rebuild.ts";
 
 /** A bit of everything the table and the handoff toolset derive data from. */
+/** A sequence: two thoughts, a branch from the second, a revision; the record after two kept. */
+async function think(kv: Deno.Kv): Promise<{ id: string; early: unknown }> {
+  const { sequenceId: id } = await addThought(kv, THINKING, step(1));
+  await addThought(kv, THINKING, step(2, { sequenceId: id }));
+  const early = (await kv.get(sequenceKey(id))).value;
+  await addThought(
+    kv,
+    THINKING,
+    step(3, { sequenceId: id, branchFromThought: 2, branchId: "alt" }),
+  );
+  await addThought(kv, THINKING, step(4, { sequenceId: id, branchId: "alt" }));
+  await addThought(kv, THINKING, step(3, { sequenceId: id }));
+  await addThought(kv, THINKING, step(2, { sequenceId: id, isRevision: true, revisesThought: 2 }));
+  return { id, early };
+}
+
 async function seed(ctx: TableCtx): Promise<{ discussion: string; task: string }> {
   const { discussion } = await createDiscussion(ctx, CODEX, { title: "API", body: "REST?" });
   await createDiscussion(ctx, CLAUDE, { title: "Empty", workspace: "acme" });
@@ -54,11 +73,13 @@ async function exported(kv: Deno.Kv): Promise<string> {
 Deno.test("rebuildDerived() changes nothing in a database whose derived data is right", async () => {
   await withTable({}, async ({ ctx, kv }) => {
     await seed(ctx);
+    await think(kv);
     const before = await exported(kv);
     const report = await rebuildDerived(kv);
     assert.deepEqual(report, {
       table: { written: 0, deleted: 0 },
       handoff: { written: 0, deleted: 0 },
+      thinking: { written: 0, deleted: 0 },
     });
     assert.equal(await exported(kv), before);
   });
@@ -67,6 +88,7 @@ Deno.test("rebuildDerived() changes nothing in a database whose derived data is 
 Deno.test("rebuildDerived() puts every counter, index and latest_seq back as the records say", async () => {
   await withTable({}, async ({ ctx, kv }) => {
     const { discussion, task } = await seed(ctx);
+    const sequence = await think(kv);
     const right = await exported(kv);
     const d = (await kv.get<{ latest_seq: number; workspace: string }>(keys.discussion(discussion)))
       .value!;
@@ -82,6 +104,10 @@ Deno.test("rebuildDerived() puts every counter, index and latest_seq back as the
     await kv.set(keys.spoke("main", "codex", "messages"), new Deno.KvU64(1n));
     await kv.set(keys.readPosition("claude", "main", discussion), new Deno.KvU64(99n));
     await kv.set(handoffCountKey(), 9);
+    // A sequence read before its last four thoughts and the branch one of them opened.
+    await kv.set(sequenceKey(sequence.id), sequence.early);
+    await kv.delete(branchKey(sequence.id, "alt"));
+    await kv.set(thoughtNumberKey(sequence.id, "main", 2), 2);
     await kv.delete([
       "handoff_time",
       (await kv.list({ prefix: ["handoff_time"] }).next()).value!
@@ -103,6 +129,7 @@ Deno.test("rebuildDerived() puts every counter, index and latest_seq back as the
     const report = await rebuildDerived(kv);
     assert.ok(report.table.written > 0 && report.table.deleted > 0, JSON.stringify(report));
     assert.ok(report.handoff.written === 2, JSON.stringify(report));
+    assert.ok(report.thinking.written === 3, JSON.stringify(report));
     assert.equal(await exported(kv), right);
   });
 });
