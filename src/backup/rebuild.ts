@@ -10,6 +10,7 @@
 import { atomic, keyText } from "../kit/group_commit.ts";
 import { listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { encodeEntry } from "./codec.ts";
+import { focusRebuilder } from "./rebuild_focus.ts";
 import { handoffRebuilder } from "./rebuild_handoff.ts";
 import { tableRebuilder } from "./rebuild_table.ts";
 import { thinkingRebuilder } from "./rebuild_thinking.ts";
@@ -41,6 +42,7 @@ export const REBUILDERS: readonly Rebuilder[] = [
   tableRebuilder,
   handoffRebuilder,
   thinkingRebuilder,
+  focusRebuilder,
 ];
 
 /** What a rebuild changed, per rebuilder: keys written and keys deleted. */

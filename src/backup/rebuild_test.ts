@@ -13,6 +13,9 @@ import { createTask, updateTask } from "../table/store_tasks.ts";
 import { exportKv, importKv } from "./transfer.ts";
 import { LIMITS as THINKING, step } from "../../tests/support/thinking_store.ts";
 import { addThought } from "../thinking/store_write.ts";
+import { DEFAULT_FOCUS_LIMITS } from "../focus/settings.ts";
+import { addTask, completeTask, projectKey } from "../focus/store.ts";
+import { followUpBlockKey } from "../focus/store_followups.ts";
 import { branchKey, sequenceKey, thoughtNumberKey } from "../thinking/store_keys.ts";
 import { rebuildDerived } from "./rebuild.ts";
 
@@ -31,6 +34,17 @@ async function think(kv: Deno.Kv): Promise<{ id: string; early: unknown }> {
   await addThought(kv, THINKING, step(3, { sequenceId: id }));
   await addThought(kv, THINKING, step(2, { sequenceId: id, isRevision: true, revisesThought: 2 }));
   return { id, early };
+}
+
+/** A project with follow-ups opened and one done; the record after the first kept. */
+async function focus(kv: Deno.Kv): Promise<unknown> {
+  await addTask(kv, DEFAULT_FOCUS_LIMITS, "p", "main work", "main");
+  const first = await addTask(kv, DEFAULT_FOCUS_LIMITS, "p", "tidy", "cleanup");
+  const early = (await kv.get(projectKey("p"))).value;
+  await addTask(kv, DEFAULT_FOCUS_LIMITS, "p", "note it", "record");
+  await addTask(kv, DEFAULT_FOCUS_LIMITS, "p", "and this", "cleanup");
+  await completeTask(kv, first.id);
+  return early;
 }
 
 async function seed(ctx: TableCtx): Promise<{ discussion: string; task: string }> {
@@ -74,12 +88,14 @@ Deno.test("rebuildDerived() changes nothing in a database whose derived data is 
   await withTable({}, async ({ ctx, kv }) => {
     await seed(ctx);
     await think(kv);
+    await focus(kv);
     const before = await exported(kv);
     const report = await rebuildDerived(kv);
     assert.deepEqual(report, {
       table: { written: 0, deleted: 0 },
       handoff: { written: 0, deleted: 0 },
       thinking: { written: 0, deleted: 0 },
+      focus: { written: 0, deleted: 0 },
     });
     assert.equal(await exported(kv), before);
   });
@@ -89,6 +105,7 @@ Deno.test("rebuildDerived() puts every counter, index and latest_seq back as the
   await withTable({}, async ({ ctx, kv }) => {
     const { discussion, task } = await seed(ctx);
     const sequence = await think(kv);
+    const project = await focus(kv);
     const right = await exported(kv);
     const d = (await kv.get<{ latest_seq: number; workspace: string }>(keys.discussion(discussion)))
       .value!;
@@ -108,6 +125,10 @@ Deno.test("rebuildDerived() puts every counter, index and latest_seq back as the
     await kv.set(sequenceKey(sequence.id), sequence.early);
     await kv.delete(branchKey(sequence.id, "alt"));
     await kv.set(thoughtNumberKey(sequence.id, "main", 2), 2);
+    // A project read before two follow-ups were opened, its index after a third was done.
+    await kv.set(projectKey("p"), project);
+    await kv.set(followUpBlockKey("p", 0), "01XYZ\tcleanup\t2026-01-01T00:00:00.000Z\tgone");
+    await kv.set(["task_project", "01NOSUCHTASK"], "p");
     await kv.delete([
       "handoff_time",
       (await kv.list({ prefix: ["handoff_time"] }).next()).value!
@@ -130,6 +151,7 @@ Deno.test("rebuildDerived() puts every counter, index and latest_seq back as the
     assert.ok(report.table.written > 0 && report.table.deleted > 0, JSON.stringify(report));
     assert.ok(report.handoff.written === 2, JSON.stringify(report));
     assert.ok(report.thinking.written === 3, JSON.stringify(report));
+    assert.deepEqual(report.focus, { written: 2, deleted: 1 });
     assert.equal(await exported(kv), right);
   });
 });
