@@ -63,10 +63,15 @@ function lagging(text: string): number {
   return [...said].filter(([id, seq]) => (held.get(id) ?? 0) > seq).length;
 }
 
-/** Twelve clients writing until `stop` is set: posts, and now and then a task made or moved. */
+/**
+ * Twelve clients writing until `stop` is set: posts, and now and then a table task made or moved,
+ * a thought, a focus follow-up added or completed. Returns each writer's thinking sequence.
+ */
 function writers(clients: McpClient[], discussions: string[], stop: { now: boolean }) {
   return clients.map(async (client, i) => {
     const mine: string[] = [];
+    const followUps: string[] = [];
+    let sequence: string | undefined;
     for (let n = 0; !stop.now; n++) {
       await ok(client, "post_message", {
         discussion_id: discussions[(i + n) % discussions.length],
@@ -79,8 +84,39 @@ function writers(clients: McpClient[], discussions: string[], stop: { now: boole
         const status = n % 12 === 5 ? "done" : "in_progress";
         await ok(client, "update_task", { task_id: mine.shift()!, status });
       }
+      if (n % 3 === 1) sequence = (await think(client, sequence, n)).sequenceId;
+      if (n % 3 === 2) {
+        const project_id = `p${i % 3}`;
+        const added = await ok(client, "add_task", { project_id, body: `f${n}`, kind: "cleanup" });
+        followUps.push(added.task_id);
+        if (n % 2 === 0) await ok(client, "complete_task", { task_id: followUps.shift()! });
+      }
     }
+    return sequence;
   });
+}
+
+function think(client: McpClient, sequenceId: string | undefined, n: number) {
+  return ok(client, "sequentialthinking", {
+    thought: `thought ${n}`,
+    thoughtNumber: n,
+    totalThoughts: n,
+    nextThoughtNeeded: true,
+    ...(sequenceId === undefined ? {} : { sequenceId }),
+  });
+}
+
+/** Thoughts stored per sequence, and open follow-ups per project, recounted from their records. */
+async function assertFocusAndThinkingMatchRecords(kv: Deno.Kv): Promise<void> {
+  for await (const { value: seq } of kv.list<Loose>({ prefix: ["sequence"] })) {
+    const thoughts = await Array.fromAsync(kv.list({ prefix: ["thought", seq.id] }));
+    assert.equal(seq.thoughtCount, thoughts.length, `thoughts of ${seq.id}`);
+  }
+  for await (const { value: project } of kv.list<Loose>({ prefix: ["project"] })) {
+    const tasks = await Array.fromAsync(kv.list<Loose>({ prefix: ["task", project.id] }));
+    const open = tasks.filter((t) => t.value.demoted && t.value.status === "open").length;
+    assert.equal(project.openFollowUps, open, `open follow-ups of ${project.id}`);
+  }
 }
 
 /** Recounts the table's counters from its records and compares them with what KV holds. */
@@ -120,10 +156,10 @@ async function assertCountersMatchRecords(kv: Deno.Kv): Promise<void> {
     assert.equal(countValue(await kv.get(keys.spoke("main", name, "messages"))), n, name);
   }
   // And everything else the rebuild knows of: nothing left to correct.
-  assert.deepEqual(await rebuildDerived(kv), {
-    table: { written: 0, deleted: 0 },
-    handoff: { written: 0, deleted: 0 },
-  });
+  const report = await rebuildDerived(kv);
+  for (const [name, changes] of Object.entries(report)) {
+    assert.deepEqual(changes, { written: 0, deleted: 0 }, `${name} left something to correct`);
+  }
 }
 
 Deno.test("an export taken while 12 clients write imports into a database that takes 100 more posts per discussion", async () => {
@@ -164,7 +200,7 @@ Deno.test("an export taken while 12 clients write imports into a database that t
       text = await Deno.readTextFile(file);
     }
     stop.now = true;
-    await Promise.all(writing);
+    const sequences = (await Promise.all(writing)).filter((id) => id !== undefined);
     assert.ok(lagging(text) > 0, "the export never caught a discussion behind its messages");
 
     const imported = await task(["import", file], target.path);
@@ -180,11 +216,16 @@ Deno.test("an export taken while 12 clients write imports into a database that t
         assert.equal(r.message.seq, first.latest_seq + n);
       }
     }));
+    for (const id of sequences) {
+      const r = await think(poster, id, 1000);
+      assert.ok(r.thoughtHistoryLength > 1, `a thought after the restore of ${id}`);
+    }
     for (const client of clients.splice(0)) await client.close();
     for (const server of servers.splice(0)) await server.close();
     const kv = await openKv(target.path);
     try {
       await assertCountersMatchRecords(kv);
+      await assertFocusAndThinkingMatchRecords(kv);
     } finally {
       kv.close();
     }
