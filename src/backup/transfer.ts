@@ -115,15 +115,31 @@ export async function importKv(
 ): Promise<number> {
   const progress = options.progress ?? (() => {});
   const entries = await validateExport(lines);
+  const { running, merge } = await openImport(kv, entries, options);
+  const written = await writeEntries(kv, lines, { merge, entries, progress });
+  await rebuildWith(kv, progress);
+  const done: ImportMarker = { ...running, state: "done", finishedAt: new Date().toISOString() };
+  await retryLocked(() => kv.set(IMPORT_MARKER_KEY, done));
+  return written;
+}
+
+/**
+ * Sets the marker to "running" after the checks that the database may take the file: empty, or
+ * `merge`, or left unfinished by an import of this same file (which this one then completes).
+ */
+async function openImport(
+  kv: Deno.Kv,
+  entries: number,
+  options: ImportOptions,
+): Promise<{ running: ImportMarker; merge: boolean }> {
   const marker = await retryLocked(() => kv.get<ImportMarker>(IMPORT_MARKER_KEY));
-  const resumed = marker.value?.state === "running";
-  // Re-running the import that was interrupted completes it: the same file over what it wrote.
+  const earlier = marker.value?.state === "running" ? marker.value : undefined;
   const merge = options.merge ||
-    (resumed && marker.value!.source === options.source && marker.value!.entries === entries);
-  if (resumed && !merge) {
+    (earlier?.source === options.source && earlier.entries === entries);
+  if (earlier !== undefined && !merge) {
     throw new Error(
-      `an earlier import (of ${marker.value!.source}, ${marker.value!.entries} entries, started ` +
-        `${marker.value!.startedAt}) was interrupted: this database holds part of it. Run that ` +
+      `an earlier import (of ${earlier.source}, ${earlier.entries} entries, started ` +
+        `${earlier.startedAt}) was interrupted: this database holds part of it. Run that ` +
         "import again to complete it, pass --merge to write this file over it, or run " +
         "`deno task import --abandon` to keep what it wrote",
     );
@@ -143,29 +159,21 @@ export async function importKv(
     atomic(kv).check(marker).set(IMPORT_MARKER_KEY, running).commit()
   );
   if (!opened.ok) throw new Error("another import started on this database at the same time");
+  return { running, merge };
+}
 
+/** Writes the file's entries in checked batches (each key still absent, unless `merge`). */
+async function writeEntries(
+  kv: Deno.Kv,
+  lines: LineSource,
+  { merge, entries, progress }: { merge: boolean; entries: number; progress: Progress },
+): Promise<number> {
   let batch: { entry: Entry; line: number }[] = [];
   let chars = 0;
   let written = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const op = atomic(kv);
-    for (const { entry } of batch) {
-      if (!merge) op.check({ key: entry.key, versionstamp: null });
-      op.set(entry.key, entry.value);
-    }
-    const first = batch[0].line;
-    const result = await retryLocked(() => op.commit()).catch((error: Error) => {
-      throw new Error(
-        `lines ${first}–${batch.at(-1)!.line} could not be written: ${error.message}`,
-      );
-    });
-    if (!result.ok) {
-      throw new Error(
-        `lines ${first}–${batch.at(-1)!.line}: a key appeared meanwhile (another writer is using ` +
-          "this database); the import stopped and is marked interrupted",
-      );
-    }
+    await writeBatch(kv, batch, merge);
     const before = written;
     written += batch.length;
     if (Math.floor(written / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) {
@@ -187,10 +195,29 @@ export async function importKv(
     chars += text.length;
   }
   await flush();
-  await rebuildWith(kv, progress);
-  const done: ImportMarker = { ...running, state: "done", finishedAt: new Date().toISOString() };
-  await retryLocked(() => kv.set(IMPORT_MARKER_KEY, done));
   return written;
+}
+
+async function writeBatch(
+  kv: Deno.Kv,
+  batch: { entry: Entry; line: number }[],
+  merge: boolean,
+): Promise<void> {
+  const op = atomic(kv);
+  for (const { entry } of batch) {
+    if (!merge) op.check({ key: entry.key, versionstamp: null });
+    op.set(entry.key, entry.value);
+  }
+  const lines = `lines ${batch[0].line}–${batch.at(-1)!.line}`;
+  const result = await retryLocked(() => op.commit()).catch((error: Error) => {
+    throw new Error(`${lines} could not be written: ${error.message}`);
+  });
+  if (!result.ok) {
+    throw new Error(
+      `${lines}: a key appeared meanwhile (another writer is using this database); the import ` +
+        "stopped and is marked interrupted",
+    );
+  }
 }
 
 /**
