@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
 import { abandonImport, exportKv, fileLines, importKv } from "./transfer.ts";
+import { ExportRaced } from "./export_check.ts";
 
 const USAGE = "usage: deno task export [file]  |  deno task import <file> [--merge]  |  " +
   "deno task import --abandon";
@@ -42,9 +43,33 @@ export async function runBackupCli(args: string[]): Promise<number> {
   }
 }
 
+/** Times an export to a file is taken again when a handoff saved meanwhile spoilt it. */
+export const EXPORT_ATTEMPTS = 3;
+
 async function exportTo(kvPath: string | undefined, file: string | undefined): Promise<void> {
   const kv = await openKv(kvPath);
-  // A file is written beside its final name and renamed at the end: never a half file.
+  try {
+    for (let attempt = 1;; attempt++) {
+      try {
+        const count = await exportOnce(kv, file);
+        console.error(`exported ${count} entries from ${kvPath ?? "the default database"}`);
+        return;
+      } catch (error) {
+        // Standard output cannot be taken back: only a file export is taken again.
+        if (!(error instanceof ExportRaced) || file === undefined) throw error;
+        if (attempt === EXPORT_ATTEMPTS) {
+          throw new Error(`${error.message} (${EXPORT_ATTEMPTS} attempts)`);
+        }
+        console.error(`${error.message}: taking the export again…`);
+      }
+    }
+  } finally {
+    kv.close();
+  }
+}
+
+/** One export to `file` (written beside it and renamed at the end: never a half file) or stdout. */
+async function exportOnce(kv: Deno.Kv, file: string | undefined): Promise<number> {
   const partial = file === undefined
     ? undefined
     : join(dirname(file), `.${basename(file)}.partial`);
@@ -70,15 +95,13 @@ async function exportTo(kvPath: string | undefined, file: string | undefined): P
     } else {
       writer.releaseLock();
     }
-    console.error(`exported ${count} entries from ${kvPath ?? "the default database"}`);
+    return count;
   } catch (error) {
     if (partial !== undefined) {
       await writer.abort().catch(() => {});
       await Deno.remove(partial).catch(() => {});
     }
     throw error;
-  } finally {
-    kv.close();
   }
 }
 

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { input, LIMITS } from "../../tests/support/handoff_store.ts";
+import { withKv } from "../../tests/support/kv.ts";
+import { saveHandoff } from "../handoff/store_save.ts";
+import { handoffChunkKey, handoffKey } from "../handoff/store_schema.ts";
+import { ExportRaced } from "./export_check.ts";
+import { exportKv } from "./transfer.ts";
+
+const LONG = "## User\n" + "a long conversation ".repeat(10_000);
+
+Deno.test("exportKv() refuses to end a file whose handoff was saved again after its record was read", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, input({ key: "h1", conversation: LONG }));
+    // Entries between the record and its chunks in key order, past KV's list batch of 500, so
+    // the chunks are read after the save below.
+    for (let i = 0; i < 600; i++) await kv.set(["handoff_between", i], i);
+    let saved = false;
+    const lines: string[] = [];
+    const error = await exportKv(kv, async (line) => {
+      lines.push(line);
+      if (!saved && line.startsWith('{"key":["handoff","h1"]')) {
+        saved = true;
+        await saveHandoff(kv, LIMITS, input({ key: "h1", conversation: LONG + " and more" }));
+      }
+    }).catch((e) => e);
+    assert.ok(error instanceof ExportRaced, String(error));
+    assert.match(error.message, /^handoff "h1" changed while the export read it: its conversation/);
+    assert.ok(!lines.at(-1)!.startsWith('{"end"'), "no end line: the file is never complete");
+    // Taken again, it is whole.
+    const again: string[] = [];
+    await exportKv(kv, (line) => Promise.resolve(void again.push(line)));
+    assert.ok(again.at(-1)!.startsWith('{"end"'));
+  });
+});
+
+Deno.test("exportKv() exports a handoff missing chunks as it is when nothing changed it meanwhile", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, input({ key: "h1", conversation: LONG }));
+    const record = (await kv.get<{ chunks: { id: string }[] }>(handoffKey("h1"))).value!;
+    await kv.delete(handoffChunkKey("h1", record.chunks[0].id));
+    const lines: string[] = [];
+    await exportKv(kv, (line) => Promise.resolve(void lines.push(line)));
+    assert.ok(lines.at(-1)!.startsWith('{"end"'));
+  });
+});
