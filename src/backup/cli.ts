@@ -43,7 +43,7 @@ export async function runBackupCli(args: string[]): Promise<number> {
   }
 }
 
-/** Times an export to a file is taken again when a handoff saved meanwhile spoilt it. */
+/** Times an export to a file is taken again when writes meanwhile spoilt it (ExportRaced). */
 export const EXPORT_ATTEMPTS = 3;
 
 async function exportTo(kvPath: string | undefined, file: string | undefined): Promise<void> {

@@ -8,7 +8,7 @@
 import { atomic } from "../kit/group_commit.ts";
 import { retryLocked } from "../kit/kv.ts";
 import { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
-import { ChunkCheck } from "./export_check.ts";
+import { ExportCheck } from "./export_check.ts";
 import { rebuildDerived } from "./rebuild.ts";
 import { importProblem } from "./shapes.ts";
 import {
@@ -35,8 +35,9 @@ export type Progress = (message: string) => void;
 
 /**
  * Writes the header, one line per entry in key order, and the end line; returns the count. Throws
- * `ExportRaced` (export_check.ts), before the end line, when a handoff saved meanwhile left the
- * file without its conversation.
+ * `ExportRaced` (export_check.ts), before the end line, when a write meanwhile left the file
+ * with a part it cannot hold (a handoff without its conversation, messages without their
+ * discussion).
  */
 export async function exportKv(
   kv: Deno.Kv,
@@ -45,15 +46,15 @@ export async function exportKv(
 ): Promise<number> {
   await write(headerLine());
   let count = 0;
-  const chunks = new ChunkCheck();
+  const check = new ExportCheck();
   for await (const entry of kv.list({ prefix: [] })) {
     if (isMarker(entry.key)) continue;
     await write(encodeEntry(entry.key, entry.value));
-    chunks.see(entry);
+    check.see(entry);
     if (++count % PROGRESS_EVERY === 0) progress(`exported ${count} entries…`);
   }
   // Before the end line: a file whose handoff lost its conversation is never complete.
-  await chunks.verify(kv);
+  await check.verify(kv);
   await write(endLine(count));
   return count;
 }
