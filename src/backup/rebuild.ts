@@ -7,7 +7,7 @@
  * index under its own prefix) is one more entry there.
  */
 
-import { atomic, keyText } from "../kit/group_commit.ts";
+import { atomic, keyText, roughSize } from "../kit/group_commit.ts";
 import { listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { encodeEntry } from "./codec.ts";
 import { focusRebuilder } from "./rebuild_focus.ts";
@@ -50,6 +50,8 @@ export type RebuildReport = Record<string, { written: number; deleted: number }>
 
 /** Most keys one rebuild atomic writes (each also checked: KV allows 100 checks). */
 const REBUILD_BATCH = 100;
+/** Most estimated bytes of values in one rebuild atomic (KV allows about 800 KiB). */
+const REBUILD_BATCH_BYTES = 256 * 1024;
 
 /**
  * Recomputes every rebuilder's derived data and writes what differs, in atomics that check each
@@ -106,9 +108,9 @@ async function changesOf(kv: Deno.Kv, plan: DerivedPlan): Promise<Change[]> {
 }
 
 async function commitChanges(kv: Deno.Kv, changes: Change[], name: string): Promise<void> {
-  for (let i = 0; i < changes.length; i += REBUILD_BATCH) {
+  for (const batch of batches(changes)) {
     const op = atomic(kv);
-    for (const change of changes.slice(i, i + REBUILD_BATCH)) {
+    for (const change of batch) {
       op.check(change);
       if (change.value === undefined) op.delete(change.key);
       else op.set(change.key, change.value);
@@ -122,6 +124,25 @@ async function commitChanges(kv: Deno.Kv, changes: Change[], name: string): Prom
       );
     }
   }
+}
+
+/** `changes` in groups one atomic can take: at most `REBUILD_BATCH` keys and ~256 KiB. */
+function* batches(changes: Change[]): Generator<Change[]> {
+  let batch: Change[] = [];
+  let bytes = 0;
+  for (const change of changes) {
+    const size = roughSize(change.value, REBUILD_BATCH_BYTES);
+    if (
+      batch.length === REBUILD_BATCH || (batch.length > 0 && bytes + size > REBUILD_BATCH_BYTES)
+    ) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(change);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 function same(entry: Deno.KvEntryMaybe<unknown>, value: unknown): boolean {

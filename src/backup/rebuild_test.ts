@@ -155,3 +155,14 @@ Deno.test("rebuildDerived() puts every counter, index and latest_seq back as the
     assert.equal(await exported(kv), right);
   });
 });
+
+Deno.test("rebuildDerived() writes more changes than one atomic takes in several", async () => {
+  await withTable({}, async ({ ctx, kv }) => {
+    for (let i = 0; i < 150; i++) await createTask(ctx, CODEX, { title: `t${i}` });
+    const right = await exported(kv);
+    for await (const e of kv.list({ prefix: ["ws_task_in"] })) await kv.delete(e.key);
+    for (let i = 0; i < 120; i++) await kv.set(["ws_task_owner", "nobody", "main", `x${i}`], "x");
+    assert.deepEqual((await rebuildDerived(kv)).table, { written: 150, deleted: 120 });
+    assert.equal(await exported(kv), right);
+  });
+});
