@@ -7,6 +7,7 @@ import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
 import { defaultSelection, loadToolsets } from "./src/toolsets.ts";
 import { ownerConsole } from "./src/console/console.ts";
+import { unfinishedImport } from "./src/backup/marker.ts";
 
 /** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
 async function orExit<T>(what: string, step: () => T | Promise<T>): Promise<T> {
@@ -42,6 +43,14 @@ const kv = await orExit(
   `cannot open KV at ${config.kvPath ?? "the platform default"}`,
   () => openKv(config.kvPath),
 );
+
+// A database an import left unfinished holds part of a file: serving it would hide the rest.
+const unfinished = await orExit("cannot read KV", () => unfinishedImport(kv));
+if (unfinished !== undefined) {
+  console.error(`handoff-mcp: refusing to serve: ${unfinished}`);
+  kv.close();
+  Deno.exit(1);
+}
 
 if (Deno.args.includes("--stdio")) {
   const caller = await orExit("configuration error", () => stdioCaller(config, Deno.args));

@@ -1,5 +1,6 @@
 /**
- * `deno task export [file]` and `deno task import <file> [--merge]`: the database at `KV_PATH`
+ * `deno task export [file]`, `deno task import <file> [--merge]` and `deno task import --abandon`
+ * (gives up an interrupted import, see transfer.ts): the database at `KV_PATH`
  * (default `data/handoff.kv` in the project folder; a KV Connect URL works too) to JSON lines and
  * back. Progress and the outcome go to stderr; a failure is one line and exit code 1.
  */
@@ -8,9 +9,11 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
-import { exportKv, fileLines, importKv } from "./transfer.ts";
+import { abandonImport, exportKv, fileLines, importKv } from "./transfer.ts";
+import { ExportRaced } from "./export_check.ts";
 
-const USAGE = "usage: deno task export [file]  |  deno task import <file> [--merge]";
+const USAGE = "usage: deno task export [file]  |  deno task import <file> [--merge]  |  " +
+  "deno task import --abandon";
 /** Bytes collected before one write to the output. */
 const WRITE_CHUNK = 64 * 1024;
 
@@ -21,6 +24,10 @@ export async function runBackupCli(args: string[]): Promise<number> {
     const config = loadConfig(Deno.env, fileURLToPath(new URL("../..", import.meta.url)));
     if (command === "export" && rest.length <= 1 && !rest[0]?.startsWith("-")) {
       await exportTo(config.kvPath, rest[0]);
+      return 0;
+    }
+    if (command === "import" && rest.length === 1 && rest[0] === "--abandon") {
+      await abandon(config.kvPath);
       return 0;
     }
     const files = rest.filter((a) => a !== "--merge");
@@ -36,9 +43,33 @@ export async function runBackupCli(args: string[]): Promise<number> {
   }
 }
 
+/** Times an export to a file is taken again when writes meanwhile spoilt it (ExportRaced). */
+export const EXPORT_ATTEMPTS = 3;
+
 async function exportTo(kvPath: string | undefined, file: string | undefined): Promise<void> {
   const kv = await openKv(kvPath);
-  // A file is written beside its final name and renamed at the end: never a half file.
+  try {
+    for (let attempt = 1;; attempt++) {
+      try {
+        const count = await exportOnce(kv, file);
+        console.error(`exported ${count} entries from ${kvPath ?? "the default database"}`);
+        return;
+      } catch (error) {
+        // Standard output cannot be taken back: only a file export is taken again.
+        if (!(error instanceof ExportRaced) || file === undefined) throw error;
+        if (attempt === EXPORT_ATTEMPTS) {
+          throw new Error(`${error.message} (${EXPORT_ATTEMPTS} attempts)`);
+        }
+        console.error(`${error.message}: taking the export again…`);
+      }
+    }
+  } finally {
+    kv.close();
+  }
+}
+
+/** One export to `file` (written beside it and renamed at the end: never a half file) or stdout. */
+async function exportOnce(kv: Deno.Kv, file: string | undefined): Promise<number> {
   const partial = file === undefined
     ? undefined
     : join(dirname(file), `.${basename(file)}.partial`);
@@ -64,15 +95,13 @@ async function exportTo(kvPath: string | undefined, file: string | undefined): P
     } else {
       writer.releaseLock();
     }
-    console.error(`exported ${count} entries from ${kvPath ?? "the default database"}`);
+    return count;
   } catch (error) {
     if (partial !== undefined) {
       await writer.abort().catch(() => {});
       await Deno.remove(partial).catch(() => {});
     }
     throw error;
-  } finally {
-    kv.close();
   }
 }
 
@@ -88,6 +117,19 @@ async function importFrom(kvPath: string | undefined, file: string, merge: boole
       progress: (m) => console.error(m),
     });
     console.error(`imported ${count} entries into ${kvPath ?? "the default database"}`);
+  } finally {
+    kv.close();
+  }
+}
+
+async function abandon(kvPath: string | undefined): Promise<void> {
+  const kv = await openKv(kvPath);
+  try {
+    await abandonImport(kv, (m) => console.error(m));
+    console.error(
+      `abandoned the unfinished import into ${kvPath ?? "the default database"}: what it wrote ` +
+        "stays, and a server starts on it again",
+    );
   } finally {
     kv.close();
   }

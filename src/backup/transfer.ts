@@ -7,6 +7,10 @@
 
 import { atomic } from "../kit/group_commit.ts";
 import { retryLocked } from "../kit/kv.ts";
+import { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
+import { ExportCheck } from "./export_check.ts";
+import { rebuildDerived } from "./rebuild.ts";
+import { importProblem } from "./shapes.ts";
 import {
   decodeHeader,
   decodeLine,
@@ -17,17 +21,7 @@ import {
   LineError,
 } from "./codec.ts";
 
-/** Key of the import marker; it is never exported. */
-export const IMPORT_MARKER_KEY: Deno.KvKey = ["__handoff_mcp_import__"];
-
-/** What the marker holds while an import runs and after it finished. */
-export interface ImportMarker {
-  state: "running" | "done";
-  source: string;
-  entries: number;
-  startedAt: string;
-  finishedAt?: string;
-}
+export { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
 
 /** Most entries in one import atomic (KV allows 100 checks per atomic). */
 export const IMPORT_BATCH_ENTRIES = 100;
@@ -39,7 +33,12 @@ export const PROGRESS_EVERY = 1000;
 /** Where progress goes (stderr in the CLI); silent by default. */
 export type Progress = (message: string) => void;
 
-/** Writes the header, one line per entry in key order, and the end line; returns the count. */
+/**
+ * Writes the header, one line per entry in key order, and the end line; returns the count. Throws
+ * `ExportRaced` (export_check.ts), before the end line, when a write meanwhile left the file
+ * with a part it cannot hold (a handoff without its conversation, messages without their
+ * discussion).
+ */
 export async function exportKv(
   kv: Deno.Kv,
   write: (line: string) => Promise<void>,
@@ -47,11 +46,15 @@ export async function exportKv(
 ): Promise<number> {
   await write(headerLine());
   let count = 0;
+  const check = new ExportCheck();
   for await (const entry of kv.list({ prefix: [] })) {
     if (isMarker(entry.key)) continue;
     await write(encodeEntry(entry.key, entry.value));
+    check.see(entry);
     if (++count % PROGRESS_EVERY === 0) progress(`exported ${count} entries…`);
   }
+  // Before the end line: a file whose handoff lost its conversation is never complete.
+  await check.verify(kv);
   await write(endLine(count));
   return count;
 }
@@ -60,8 +63,9 @@ export async function exportKv(
 export type LineSource = () => AsyncIterable<string>;
 
 /**
- * Checks a whole export (header, every entry, no key twice, the end line with the right count,
- * nothing after it); throws a `LineError` naming the first bad line. Returns the entry count.
+ * Checks a whole export (header, every entry, each record of a known family in its declared
+ * shape, no key twice, the end line with the right count, nothing after it); throws a
+ * `LineError` naming the first bad line. Returns the entry count.
  */
 export async function validateExport(lines: LineSource): Promise<number> {
   const seen = new Set<string>();
@@ -86,6 +90,8 @@ export async function validateExport(lines: LineSource): Promise<number> {
       continue;
     }
     if (isMarker(decoded.key)) throw lineError(number, "the import marker key cannot be imported");
+    const problem = importProblem(decoded.key, decoded.value);
+    if (problem !== undefined) throw lineError(number, problem);
     const id = keyId(decoded.key);
     if (seen.has(id)) throw lineError(number, "this key already appeared on an earlier line");
     seen.add(id);
@@ -107,8 +113,10 @@ export interface ImportOptions {
 }
 
 /**
- * Imports a validated export. Refuses a non-empty database (unless `merge`) and one a previous
- * import left half-written (unless `merge`, which completes it). Returns the entries written.
+ * Imports a validated export, then rebuilds every derived key from the records (rebuild.ts).
+ * Refuses a non-empty database (unless `merge`) and one a previous import left half-written
+ * (unless this is the same file again, or `merge`: either completes it). Returns the entries
+ * written.
  */
 export async function importKv(
   kv: Deno.Kv,
@@ -117,15 +125,36 @@ export async function importKv(
 ): Promise<number> {
   const progress = options.progress ?? (() => {});
   const entries = await validateExport(lines);
+  const { running, merge } = await openImport(kv, entries, options);
+  const written = await writeEntries(kv, lines, { merge, entries, progress });
+  await rebuildWith(kv, progress);
+  const done: ImportMarker = { ...running, state: "done", finishedAt: new Date().toISOString() };
+  await retryLocked(() => kv.set(IMPORT_MARKER_KEY, done));
+  return written;
+}
+
+/**
+ * Sets the marker to "running" after the checks that the database may take the file: empty, or
+ * `merge`, or left unfinished by an import of this same file (which this one then completes).
+ */
+async function openImport(
+  kv: Deno.Kv,
+  entries: number,
+  options: ImportOptions,
+): Promise<{ running: ImportMarker; merge: boolean }> {
   const marker = await retryLocked(() => kv.get<ImportMarker>(IMPORT_MARKER_KEY));
-  if (marker.value?.state === "running" && !options.merge) {
+  const earlier = marker.value?.state === "running" ? marker.value : undefined;
+  const merge = options.merge ||
+    (earlier?.source === options.source && earlier.entries === entries);
+  if (earlier !== undefined && !merge) {
     throw new Error(
-      `an earlier import (of ${marker.value.source}, started ${marker.value.startedAt}) was ` +
-        "interrupted: this database holds part of it. Import into an empty database, or pass " +
-        "--merge to write the whole file over it",
+      `an earlier import (of ${earlier.source}, ${earlier.entries} entries, started ` +
+        `${earlier.startedAt}) was interrupted: this database holds part of it. Run that ` +
+        "import again to complete it, pass --merge to write this file over it, or run " +
+        "`deno task import --abandon` to keep what it wrote",
     );
   }
-  if (!options.merge) {
+  if (!merge) {
     for await (const entry of kv.list({ prefix: [] }, { limit: 2 })) {
       if (isMarker(entry.key)) continue;
       throw new Error(
@@ -140,29 +169,21 @@ export async function importKv(
     atomic(kv).check(marker).set(IMPORT_MARKER_KEY, running).commit()
   );
   if (!opened.ok) throw new Error("another import started on this database at the same time");
+  return { running, merge };
+}
 
+/** Writes the file's entries in checked batches (each key still absent, unless `merge`). */
+async function writeEntries(
+  kv: Deno.Kv,
+  lines: LineSource,
+  { merge, entries, progress }: { merge: boolean; entries: number; progress: Progress },
+): Promise<number> {
   let batch: { entry: Entry; line: number }[] = [];
   let chars = 0;
   let written = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    const op = atomic(kv);
-    for (const { entry } of batch) {
-      if (!options.merge) op.check({ key: entry.key, versionstamp: null });
-      op.set(entry.key, entry.value);
-    }
-    const first = batch[0].line;
-    const result = await retryLocked(() => op.commit()).catch((error: Error) => {
-      throw new Error(
-        `lines ${first}–${batch.at(-1)!.line} could not be written: ${error.message}`,
-      );
-    });
-    if (!result.ok) {
-      throw new Error(
-        `lines ${first}–${batch.at(-1)!.line}: a key appeared meanwhile (another writer is using ` +
-          "this database); the import stopped and is marked interrupted",
-      );
-    }
+    await writeBatch(kv, batch, merge);
     const before = written;
     written += batch.length;
     if (Math.floor(written / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) {
@@ -184,9 +205,63 @@ export async function importKv(
     chars += text.length;
   }
   await flush();
-  const done: ImportMarker = { ...running, state: "done", finishedAt: new Date().toISOString() };
-  await retryLocked(() => kv.set(IMPORT_MARKER_KEY, done));
   return written;
+}
+
+async function writeBatch(
+  kv: Deno.Kv,
+  batch: { entry: Entry; line: number }[],
+  merge: boolean,
+): Promise<void> {
+  const op = atomic(kv);
+  for (const { entry } of batch) {
+    if (!merge) op.check({ key: entry.key, versionstamp: null });
+    op.set(entry.key, entry.value);
+  }
+  const lines = `lines ${batch[0].line}–${batch.at(-1)!.line}`;
+  const result = await retryLocked(() => op.commit()).catch((error: Error) => {
+    throw new Error(`${lines} could not be written: ${error.message}`);
+  });
+  if (!result.ok) {
+    throw new Error(
+      `${lines}: a key appeared meanwhile (another writer is using this database); the import ` +
+        "stopped and is marked interrupted",
+    );
+  }
+}
+
+/**
+ * Gives up an interrupted import: what it wrote stays, its derived data is rebuilt from it, and
+ * the marker says "abandoned", so a server starts on it again. Throws if no import is unfinished.
+ */
+export async function abandonImport(kv: Deno.Kv, progress: Progress = () => {}): Promise<void> {
+  const marker = await retryLocked(() => kv.get<ImportMarker>(IMPORT_MARKER_KEY));
+  if (marker.value?.state !== "running") {
+    throw new Error("no import is unfinished on this database: there is nothing to abandon");
+  }
+  await rebuildWith(kv, progress);
+  const abandoned: ImportMarker = {
+    ...marker.value,
+    state: "abandoned",
+    finishedAt: new Date().toISOString(),
+  };
+  const result = await retryLocked(() =>
+    atomic(kv).check(marker).set(IMPORT_MARKER_KEY, abandoned).commit()
+  );
+  if (!result.ok) throw new Error("another import changed this database meanwhile");
+}
+
+async function rebuildWith(kv: Deno.Kv, progress: Progress): Promise<void> {
+  progress("rebuilding counters and indexes from the records…");
+  const report = await rebuildDerived(kv);
+  const changed = Object.entries(report)
+    .filter(([, r]) => r.written + r.deleted > 0)
+    .map(([name, r]) => `${name}: ${r.written} written, ${r.deleted} deleted`);
+  progress(
+    `counters and indexes ${
+      changed.length ? `corrected (${changed.join("; ")})` : "agree with the records"
+    }`,
+  );
 }
 
 /** The lines of a text file, read as a stream. */

@@ -118,7 +118,7 @@ Deno.test("importKv() refuses a non-empty database unless --merge, which overwri
   });
 });
 
-Deno.test("an interrupted import is detected by the next one and completed only with --merge", async () => {
+Deno.test("an interrupted import is detected by the next one: another file is written over it only with --merge", async () => {
   await withKvs(async (source, target) => {
     for (let i = 0; i < 250; i++) await source.set(["n", i], i);
     // A value over KV's 64 KiB limit fails in the third batch, after two were written.
@@ -131,11 +131,11 @@ Deno.test("an interrupted import is detected by the next one and completed only 
     const marker = (await target.get<ImportMarker>(IMPORT_MARKER_KEY)).value!;
     assert.equal(marker.state, "running");
     assert.equal((await keysOf(target)).length, 201, "two batches and the marker");
-    await assert.rejects(
-      () => importKv(target, linesOf(text), { merge: false, source: "big.jsonl" }),
-      /an earlier import \(of big\.jsonl, started .*\) was interrupted/,
-    );
     const fixed = await exportText(source);
+    await assert.rejects(
+      () => importKv(target, linesOf(fixed), { merge: false, source: "fixed.jsonl" }),
+      /an earlier import \(of big\.jsonl, 251 entries, started .*\) was interrupted.*--abandon/,
+    );
     await importKv(target, linesOf(fixed), { merge: true, source: "fixed.jsonl" });
     assert.equal(await exportText(target), fixed);
     assert.equal((await target.get<ImportMarker>(IMPORT_MARKER_KEY)).value!.state, "done");

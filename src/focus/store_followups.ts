@@ -126,8 +126,25 @@ export async function unindexFollowUp(
   }
 }
 
-function lineOf(f: OpenFollowUp): string {
+/** A follow-up's line in a block. */
+export function lineOf(f: OpenFollowUp): string {
   return `${f.id}\t${f.kind}\t${f.createdAt}\t${f.body}`;
+}
+
+/**
+ * `followUps` (in order) packed into as few blocks as fit: the blocks `indexFollowUps` writes
+ * into an empty index (backup/rebuild_focus.ts rebuilds an index with it).
+ */
+export function packBlocks(followUps: readonly OpenFollowUp[]): string[] {
+  const blocks: string[] = [];
+  for (const f of followUps) {
+    const line = lineOf(f);
+    const last = blocks.at(-1);
+    if (last !== undefined && (last.length + 1 + line.length) * 2 <= BLOCK_BYTES) {
+      blocks[blocks.length - 1] = `${last}\n${line}`;
+    } else blocks.push(line);
+  }
+  return blocks;
 }
 
 /** Appends the open tasks of one block to `into`, in order. */

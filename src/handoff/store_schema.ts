@@ -4,6 +4,19 @@
  */
 
 import type { ChunkRef } from "../kit/chunks.ts";
+import {
+  bytes,
+  count,
+  defineRecords,
+  list,
+  nullable,
+  num,
+  obj,
+  oneOf,
+  opt,
+  type RecordFamily,
+  str,
+} from "../kit/record_shapes.ts";
 
 /** The statuses a handoff can have. */
 export const HANDOFF_STATUSES = ["active", "completed", "pending"] as const;
@@ -126,3 +139,41 @@ export function handoffLeasePrefix(): Deno.KvKey {
 export function handoffChunkPrefix(): Deno.KvKey {
   return ["handoff_chunk"];
 }
+
+/**
+ * The shape of each handoff record family, declared to the kit (kit/record_shapes.ts): its read
+ * helpers refuse a stored entry of the wrong shape naming its key, and import refuses such a line.
+ */
+export const HANDOFF_RECORDS: Record<string, RecordFamily> = {
+  handoff: {
+    key: ["string"],
+    value: obj({
+      key: str,
+      title: str,
+      summary: str,
+      fromAi: opt(nullable(str)),
+      fromProject: opt(nullable(str)),
+      status: oneOf(HANDOFF_STATUSES),
+      nextAction: opt(nullable(str)),
+      tags: list(str),
+      createdAt: str,
+      updatedAt: str,
+      order: str,
+      bytes: count,
+      messageCount: opt(count),
+      chunks: list(obj({ id: str, bytes: count })),
+      commentIds: list(str),
+      mergedFrom: opt(nullable(list(str))),
+    }),
+  },
+  handoff_chunk: { key: ["string", "string"], value: bytes },
+  handoff_time: { key: ["string"], value: str },
+  handoff_comment: {
+    key: ["string", "string"],
+    value: obj({ id: str, author: nullable(str), content: str, createdAt: str }),
+  },
+  handoff_count: { key: [], value: count },
+  handoff_lease: { key: ["string"], value: obj({ id: str, until: num }) },
+};
+
+defineRecords(HANDOFF_RECORDS);

@@ -10,6 +10,8 @@ const STATUS_OF: Record<ErrorKind, number> = {
   too_large: 413,
   full: 409,
   busy: 503,
+  // A stored record of the wrong shape: the server's data, not the request, is at fault.
+  damaged: 500,
 };
 
 /** The HTTP status that answers a failure of `kind`. */

@@ -4,14 +4,22 @@
  */
 
 import { atomic, keyText, MAX_ATOMIC_CHECKS, roughSize } from "./group_commit.ts";
+import { anyDeclared, damagedMessage, storedProblem } from "./record_shapes.ts";
 
 /**
  * What went wrong, so the HTTP layer can choose a status without parsing messages:
  * bad input, an unknown id, a state that forbids the change (already resolved, already
- * accepted), a value over a size limit, a store or list that is full, or too much contention
- * to commit in time.
+ * accepted), a value over a size limit, a store or list that is full, too much contention
+ * to commit in time, or a stored record of the wrong shape (see record_shapes.ts).
  */
-export type ErrorKind = "invalid" | "not_found" | "conflict" | "too_large" | "full" | "busy";
+export type ErrorKind =
+  | "invalid"
+  | "not_found"
+  | "conflict"
+  | "too_large"
+  | "full"
+  | "busy"
+  | "damaged";
 
 /**
  * The one error class of the server: a plain `Error` whose message says what was wrong and what
@@ -261,7 +269,7 @@ export async function listPage<T>(
     let nextCursor: string | null = null;
     for await (const entry of iter) {
       if (items.length === options.limit) return { items, nextCursor, hasMore: true };
-      items.push(entry);
+      items.push(checkStored(entry));
       nextCursor = iter.cursor;
     }
     return { items, nextCursor: null, hasMore: false };
@@ -278,12 +286,27 @@ export async function listPage<T>(
 
 /*
  * Reads. A local KV file held by another process makes a read throw `database is locked`; these
- * helpers retry that (as commits are retried), so no store module chooses whether to.
+ * helpers retry that (as commits are retried), so no store module chooses whether to. Each
+ * entry they return is checked against its family's declared shape (record_shapes.ts): a
+ * damaged record is refused naming its key, never handed to code that would trip over it.
  */
 
+/** Throws a `damaged` AppError for an entry of the wrong shape; returns it otherwise. */
+export function checkStored<E extends { key: Deno.KvKey; value: unknown }>(entry: E): E {
+  if (entry.value === null || !anyDeclared()) return entry;
+  const problem = storedProblem(entry.key, entry.value);
+  if (problem !== undefined) throw new AppError("damaged", damagedMessage(entry.key, problem));
+  return entry;
+}
+
+function checkAll<E extends readonly { key: Deno.KvKey; value: unknown }[]>(entries: E): E {
+  for (const entry of entries) checkStored(entry);
+  return entries;
+}
+
 /** Reads one key. */
-export function readKey<T>(kv: Deno.Kv, key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
-  return retryLocked(() => kv.get<T>(key));
+export async function readKey<T>(kv: Deno.Kv, key: Deno.KvKey): Promise<Deno.KvEntryMaybe<T>> {
+  return checkStored(await retryLocked(() => kv.get<T>(key)));
 }
 
 /** Reads up to ten keys at once (one `getMany`), in order. */
@@ -291,7 +314,7 @@ export function readKeys<T extends readonly unknown[]>(
   kv: Deno.Kv,
   keys: readonly [...{ [K in keyof T]: Deno.KvKey }],
 ): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }> {
-  return retryLocked(() => kv.getMany<T>(keys));
+  return retryLocked(() => kv.getMany<T>(keys)).then(checkAll);
 }
 
 /** Reads many keys, ten at a time (the most one `getMany` takes), in order. */
@@ -300,7 +323,7 @@ export async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.K
   for (let i = 0; i < keys.length; i += 10) {
     batches.push(retryLocked(() => kv.getMany<T[]>(keys.slice(i, i + 10))));
   }
-  return (await Promise.all(batches)).flat();
+  return checkAll((await Promise.all(batches)).flat());
 }
 
 /**
@@ -332,7 +355,7 @@ export async function* listEntries<T>(
         if (skip !== undefined && sameKey(entry.key, skip)) continue;
         if (left !== undefined) left--;
         last = entry.key;
-        yield entry;
+        yield checkStored(entry);
         if (left === 0) return;
       }
       return;

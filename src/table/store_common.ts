@@ -10,6 +10,8 @@ import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";
 import { checkId, checkLine, checkText, checkVisible } from "../kit/text.ts";
 import { SETTING_OF, type TableSettings, workspaceProblem } from "./settings.ts";
 import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
+// Declares the shapes of the table's records, which the kit's read helpers then check.
+import "./store_shapes.ts";
 
 /**
  * What every store function needs: KV, the settings (limits, clock), what this process knows,

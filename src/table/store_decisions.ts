@@ -223,7 +223,7 @@ export async function resolveDecision(
       const dEntry = await readKey<Discussion>(ctx.kv, keys.discussion(did));
       const discussion = requireDiscussion(dEntry, did);
       op.check(dEntry);
-      const note = appendMessage(ctx, op, discussion, caller, {
+      const note = await appendMessage(ctx, op, discussion, caller, {
         kind: "note",
         body: resolutionNote(resolved, reason),
       });

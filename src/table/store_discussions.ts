@@ -187,13 +187,17 @@ async function postsAttempt(
   const cached = tries === 0 ? ctx.memo.discussions.get(id) : undefined;
   const entry = cached ?? await readKey<Discussion>(ctx.kv, keys.discussion(id));
   const before = requireDiscussion(entry, id);
-  let current = before;
   const op = atomic(ctx.kv).check(entry);
+  // A failed try may mean the record is behind its messages (a restore of an export taken while
+  // posts landed): move past them rather than fail the same check until the retry budget ends.
+  let current = tries === 0 ? before : await pastStoredMessages(ctx, op, before);
   const landed: { message: StoredMessage; discussion: Discussion; caller: Caller }[] = [];
   const outcomes: Outcome<Posted>[] = [];
   for (const p of batch) {
     if (p.in_reply_to !== undefined && p.in_reply_to > current.latest_seq) {
       if (cached !== undefined) throw new StaleRead(`discussion ${id} may be past the memo`);
+      // Refused only once a try has also looked past the record (see pastStoredMessages).
+      if (tries === 0) throw new StaleRead(`discussion ${id} may be behind its messages`);
       outcomes.push({
         error: new AppError(
           "invalid",
@@ -224,6 +228,26 @@ async function postsAttempt(
   };
 }
 
+/**
+ * `d` as its stored messages say it is: when a message exists past `d.latest_seq` (only a
+ * record restored behind its messages has one), the counter moves to the last of them, and the
+ * discussion stops counting as empty if it did. Written only with the post in `op`, which checks
+ * the record, so a concurrent post elsewhere still makes this try fail and read afresh.
+ */
+async function pastStoredMessages(
+  ctx: TableCtx,
+  op: Deno.AtomicOperation,
+  d: Discussion,
+): Promise<Discussion> {
+  const [last] = await listAll<StoredMessage>(ctx.kv, { prefix: keys.messagesOf(d.id) }, {
+    reverse: true,
+    limit: 1,
+  });
+  if (last === undefined || last.value.seq <= d.latest_seq) return d;
+  if (d.latest_seq === 0) bump(op, d.workspace, "discussions_empty", -1);
+  return { ...d, latest_seq: last.value.seq, last_message_at: last.value.created_at };
+}
+
 /** Moves each poster's read position to its last post of the batch: one `max` per poster. */
 function movePositions(
   op: Deno.AtomicOperation,
@@ -236,22 +260,26 @@ function movePositions(
 }
 
 /**
- * Adds the next message of `current` to `op` (which must check the discussion's versionstamp):
+ * Adds the next message of `read` (past any stored beyond it) to `op` (which must check `read`):
  * the message, the discussion's new counter and activity, and the author's message count and
  * sighting, the author's read position and the discussion's notice (call `told` with the
  * commit's versionstamp). Used by `resolve_decision` to post its note in the same atomic as the
  * verdict.
  */
-export function appendMessage(
+export async function appendMessage(
   ctx: TableCtx,
   op: Deno.AtomicOperation,
-  current: Discussion,
+  read: Discussion,
   caller: Caller,
   input: { kind: MessageKind; body: string; in_reply_to?: number },
-): { message: StoredMessage; discussion: Discussion; told: (versionstamp: string) => void } {
+): Promise<
+  { message: StoredMessage; discussion: Discussion; told: (versionstamp: string) => void }
+> {
+  // A verdict is rare: always look past the record, so a restored one never blocks it.
+  const current = await pastStoredMessages(ctx, op, read);
   const message = addMessage(ctx, op, current, caller, input);
   const discussion = { ...current, latest_seq: message.seq, last_message_at: message.created_at };
-  setActivity(op, current, discussion);
+  setActivity(op, read, discussion);
   movePosition(op, caller.name, current.workspace, current.id, message.seq);
   return { message, discussion, told: announce(ctx, op, [discussionTopic(current.id)]) };
 }

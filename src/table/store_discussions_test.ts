@@ -337,3 +337,33 @@ Deno.test("postMessage(): bodies at the limit, posted at once, still fit their a
     assert.deepEqual(page.messages.map((m) => m.body[0]), letters);
   });
 });
+
+Deno.test("postMessage() on a record restored behind its messages moves past them, at once", async () => {
+  await withTable({}, async ({ ctx, kv, settings }) => {
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "Restored" });
+    for (let i = 1; i <= 3; i++) {
+      await postMessage(ctx, CODEX, { discussion_id: discussion.id, body: `m${i}` });
+    }
+    // What an export taken between a post's record and its message restores: the record says 0
+    // (so the workspace still counts the discussion as empty), messages 1..3 exist.
+    const stale = { ...discussion, latest_seq: 0 };
+    await kv.set(keys.discussion(discussion.id), stale);
+    await kv.set(keys.count("main", "discussions_empty"), new Deno.KvU64(1n));
+    const fresh = tableCtx(kv, settings);
+    const r = await postMessage(fresh, CLAUDE, {
+      discussion_id: discussion.id,
+      body: "after the restore",
+      in_reply_to: 3,
+    });
+    assert.equal(r.message.seq, 4);
+    assert.equal(r.discussion.latest_seq, 4);
+    assert.equal(
+      (await kv.get<{ latest_seq: number }>(keys.discussion(discussion.id))).value!
+        .latest_seq,
+      4,
+    );
+    assert.equal(await count(kv, "main", "discussions_empty"), 0);
+    const again = await postMessage(fresh, CODEX, { discussion_id: discussion.id, body: "next" });
+    assert.equal(again.message.seq, 5);
+  });
+});
