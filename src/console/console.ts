@@ -41,7 +41,10 @@ export function ownerConsole(
     table,
     tokenNames: config.namedTokens.map((t) => t.name),
     summary: [
-      ["Toolsets", toolsets.map((t) => t.name).join(", ")],
+      [
+        "Toolsets",
+        toolsets.map((t) => t.byDefault === false ? `${t.name} (when named)` : t.name).join(", "),
+      ],
       ["OAuth sign-in (OAUTH)", o.enabled ? "on" : "off"],
       ["Public URL (PUBLIC_URL)", o.publicUrl ?? "not set: the request's own origin"],
       ["Owner (OWNER_NAME)", settings.ownerName],
