@@ -38,7 +38,8 @@ function evictedOf(h: Handoff): Evicted {
 }
 
 /**
- * The oldest handoff that may be evicted: not in `exclude` and not held by a live merge lease.
+ * The oldest handoff that may be evicted: not imported, not in `exclude` and not held by a live
+ * merge lease.
  * Its record and lease entries are returned so the caller's atomic can check them.
  */
 async function pickVictim(
@@ -56,6 +57,8 @@ async function pickVictim(
       handoffLeaseKey(key),
     ]);
     if (record.value === null || record.value.order !== entry.key[1]) continue;
+    // Imported history has its own limit and is never evicted (HANDOFF_IMPORTED_MAX_COUNT).
+    if (record.value.imported) continue;
     if (lease.value !== null && lease.value.until > now) continue;
     return { record: record as Deno.KvEntry<Handoff>, lease };
   }

@@ -50,6 +50,20 @@ export interface Handoff {
   commentIds: string[];
   /** Source keys, when this handoff was made by a merge. */
   mergedFrom: string[] | null;
+  /**
+   * Set on a conversation imported from a chat export (`src/backup/chats/`): where it came from
+   * and the digest of what was written, so a re-import of the same text writes nothing. Imported
+   * handoffs are counted under `handoffImportCountKey` and never evicted.
+   */
+  imported?: ImportedFrom;
+}
+
+/** Where an imported handoff came from. */
+export interface ImportedFrom {
+  /** `chatgpt`, `claude` or `gemini`. */
+  source: string;
+  /** Digest of the handoff as the importer built it (title, summary, conversation, tags…). */
+  digest: string;
 }
 
 /** A note added to a handoff between sessions. */
@@ -112,6 +126,16 @@ export function handoffCommentKey(key: string, commentId: string): Deno.KvKey {
 /** Key of the number of handoffs, checked in every atomic that adds or removes one. */
 export function handoffCountKey(): Deno.KvKey {
   return ["handoff_count"];
+}
+
+/** Key of the number of imported handoffs (`HANDOFF_IMPORTED_MAX_COUNT` bounds it). */
+export function handoffImportCountKey(): Deno.KvKey {
+  return ["handoff_import_count"];
+}
+
+/** The count key a handoff is counted under: imported ones apart from the evictable ones. */
+export function countKeyOf(h: Pick<Handoff, "imported">): Deno.KvKey {
+  return h.imported ? handoffImportCountKey() : handoffCountKey();
 }
 
 /** Key of a merge's lease on a source handoff. */

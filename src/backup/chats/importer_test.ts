@@ -1,0 +1,317 @@
+/** The chat importer on generated exports of each vendor's shape, into a real in-memory KV. */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../../handoff/settings.ts";
+import { loadHandoff } from "../../handoff/store_read.ts";
+import { saveHandoff } from "../../handoff/store_save.ts";
+import { handoffCountKey, handoffImportCountKey } from "../../handoff/store_schema.ts";
+import { countCommits, withKv } from "../../../tests/support/kv.ts";
+import {
+  claudeExport,
+  geminiActivity,
+  gptConversation,
+} from "../../../tests/support/chat_exports.ts";
+import { importChats, type ImportSummary } from "./importer.ts";
+import { loadImportOptions } from "./model.ts";
+import { sourcesOf } from "./sources.ts";
+import { zipBytes } from "./zip_write.ts";
+
+const LIMITS: HandoffLimits = { ...DEFAULT_HANDOFF_LIMITS };
+
+async function run(
+  kv: Deno.Kv,
+  paths: string[],
+  limits = LIMITS,
+  keepHidden = false,
+): Promise<ImportSummary & { lines: string[] }> {
+  const lines: string[] = [];
+  const { sources, problems } = await sourcesOf(paths);
+  const summary = await importChats(
+    { kv, limits, report: (l) => lines.push(l) },
+    sources,
+    loadImportOptions(new Map(), keepHidden),
+  );
+  return { ...summary, skipped: [...problems, ...summary.skipped], lines };
+}
+
+async function conversation(kv: Deno.Kv, key: string): Promise<string> {
+  return (await loadHandoff(kv, LIMITS, key)).conversation;
+}
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "chats-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+
+Deno.test("ChatGPT sharded zip: the visible thread only, media named, hidden left out", async () => {
+  await withDir(async (dir) => {
+    const zip = join(dir, "export.zip");
+    await Deno.writeFile(
+      zip,
+      await zipBytes([
+        {
+          name: "conversations-000.json",
+          data: json([gptConversation("a", { branch: true, rich: true })]),
+        },
+        {
+          name: "conversations-001.json",
+          data: json([gptConversation("b", { title: null, noTimes: true })]),
+        },
+        { name: "user.json", data: json({ id: "user-1", email: "x@example.com" }) },
+        { name: "file-cat.png", data: new Uint8Array([137, 80, 78, 71]) },
+      ]),
+    );
+    await withKv(async (kv) => {
+      const s = await run(kv, [zip]);
+      assert.deepEqual([s.imported, s.updated, s.unchanged, s.skipped.length], [2, 0, 0, 0]);
+      assert.equal(s.branchesLeftOut, 1);
+      assert.equal(s.ignored, 2);
+      const a = await loadHandoff(kv, LIMITS, "chatgpt-a");
+      assert.equal(a.handoff.fromAi, "ChatGPT");
+      assert.deepEqual(a.handoff.tags, ["source:chatgpt"]);
+      assert.equal(a.handoff.title, "Conversation a");
+      assert.equal(a.handoff.createdAt, "2024-03-01T10:00:00.000Z");
+      assert.match(a.handoff.summary, /1 abandoned branches left out/);
+      const text = a.conversation;
+      assert.doesNotMatch(text, /ABANDONED|SYSTEM PROMPT|SECRET THOUGHT/);
+      assert.match(text, /^## User \(2024-03-01 10:02:00 UTC\)\n\nuser 1 of a\n/);
+      assert.match(text, /\[image: file-cat\]\n\nwhat is this\?/);
+      assert.match(text, /```python\nprint\(6\*7\)\n```/);
+      assert.match(text, /\[tool output: 42\]/);
+      assert.match(text, /\[unknown content type: hologram\]\nFUTURE/);
+      assert.ok(text.indexOf("user 1 of a") < text.indexOf("assistant 2 of a"));
+      const b = await loadHandoff(kv, LIMITS, "chatgpt-b");
+      assert.equal(b.handoff.title, "user 1 of b", "a null title is made from the first prompt");
+      assert.match(b.conversation, /^## User\n\nuser 1 of b/, "no time where the source has none");
+    });
+  });
+});
+
+Deno.test("ChatGPT: --keep-hidden keeps system messages and thoughts", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "c.json"), json([gptConversation("k", { rich: true })]));
+    await withKv(async (kv) => {
+      await run(kv, [join(dir, "c.json")], LIMITS, true);
+      const text = await conversation(kv, "chatgpt-k");
+      assert.match(text, /SYSTEM PROMPT/);
+      assert.match(text, /SECRET THOUGHT/);
+    });
+  });
+});
+
+Deno.test("re-import writes nothing; a newer export updates only what grew", async () => {
+  await withDir(async (dir) => {
+    const file = join(dir, "conversations.json");
+    const convs = ["a", "b", "c"].map((id) => gptConversation(id));
+    await Deno.writeTextFile(file, json(convs));
+    await withKv(async (kv) => {
+      assert.equal((await run(kv, [file])).imported, 3);
+      const commits = countCommits(kv);
+      const again = await run(kv, [file]);
+      assert.deepEqual([again.imported, again.updated, again.unchanged], [0, 0, 3]);
+      assert.equal(commits.count(), 0, "a re-import commits nothing");
+      const before = (await loadHandoff(kv, LIMITS, "chatgpt-a")).handoff;
+      convs[1] = gptConversation("b", { turns: 3 });
+      await Deno.writeTextFile(file, json(convs));
+      const grown = await run(kv, [file]);
+      assert.deepEqual([grown.imported, grown.updated, grown.unchanged], [0, 1, 2]);
+      assert.match(await conversation(kv, "chatgpt-b"), /assistant 3 of b/);
+      assert.equal((await loadHandoff(kv, LIMITS, "chatgpt-a")).handoff.order, before.order);
+      assert.equal((await kv.get(handoffImportCountKey())).value, 3);
+    });
+  });
+});
+
+Deno.test("bad input: broken mappings skipped whole, bad shards named, the rest imported", async () => {
+  await withDir(async (dir) => {
+    const cycle = gptConversation("cyc");
+    const mapping = cycle.mapping as Record<string, { parent: string | null }>;
+    mapping["cyc-root"].parent = "cyc-a2";
+    const dangling = gptConversation("dang");
+    (dangling.mapping as Record<string, { parent: string | null }>)["dang-u1"].parent = "nowhere";
+    await Deno.writeTextFile(
+      join(dir, "conversations-000.json"),
+      json([gptConversation("ok1"), cycle, dangling]),
+    );
+    // One malformed item between two good ones, then a shard cut short.
+    const good = json(gptConversation("ok2"));
+    await Deno.writeTextFile(
+      join(dir, "conversations-001.json"),
+      `[${good}, {"id": "bad", "mapping": {"x": tru}}, ${json(gptConversation("ok3"))}]`,
+    );
+    await Deno.writeTextFile(
+      join(dir, "conversations-002.json"),
+      `[${json(gptConversation("ok4"))}, ${json(gptConversation("cut")).slice(0, 200)}`,
+    );
+    await Deno.writeTextFile(join(dir, "notes.txt"), "hello");
+    await withKv(async (kv) => {
+      const s = await run(kv, [dir]);
+      assert.equal(s.imported, 4, s.skipped.join("\n"));
+      const all = s.skipped.join("\n");
+      assert.match(all, /conversations-000\.json item 1 \(id cyc.*cycle.*skipped whole/);
+      assert.match(all, /conversations-000\.json item 2 \(id dang.*dangling parent nowhere/);
+      assert.match(all, /conversations-001\.json: item 1 is not valid JSON/);
+      assert.match(all, /conversations-002\.json: truncated: the JSON ends inside item 1/);
+      assert.equal(s.ignored, 1, "notes.txt is not an export, ignored in a folder");
+      for (const bad of ["chatgpt-cyc", "chatgpt-dang", "chatgpt-cut"]) {
+        assert.equal((await kv.get(["handoff", bad])).value, null, `${bad} never half written`);
+      }
+    });
+  });
+});
+
+Deno.test("bad input: a file that is no export, and a truncated zip, are named", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "other.json"), json([{ hello: 1 }]));
+    await Deno.writeTextFile(join(dir, "photo.jpg"), "\xff\xd8 binary");
+    const bytes = await zipBytes([{
+      name: "conversations.json",
+      data: json([gptConversation("z")]),
+    }]);
+    await Deno.writeFile(join(dir, "cut.zip"), bytes.slice(0, bytes.length - 30));
+    await withKv(async (kv) => {
+      const s = await run(kv, [
+        join(dir, "other.json"),
+        join(dir, "photo.jpg"),
+        join(dir, "cut.zip"),
+      ]);
+      const all = s.skipped.join("\n");
+      assert.match(all, /other\.json: not a ChatGPT, Claude or Gemini export/);
+      assert.match(all, /photo\.jpg: not JSON/);
+      assert.match(all, /cut\.zip: zip: .*truncated/);
+      assert.equal(s.imported, 0);
+    });
+  });
+});
+
+Deno.test("Claude: thread from the current leaf, attachments fenced, project tag, project and memory notes", async () => {
+  await withDir(async (dir) => {
+    const e = claudeExport();
+    await Deno.writeTextFile(join(dir, "conversations.json"), json(e.conversations));
+    await Deno.writeTextFile(join(dir, "projects.json"), json(e.projects));
+    await Deno.writeTextFile(join(dir, "memories.json"), json(e.memories));
+    await withKv(async (kv) => {
+      const s = await run(kv, [dir]);
+      assert.deepEqual([s.imported, s.skipped.length, s.branchesLeftOut], [4, 0, 1]);
+      const c1 = await loadHandoff(kv, LIMITS, "claude-c1");
+      assert.deepEqual(c1.handoff.tags, ["source:claude", "project:home-garden"]);
+      assert.equal(c1.handoff.fromAi, "Claude");
+      const text = c1.conversation;
+      assert.doesNotMatch(text, /ABANDONED|SECRET THINKING/);
+      assert.match(text, /\[file: soil\.txt\]\n~~~\npH 6\.5\n```\nloam\n~~~/);
+      assert.match(text, /\[image: garden\.png\]/);
+      assert.match(text, /\[tool call web_search: \{"q":"tomato"\}\]/);
+      assert.match(text, /\[tool result web_search: found\]/);
+      assert.match(text, /\[unknown content type: sparkle\]/);
+      assert.match(text, /## Assistant \(2024-04-02 09:00:00 UTC\)\n\nTomatoes/);
+      assert.match(text, /## User[^\n]*\n\nThanks/);
+      const c2 = await loadHandoff(kv, LIMITS, "claude-c2");
+      assert.equal(c2.handoff.title, "Linear question");
+      assert.match(c2.conversation, /Linear question[\s\S]*Linear answer/);
+      const project = await loadHandoff(kv, LIMITS, "claude-project-p1");
+      assert.match(project.conversation, /Be brief\.[\s\S]*\[file: plan\.md\][\s\S]*Beds A and B/);
+      assert.ok(project.handoff.tags.includes("project:home-garden"));
+      const memory = await loadHandoff(kv, LIMITS, "claude-memory");
+      assert.match(
+        memory.conversation,
+        /The user gardens\.[\s\S]*Project Home & Garden\n\nRaised beds\./,
+      );
+    });
+  });
+});
+
+Deno.test("Gemini: activity grouped by the time gap across days, HTML as Markdown", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "MyActivity.json"), json(geminiActivity(3)));
+    await withKv(async (kv) => {
+      const s = await run(kv, [join(dir, "MyActivity.json")]);
+      assert.equal(s.imported, 3, s.skipped.join("\n"));
+      const list = [];
+      for await (const e of kv.list<{ key: string; title: string }>({ prefix: ["handoff"] })) {
+        if (e.key.length === 2) list.push(e.value);
+      }
+      const day1 = list.find((h) => h.title === "day 1 question 1")!;
+      const text = await conversation(kv, day1.key);
+      assert.match(
+        text,
+        /^## User \(2024-06-02 08:00:00 UTC\)\n\nday 1 question 1\n\n## Assistant[^\n]*\n\nAnswer \*\*1\.1\*\* & more\n\n- one\n\n## User \(2024-06-02 08:05:00 UTC\)\n\nday 1 question 2/,
+      );
+      const again = await run(kv, [join(dir, "MyActivity.json")]);
+      assert.equal(again.unchanged, 3, "the keys (first turns) are stable");
+    });
+  });
+});
+
+Deno.test("a conversation over the handoff limit is split into numbered parts that say so", async () => {
+  await withDir(async (dir) => {
+    const file = join(dir, "c.json");
+    await Deno.writeTextFile(file, json([gptConversation("big", { turns: 6, pad: 1500 })]));
+    const limits = { ...LIMITS, conversationMaxBytes: 4096 };
+    await withKv(async (kv) => {
+      const s = await run(kv, [file], limits);
+      assert.equal(s.imported, 1, s.skipped.join("\n"));
+      const keys = [];
+      for await (const e of kv.list({ prefix: ["handoff"] })) {
+        if (e.key.length === 2) keys.push(e.key[1]);
+      }
+      assert.ok(keys.length >= 2);
+      assert.ok(keys.includes("chatgpt-big-part-2"));
+      const part2 = await loadHandoff(kv, limits, "chatgpt-big-part-2");
+      assert.match(part2.handoff.title, /\(part 2 of \d+\)/);
+      assert.match(part2.conversation, /^_Part 2 of \d+ of one imported conversation/);
+      let whole = "";
+      for (const k of keys.sort()) whole += (await loadHandoff(kv, limits, String(k))).conversation;
+      for (let i = 1; i <= 6; i++) assert.match(whole, new RegExp(`assistant ${i} of big`));
+    });
+  });
+});
+
+Deno.test("imported handoffs are never evicted by HANDOFF_MAX_COUNT; their own limit stops an import", async () => {
+  await withDir(async (dir) => {
+    const file = join(dir, "c.json");
+    await Deno.writeTextFile(file, json(["a", "b", "c"].map((id) => gptConversation(id))));
+    const limits = { ...LIMITS, maxHandoffs: 2, importedMax: 2 };
+    await withKv(async (kv) => {
+      const s = await run(kv, [file], limits);
+      assert.equal(s.imported, 2);
+      assert.match(s.stopped ?? "", /stopped before .*item 2.*HANDOFF_IMPORTED_MAX_COUNT=2/);
+      assert.equal((await kv.get(["handoff", "chatgpt-c"])).value, null);
+      for (let i = 0; i < 3; i++) {
+        await saveHandoff(kv, limits, {
+          key: `own-${i}`,
+          summary: "s",
+          conversation: "## User\nx",
+        });
+      }
+      assert.notEqual((await kv.get(["handoff", "chatgpt-a"])).value, null, "never evicted");
+      assert.notEqual((await kv.get(["handoff", "chatgpt-b"])).value, null);
+      assert.equal((await kv.get(["handoff", "own-0"])).value, null, "the saved one was evicted");
+      assert.equal((await kv.get(handoffCountKey())).value, 2);
+      assert.equal((await kv.get(handoffImportCountKey())).value, 2);
+    });
+  });
+});
+
+Deno.test("a key taken by a handoff that was not imported is left as it is", async () => {
+  await withDir(async (dir) => {
+    const file = join(dir, "c.json");
+    await Deno.writeTextFile(file, json([gptConversation("mine")]));
+    await withKv(async (kv) => {
+      await saveHandoff(kv, LIMITS, {
+        key: "chatgpt-mine",
+        summary: "s",
+        conversation: "## User\nx",
+      });
+      const s = await run(kv, [file]);
+      assert.match(s.skipped.join("\n"), /taken by a handoff that was not imported/);
+      assert.equal(await conversation(kv, "chatgpt-mine"), "## User\nx");
+    });
+  });
+});
