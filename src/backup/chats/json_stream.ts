@@ -21,6 +21,7 @@ export class JsonStreamError extends Error {
   }
 }
 
+const BOM = [0xef, 0xbb, 0xbf];
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44;
 const OPEN_OBJECT = 123, CLOSE_OBJECT = 125, OPEN_ARRAY = 91, CLOSE_ARRAY = 93;
 
@@ -54,9 +55,7 @@ class Scanner {
   feed(chunk: Uint8Array): JsonItem[] {
     this.out.length = 0;
     let start = 0; // where the item being collected starts in this chunk
-    let i = this.seenBytes === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf
-      ? 3
-      : 0;
+    let i = 0;
     const n = chunk.length;
     let nextBackslash = -1;
     while (i < n) {
@@ -90,6 +89,10 @@ class Scanner {
         continue;
       }
       if (this.mode === "none") {
+        if (this.seenBytes + i < 3 && b === BOM[this.seenBytes + i]) {
+          i++; // a byte order mark, split across chunks or not
+          continue;
+        }
         if (b === OPEN_ARRAY) {
           this.mode = "array";
           this.depth = 1;

@@ -1,0 +1,84 @@
+/**
+ * Imported handoffs are counted apart from saved ones: every write that adds, removes or changes
+ * the kind of a handoff keeps both counts equal to the records they count.
+ */
+
+import assert from "node:assert/strict";
+import { deleteHandoff } from "./store_delete.ts";
+import { mergeHandoffs } from "./store_merge.ts";
+import { saveHandoff, type SaveInput } from "./store_save.ts";
+import { type Handoff, handoffCountKey, handoffImportCountKey } from "./store_schema.ts";
+import { LIMITS, withKv } from "../../tests/support/handoff_store.ts";
+
+function imported(key: string, digest = "d1"): SaveInput {
+  return {
+    key,
+    summary: "Imported from ChatGPT",
+    conversation: "## User\nhello\n",
+    imported: { source: "chatgpt", digest, createdAt: "2024-01-02T03:04:05.000Z" },
+  };
+}
+
+/** Both counts, checked against the records. */
+async function counts(kv: Deno.Kv): Promise<[number, number]> {
+  let saved = 0, fromImport = 0;
+  for await (const e of kv.list<Handoff>({ prefix: ["handoff"] })) {
+    if (e.key.length !== 2) continue;
+    if (e.value.imported) fromImport++;
+    else saved++;
+  }
+  const stored: [number, number] = [
+    (await kv.get<number>(handoffCountKey())).value ?? 0,
+    (await kv.get<number>(handoffImportCountKey())).value ?? 0,
+  ];
+  assert.deepEqual(stored, [saved, fromImport], "the counts match the records");
+  return stored;
+}
+
+Deno.test("an imported save keeps its original time and counts apart", async () => {
+  await withKv(async (kv) => {
+    const r = await saveHandoff(kv, LIMITS, imported("chatgpt-1"));
+    assert.equal(r.handoff.createdAt, "2024-01-02T03:04:05.000Z");
+    assert.deepEqual(r.handoff.imported, { source: "chatgpt", digest: "d1" });
+    await saveHandoff(kv, LIMITS, imported("chatgpt-1", "d2"));
+    await saveHandoff(kv, LIMITS, { key: "own", summary: "s", conversation: "## User\nx" });
+    assert.deepEqual(await counts(kv), [1, 1]);
+  });
+});
+
+Deno.test("a delete takes an imported handoff off its own count", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, imported("chatgpt-1"));
+    await saveHandoff(kv, LIMITS, { key: "own", summary: "s", conversation: "## User\nx" });
+    await deleteHandoff(kv, LIMITS, "chatgpt-1");
+    assert.deepEqual(await counts(kv), [1, 0]);
+  });
+});
+
+Deno.test("a plain save over an imported key moves it to the saved count", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, imported("chatgpt-1"));
+    await saveHandoff(kv, LIMITS, { key: "chatgpt-1", summary: "s", conversation: "## User\nx" });
+    assert.deepEqual(await counts(kv), [1, 0]);
+  });
+});
+
+Deno.test("a merge of imported sources leaves their count; the merged handoff is a saved one", async () => {
+  await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, imported("chatgpt-1"));
+    await saveHandoff(kv, LIMITS, imported("chatgpt-2"));
+    await saveHandoff(kv, LIMITS, { key: "own", summary: "s", conversation: "## User\nx" });
+    await mergeHandoffs(kv, LIMITS, {
+      keys: ["chatgpt-1", "own"],
+      newKey: "m",
+      deleteSources: true,
+    });
+    assert.deepEqual(await counts(kv), [1, 1]);
+    await mergeHandoffs(kv, LIMITS, {
+      keys: ["chatgpt-2", "m"],
+      newKey: "chatgpt-2",
+      deleteSources: true,
+    });
+    assert.deepEqual(await counts(kv), [1, 0]);
+  });
+});
