@@ -4,6 +4,7 @@
  * A group is a `BenchGroup` (bench/lib.ts) listed in GROUPS; see bench/README.md.
  */
 
+import { chatsGroup } from "./chats.ts";
 import { erasGroup } from "./eras.ts";
 import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
@@ -21,6 +22,7 @@ const GROUPS: BenchGroup[] = [
   liveGroup,
   handoffGroup,
   oauthGroup,
+  chatsGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);

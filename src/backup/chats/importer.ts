@@ -51,6 +51,13 @@ export interface ImportTarget {
 /** Raised to stop an import: the store cannot take more. */
 class Stop extends Error {}
 
+/**
+ * Conversations handled at once: their reads (is it stored already, unchanged?) overlap, which
+ * makes a re-import fast. Their saves take turns: every new handoff checks and sets the one
+ * import count, so concurrent saves would only fail each other's checks and retry.
+ */
+const WRITES_IN_FLIGHT = 4;
+
 /** Imports `sources`; never throws for bad input, which is named in the summary. */
 export async function importChats(
   target: ImportTarget,
@@ -77,6 +84,7 @@ export async function importChats(
   const projects = new Map<string, string>();
   try {
     for (const { source, kind } of kinds) await run.readFile(source, kind, projects);
+    await run.drain();
   } catch (error) {
     if (!(error instanceof Stop)) throw error;
     summary.stopped = error.message;
@@ -88,6 +96,10 @@ export async function importChats(
 /** One import's state. */
 class Run {
   #lastProgress = 0;
+  readonly #inFlight = new Set<Promise<void>>();
+  /** The last save started: the next one waits for it. */
+  #saving: Promise<unknown> = Promise.resolve();
+  #failure: unknown = null;
   constructor(
     readonly target: ImportTarget,
     readonly summary: ImportSummary,
@@ -160,7 +172,7 @@ class Run {
         this.progress();
       }
     } catch (error) {
-      if (error instanceof Stop) throw error;
+      if (error instanceof Stop || this.#failure !== null) throw error;
       this.skip(
         `${source.name}: ${(error as Error).message}; the conversations before it were imported`,
       );
@@ -189,8 +201,30 @@ class Run {
     }
   }
 
-  /** Writes one conversation (each part on its own); unchanged parts write nothing. */
+  /** Starts writing `doc` once fewer than `WRITES_IN_FLIGHT` writes are running. */
   async write(doc: ChatDoc, where: string): Promise<void> {
+    while (this.#inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(this.#inFlight);
+    this.#raise();
+    const task: Promise<void> = this.#writeDoc(doc, where)
+      .catch((error) => {
+        this.#failure ??= error;
+      })
+      .finally(() => this.#inFlight.delete(task));
+    this.#inFlight.add(task);
+  }
+
+  /** Waits for every write started; throws the first failure (a `Stop`, or a store error). */
+  async drain(): Promise<void> {
+    await Promise.all(this.#inFlight);
+    this.#raise();
+  }
+
+  #raise(): void {
+    if (this.#failure !== null) throw this.#failure;
+  }
+
+  /** Writes one conversation (each part on its own); unchanged parts write nothing. */
+  async #writeDoc(doc: ChatDoc, where: string): Promise<void> {
     const saves = savesOf(doc, this.target.limits);
     let outcome: "imported" | "updated" | "unchanged" = "unchanged";
     for (const save of saves) {
@@ -223,8 +257,10 @@ class Run {
       return null;
     }
     if (existing?.imported?.digest === save.imported!.digest) return "unchanged";
+    const turn = this.#saving.then(() => saveHandoff(kv, limits, save));
+    this.#saving = turn.catch(() => {});
     try {
-      await saveHandoff(kv, limits, save);
+      await turn;
     } catch (error) {
       if (error instanceof AppError && error.kind === "full") {
         throw new Stop(`stopped before ${where}: ${error.message}`);
