@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
 import { exportKv, fileLines, importKv } from "./transfer.ts";
+import { runMarkdownExport } from "./markdown/cli.ts";
 
 const USAGE = "usage: deno task export [file]  |  deno task import <file> [--merge]";
 /** Bytes collected before one write to the output. */
@@ -19,6 +20,9 @@ export async function runBackupCli(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   try {
     const config = loadConfig(Deno.env, fileURLToPath(new URL("../..", import.meta.url)));
+    if (command === "export" && rest[0] === "--markdown") {
+      return await runMarkdownExport(config.kvPath, rest.slice(1));
+    }
     if (command === "export" && rest.length <= 1 && !rest[0]?.startsWith("-")) {
       await exportTo(config.kvPath, rest[0]);
       return 0;
