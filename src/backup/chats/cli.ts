@@ -48,8 +48,8 @@ export async function runImportChats(args: string[]): Promise<number> {
   }
 }
 
-/** The summary an import ends with. */
-export function summaryLines(s: ImportSummary, unreadable = 0): string[] {
+/** The summary an import ends with; the process's peak memory too, unless it is the server's. */
+export function summaryLines(s: ImportSummary, unreadable = 0, withPeak = true): string[] {
   const lines = [
     `imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, skipped ${
       s.skipped.length + unreadable
@@ -58,7 +58,7 @@ export function summaryLines(s: ImportSummary, unreadable = 0): string[] {
       s.files.map((f) => f.kind).join(", ") || "none"
     }), ignored ${s.ignored} other files`,
   ];
-  const peak = peakRss();
+  const peak = withPeak ? peakRss() : null;
   if (peak !== null) lines.push(`peak RSS ${(peak / 1024 / 1024).toFixed(1)} MiB`);
   if (s.stopped !== null) lines.push(s.stopped);
   return lines;

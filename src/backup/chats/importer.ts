@@ -1,22 +1,19 @@
 /**
  * The one chat importer, behind `deno task import-chats` and the console's upload: finds which
  * export each file is from its content, reads it item by item, and writes each conversation as
- * its own handoff through the handoff store's save. A conversation whose digest is already stored
- * writes nothing; the store's `full` error stops the import before it writes past the limit.
+ * its own handoff (`writer.ts`). A conversation whose digest is already stored writes nothing;
+ * the store's `full` error stops the import before it writes past the limit.
  */
 
 import type { HandoffLimits } from "../../handoff/settings.ts";
-import { saveHandoff, type SaveInput } from "../../handoff/store_save.ts";
-import { type Handoff, handoffKey } from "../../handoff/store_schema.ts";
-import { AppError, readKey } from "../../kit/kv.ts";
 import { parseChatGpt } from "./chatgpt.ts";
 import { parseClaude, parseClaudeMemory, parseClaudeProject } from "./claude.ts";
 import { classify, type ExportKind, KIND_ORDER } from "./detect.ts";
 import { GeminiGrouper } from "./gemini.ts";
-import { savesOf } from "./handoffs.ts";
 import { jsonItems } from "./json_stream.ts";
 import type { ChatDoc, ImportOptions, Parsed } from "./model.ts";
 import type { ChatSource } from "./sources.ts";
+import { ConversationWriter, type Outcome, Stop } from "./writer.ts";
 
 /** What an import did, for its last lines. */
 export interface ImportSummary {
@@ -48,16 +45,6 @@ export interface ImportTarget {
   progressMs?: number;
 }
 
-/** Raised to stop an import: the store cannot take more. */
-class Stop extends Error {}
-
-/**
- * Conversations handled at once: their reads (is it stored already, unchanged?) overlap, which
- * makes a re-import fast. Their saves take turns: every new handoff checks and sets the one
- * import count, so concurrent saves would only fail each other's checks and retry.
- */
-const WRITES_IN_FLIGHT = 4;
-
 /** Imports `sources`; never throws for bad input, which is named in the summary. */
 export async function importChats(
   target: ImportTarget,
@@ -84,7 +71,7 @@ export async function importChats(
   const projects = new Map<string, string>();
   try {
     for (const { source, kind } of kinds) await run.readFile(source, kind, projects);
-    await run.drain();
+    await run.writer.drain();
   } catch (error) {
     if (!(error instanceof Stop)) throw error;
     summary.stopped = error.message;
@@ -95,16 +82,32 @@ export async function importChats(
 
 /** One import's state. */
 class Run {
-  #lastProgress = 0;
-  readonly #inFlight = new Set<Promise<void>>();
-  /** The last save started: the next one waits for it. */
-  #saving: Promise<unknown> = Promise.resolve();
-  #failure: unknown = null;
+  /** The first line comes a second in, so a small import shows only its last. */
+  #lastProgress = Date.now();
+  readonly writer: ConversationWriter;
   constructor(
     readonly target: ImportTarget,
     readonly summary: ImportSummary,
     readonly options: ImportOptions,
-  ) {}
+  ) {
+    this.writer = new ConversationWriter(target.kv, target.limits, {
+      done: (doc, outcome, where) => this.done(doc, outcome, where),
+      skip: (line) => this.skip(line),
+    });
+  }
+
+  /** Counts a conversation written or found unchanged. */
+  done(doc: ChatDoc, outcome: Outcome, where: string): void {
+    this.summary[outcome]++;
+    this.summary.branchesLeftOut += doc.branchesLeftOut;
+    this.summary.attachments += doc.attachments;
+    this.summary.hiddenLeftOut += doc.hiddenLeftOut;
+    if (doc.unknownTypes.length > 0) {
+      this.target.report(
+        `note ${where}: unknown content types named in place: ${doc.unknownTypes.join(", ")}`,
+      );
+    }
+  }
 
   /** The export sources in the order they are read (projects before conversations). */
   async classifyAll(sources: ChatSource[]): Promise<{ source: ChatSource; kind: ExportKind }[]> {
@@ -163,22 +166,26 @@ class Run {
         if (grouper) {
           const { docs, skip } = grouper.add(item.value);
           if (skip) this.skip(`${where}: ${skip}`);
-          for (const doc of docs) await this.write(doc, `${source.name} (conversation ${doc.key})`);
+          for (const doc of docs) {
+            await this.writer.write(doc, `${source.name} (conversation ${doc.key})`);
+          }
           continue;
         }
         const parsed = this.parse(kind, item.value, projects);
         if ("skip" in parsed) this.skip(`${where}${describe(item.value)}: ${parsed.skip}`);
-        else if ("doc" in parsed) await this.write(parsed.doc, `${where}${describe(item.value)}`);
+        else if ("doc" in parsed) {
+          await this.writer.write(parsed.doc, `${where}${describe(item.value)}`);
+        }
         this.progress();
       }
     } catch (error) {
-      if (error instanceof Stop || this.#failure !== null) throw error;
+      if (error instanceof Stop || this.writer.failed) throw error;
       this.skip(
         `${source.name}: ${(error as Error).message}; the conversations before it were imported`,
       );
     }
     for (const doc of grouper?.end() ?? []) {
-      await this.write(doc, `${source.name} (conversation ${doc.key})`);
+      await this.writer.write(doc, `${source.name} (conversation ${doc.key})`);
     }
   }
 
@@ -200,79 +207,6 @@ class Run {
         return { none: true };
     }
   }
-
-  /** Starts writing `doc` once fewer than `WRITES_IN_FLIGHT` writes are running. */
-  async write(doc: ChatDoc, where: string): Promise<void> {
-    while (this.#inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(this.#inFlight);
-    this.#raise();
-    const task: Promise<void> = this.#writeDoc(doc, where)
-      .catch((error) => {
-        this.#failure ??= error;
-      })
-      .finally(() => this.#inFlight.delete(task));
-    this.#inFlight.add(task);
-  }
-
-  /** Waits for every write started; throws the first failure (a `Stop`, or a store error). */
-  async drain(): Promise<void> {
-    await Promise.all(this.#inFlight);
-    this.#raise();
-  }
-
-  #raise(): void {
-    if (this.#failure !== null) throw this.#failure;
-  }
-
-  /** Writes one conversation (each part on its own); unchanged parts write nothing. */
-  async #writeDoc(doc: ChatDoc, where: string): Promise<void> {
-    const saves = savesOf(doc, this.target.limits);
-    let outcome: "imported" | "updated" | "unchanged" = "unchanged";
-    for (const save of saves) {
-      const result = await this.writeOne(save, where);
-      if (result === null) return;
-      if (result === "imported" && outcome === "unchanged") outcome = "imported";
-      if (result === "updated") outcome = "updated";
-    }
-    this.summary[outcome]++;
-    this.summary.branchesLeftOut += doc.branchesLeftOut;
-    this.summary.attachments += doc.attachments;
-    this.summary.hiddenLeftOut += doc.hiddenLeftOut;
-    if (doc.unknownTypes.length > 0) {
-      this.target.report(
-        `note ${where}: unknown content types named in place: ${doc.unknownTypes.join(", ")}`,
-      );
-    }
-  }
-
-  async writeOne(
-    save: SaveInput,
-    where: string,
-  ): Promise<"imported" | "updated" | "unchanged" | null> {
-    const { kv, limits } = this.target;
-    const existing = (await readKey<Handoff>(kv, handoffKey(save.key!))).value;
-    if (existing && !existing.imported) {
-      this.skip(
-        `${where}: the key "${save.key}" is taken by a handoff that was not imported; left as it is`,
-      );
-      return null;
-    }
-    if (existing?.imported?.digest === save.imported!.digest) return "unchanged";
-    const turn = this.#saving.then(() => saveHandoff(kv, limits, save));
-    this.#saving = turn.catch(() => {});
-    try {
-      await turn;
-    } catch (error) {
-      if (error instanceof AppError && error.kind === "full") {
-        throw new Stop(`stopped before ${where}: ${error.message}`);
-      }
-      if (error instanceof AppError) {
-        this.skip(`${where}: ${error.message}`);
-        return null;
-      }
-      throw error;
-    }
-    return existing ? "updated" : "imported";
-  }
 }
 
 /** ` (id …, "title")` of an item, for messages. */
@@ -289,5 +223,7 @@ function describe(value: unknown): string {
 }
 
 function mb(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return bytes < 1024 * 1024
+    ? `${(bytes / 1024).toFixed(1)} KB`
+    : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
