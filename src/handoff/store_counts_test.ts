@@ -82,3 +82,33 @@ Deno.test("a merge of imported sources leaves their count; the merged handoff is
     assert.deepEqual(await counts(kv), [1, 0]);
   });
 });
+
+Deno.test("eviction lists only evictable handoffs; an index missing from an older database is built", async () => {
+  await withKv(async (kv) => {
+    const limits = { ...LIMITS, maxHandoffs: 2 };
+    await saveHandoff(kv, limits, imported("chatgpt-old"));
+    await saveHandoff(kv, limits, { key: "own-0", summary: "s", conversation: "## User\nx" });
+    await saveHandoff(kv, limits, { key: "own-1", summary: "s", conversation: "## User\nx" });
+    const indexed = async () => {
+      const keys: string[] = [];
+      for await (const e of kv.list<string>({ prefix: ["handoff_evict"] })) {
+        if (e.key.length === 2) keys.push(e.value);
+      }
+      return keys;
+    };
+    assert.deepEqual(await indexed(), ["own-0", "own-1"]);
+    // As a database written before the index existed: no entries, no marker.
+    for await (const e of kv.list({ prefix: ["handoff_evict"] })) await kv.delete(e.key);
+    await kv.delete(["handoff_evict_built"]);
+    const r = await saveHandoff(kv, limits, {
+      key: "own-2",
+      summary: "s",
+      conversation: "## User\nx",
+    });
+    assert.equal(r.evicted?.key, "own-0");
+    assert.deepEqual(await indexed(), ["own-1", "own-2"]);
+    assert.equal((await kv.get(["handoff_evict_built"])).value, true);
+    assert.notEqual((await kv.get(["handoff", "chatgpt-old"])).value, null);
+    assert.deepEqual(await counts(kv), [2, 1]);
+  });
+});

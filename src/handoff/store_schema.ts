@@ -138,6 +138,24 @@ export function countKeyOf(h: Pick<Handoff, "imported">): Deno.KvKey {
   return h.imported ? handoffImportCountKey() : handoffCountKey();
 }
 
+/**
+ * Eviction index entry (value: the key) of a handoff that may be evicted (not imported), by its
+ * `order`: eviction lists it oldest first and never walks past imported history.
+ */
+export function handoffEvictKey(order: string): Deno.KvKey {
+  return ["handoff_evict", order];
+}
+
+/** Prefix of the eviction index: oldest first. */
+export function handoffEvictPrefix(): Deno.KvKey {
+  return ["handoff_evict"];
+}
+
+/** Set once the eviction index holds every evictable handoff written before it existed. */
+export function handoffEvictBuiltKey(): Deno.KvKey {
+  return ["handoff_evict_built"];
+}
+
 /** Key of a merge's lease on a source handoff. */
 export function handoffLeaseKey(key: string): Deno.KvKey {
   return ["handoff_lease", key];
