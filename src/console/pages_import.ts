@@ -8,7 +8,7 @@
 import { importChats } from "../backup/chats/importer.ts";
 import { summaryLines } from "../backup/chats/cli.ts";
 import { sourcesOf } from "../backup/chats/sources.ts";
-import { zipBytes, type ZipInput } from "../backup/chats/zip_write.ts";
+import { ZipWriter } from "../backup/chats/zip_write.ts";
 import { markdownFiles } from "../backup/markdown/export.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { type ConsoleCtx, frameOf, type Signed } from "./context.ts";
@@ -66,7 +66,15 @@ export async function runImport(ctx: ConsoleCtx, s: Signed): Promise<Response> {
   if (ctx.handoffLimits === undefined) {
     return await refuse(409, "The handoff toolset is off (TOOLSETS).");
   }
-  const path = await Deno.makeTempFile({ prefix: "handoff-import-" });
+  let path: string;
+  try {
+    path = await Deno.makeTempFile({ prefix: "handoff-import-" });
+  } catch {
+    return await refuse(
+      503,
+      "Uploads need a writable temporary folder, which this server has not (on Deno Deploy, run deno task import-chats locally with KV_PATH set to the database's KV Connect URL).",
+    );
+  }
   let fileName = "export";
   let keepHidden = false;
   try {
@@ -111,7 +119,16 @@ function importPage(
   const named = (line: string) => line.split(path).join(fileName);
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (text: string) => controller.enqueue(encoder.encode(text));
+      // A person who closes the page does not stop the import: it runs to its end.
+      let open = true;
+      const send = (text: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          open = false;
+        }
+      };
       send(
         `${head}<h1>Importing ${
           esc(fileName)
@@ -148,7 +165,7 @@ function importPage(
         await Deno.remove(path).catch(() => {});
       }
       send(`<p><a href="/console/import">Import another</a></p></section>${foot}`);
-      controller.close();
+      if (open) controller.close();
     },
   });
   return new Response(body, {
@@ -157,20 +174,30 @@ function importPage(
   });
 }
 
-/** `GET /console/export.zip`: the Markdown export as one zip. */
-export async function downloadExport(ctx: ConsoleCtx, _s: Signed): Promise<Response> {
-  const files: ZipInput[] = [];
-  await markdownFiles(ctx.kv, (file) => {
-    files.push({ name: `handoff-mcp-export/${file.path}`, data: file.text });
-    return Promise.resolve();
-  });
-  const bytes = await zipBytes(files);
-  return new Response(bytes as Uint8Array<ArrayBuffer>, {
-    status: 200,
-    headers: {
-      ...CONSOLE_HEADERS,
-      "content-type": "application/zip",
-      "content-disposition": 'attachment; filename="handoff-mcp-export.zip"',
-    },
-  });
+/**
+ * `GET /console/export.zip`: the Markdown export as one zip, written as it is read: one file is
+ * held at a time, and the next is made only when the browser has taken the last.
+ */
+export function downloadExport(ctx: ConsoleCtx, _s: Signed): Promise<Response> {
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  const zip = new ZipWriter((bytes) => writer.write(bytes));
+  (async () => {
+    await markdownFiles(
+      ctx.kv,
+      (file) => zip.add({ name: `handoff-mcp-export/${file.path}`, data: file.text }),
+    );
+    await zip.finish();
+    await writer.close();
+  })().catch((error) => writer.abort(error).catch(() => {}));
+  return Promise.resolve(
+    new Response(readable, {
+      status: 200,
+      headers: {
+        ...CONSOLE_HEADERS,
+        "content-type": "application/zip",
+        "content-disposition": 'attachment; filename="handoff-mcp-export.zip"',
+      },
+    }),
+  );
 }

@@ -187,6 +187,11 @@ class Run {
     for (const doc of grouper?.end() ?? []) {
       await this.writer.write(doc, `${source.name} (conversation ${doc.key})`);
     }
+    if (grouper && grouper.notPrompts > 0) {
+      this.target.report(
+        `note ${source.name}: ${grouper.notPrompts} activity entries that are not Gemini prompts (feedback, settings, other products) left out`,
+      );
+    }
   }
 
   parse(kind: ExportKind, value: unknown, projects: Map<string, string>): Parsed {

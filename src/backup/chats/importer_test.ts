@@ -233,6 +233,7 @@ Deno.test("Gemini: activity grouped by the time gap across days, HTML as Markdow
     await withKv(async (kv) => {
       const s = await run(kv, [join(dir, "MyActivity.json")]);
       assert.equal(s.imported, 3, s.skipped.join("\n"));
+      assert.ok(s.lines.some((l) => /3 activity entries that are not Gemini prompts/.test(l)));
       const list = [];
       for await (const e of kv.list<{ key: string; title: string }>({ prefix: ["handoff"] })) {
         if (e.key.length === 2) list.push(e.value);
