@@ -316,3 +316,30 @@ Deno.test("a key taken by a handoff that was not imported is left as it is", asy
     });
   });
 });
+
+Deno.test("settings: CHATS_GEMINI_GAP_MINUTES and CHATS_ITEM_MAX_BYTES, bad values named", () => {
+  const o = loadImportOptions(new Map([["CHATS_GEMINI_GAP_MINUTES", "5"]]));
+  assert.equal(o.geminiGapMinutes, 5);
+  assert.equal(o.itemMaxBytes, 256 * 1024 * 1024);
+  assert.throws(
+    () => loadImportOptions(new Map([["CHATS_GEMINI_GAP_MINUTES", "0"]])),
+    /CHATS_GEMINI_GAP_MINUTES must be a whole number from 1/,
+  );
+});
+
+Deno.test("Gemini: a shorter gap splits one day's prompts into two conversations", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "MyActivity.json"), json(geminiActivity(1)));
+    await withKv(async (kv) => {
+      const lines: string[] = [];
+      const { sources } = await sourcesOf([join(dir, "MyActivity.json")]);
+      const options = loadImportOptions(new Map([["CHATS_GEMINI_GAP_MINUTES", "4"]]));
+      const s = await importChats(
+        { kv, limits: LIMITS, report: (l) => lines.push(l) },
+        sources,
+        options,
+      );
+      assert.equal(s.imported, 2, "5 minutes apart, over a 4-minute gap");
+    });
+  });
+});
