@@ -49,3 +49,49 @@ Deno.test("a zip cut short is refused with a clear error", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const ZIP_TOOL = "/usr/bin/zip";
+const hasZipTool = (() => {
+  try {
+    return Deno.statSync(ZIP_TOOL).isFile;
+  } catch {
+    return false;
+  }
+})();
+
+Deno.test({
+  name: "zips made by Info-ZIP are read, ZIP64 records and streamed entries too",
+  ignore: !hasZipTool,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    try {
+      await Deno.mkdir(join(dir, "in"));
+      const big = JSON.stringify(
+        Array.from({ length: 2000 }, (_, i) => ({ i, text: "ü".repeat(50) })),
+      );
+      await Deno.writeTextFile(join(dir, "in", "conversations.json"), big);
+      await Deno.writeTextFile(join(dir, "in", "user.json"), "{}");
+      for (const flags of [["-q", "-r"], ["-q", "-r", "-fz"]]) {
+        const path = join(dir, `t${flags.length}.zip`);
+        const made = await new Deno.Command(ZIP_TOOL, { args: [...flags, path, "in"], cwd: dir })
+          .output();
+        assert.ok(made.success, new TextDecoder().decode(made.stderr));
+        const entries = await zipEntries(path);
+        const conv = entries.find((e) => e.name === "in/conversations.json")!;
+        assert.equal(await text(await openEntry(path, conv)), big, flags.join(" "));
+      }
+      // Streamed from stdin: sizes only after the data (a data descriptor), ZIP64 by default.
+      const piped = join(dir, "piped.zip");
+      const child = new Deno.Command(ZIP_TOOL, { args: ["-q", piped, "-"], stdin: "piped" })
+        .spawn();
+      const w = child.stdin.getWriter();
+      await w.write(new TextEncoder().encode(big));
+      await w.close();
+      assert.ok((await child.status).success);
+      const [entry] = await zipEntries(piped);
+      assert.equal(await text(await openEntry(piped, entry)), big);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
