@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { deleteHandoff } from "./store_delete.ts";
 import { mergeHandoffs } from "./store_merge.ts";
+import { listHandoffs } from "./store_read.ts";
 import { saveHandoff, type SaveInput } from "./store_save.ts";
 import { type Handoff, handoffCountKey, handoffImportCountKey } from "./store_schema.ts";
 import { LIMITS, withKv } from "../../tests/support/handoff_store.ts";
@@ -15,7 +16,12 @@ function imported(key: string, digest = "d1"): SaveInput {
     key,
     summary: "Imported from ChatGPT",
     conversation: "## User\nhello\n",
-    imported: { source: "chatgpt", digest, createdAt: "2024-01-02T03:04:05.000Z" },
+    imported: {
+      source: "chatgpt",
+      digest,
+      createdAt: "2024-01-02T03:04:05.000Z",
+      updatedAt: "2024-01-03T00:00:00.000Z",
+    },
   };
 }
 
@@ -37,12 +43,20 @@ async function counts(kv: Deno.Kv): Promise<[number, number]> {
 
 Deno.test("an imported save keeps its original time and counts apart", async () => {
   await withKv(async (kv) => {
+    await saveHandoff(kv, LIMITS, { key: "earlier", summary: "s", conversation: "## User\nx" });
     const r = await saveHandoff(kv, LIMITS, imported("chatgpt-1"));
     assert.equal(r.handoff.createdAt, "2024-01-02T03:04:05.000Z");
+    assert.equal(r.handoff.updatedAt, "2024-01-03T00:00:00.000Z");
+    const listed = await listHandoffs(kv, { limit: 10 });
+    assert.deepEqual(
+      listed.items.map((h) => h.key),
+      ["earlier", "chatgpt-1"],
+      "imported history is listed by when it happened, not as just saved",
+    );
     assert.deepEqual(r.handoff.imported, { source: "chatgpt", digest: "d1" });
     await saveHandoff(kv, LIMITS, imported("chatgpt-1", "d2"));
     await saveHandoff(kv, LIMITS, { key: "own", summary: "s", conversation: "## User\nx" });
-    assert.deepEqual(await counts(kv), [1, 1]);
+    assert.deepEqual(await counts(kv), [2, 1]);
   });
 });
 

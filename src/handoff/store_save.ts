@@ -12,7 +12,7 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "../kit/chunks.ts";
-import { commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
+import { commitWithRetry, invalid, nowIso, readKey, ulid, ulidAt } from "../kit/kv.ts";
 import { countMessages } from "./store_messages.ts";
 import { refuseEarlyWhenFull } from "./store_evict.ts";
 import { countInto } from "./store_counts.ts";
@@ -55,6 +55,11 @@ export interface SaveInput {
 export interface ImportedInput extends ImportedFrom {
   /** When the conversation began (ISO), kept as the record's `createdAt`. */
   createdAt: string | null;
+  /**
+   * When it last changed (ISO): the record's `updatedAt`, and the time of its `order`, so the
+   * list shows imported history where it happened, not all of it as just saved.
+   */
+  updatedAt: string | null;
 }
 
 /** What a save did. */
@@ -214,7 +219,8 @@ async function commitSave(
     const key = target.key;
     const existing = current.value;
     const now = nowIso();
-    const order = ulid();
+    const then = importedTime(checked.imported);
+    const order = then === null ? ulid() : ulidAt(Date.parse(then));
     const op = atomic(kv).check(current);
     const garbage: Deno.KvKey[] = [];
     if (existing) replaceInto(op, garbage, existing);
@@ -230,7 +236,7 @@ async function commitSave(
       nextAction: checked.nextAction,
       tags: checked.tags,
       createdAt: checked.imported?.createdAt ?? existing?.createdAt ?? now,
-      updatedAt: now,
+      updatedAt: then ?? now,
       order,
       bytes: bytes.byteLength,
       messageCount,
@@ -252,4 +258,12 @@ async function commitSave(
     return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
     // A named key takes turns with other writes to it; a generated one is new to everyone.
   }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
+}
+
+/** The time an imported conversation last changed, when it is a real time not in the future. */
+function importedTime(imported: ImportedInput | null): string | null {
+  const when = imported?.updatedAt ?? imported?.createdAt ?? null;
+  if (when === null) return null;
+  const ms = Date.parse(when);
+  return Number.isFinite(ms) && ms <= Date.now() ? new Date(ms).toISOString() : null;
 }

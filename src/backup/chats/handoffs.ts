@@ -123,6 +123,12 @@ export function savesOf(doc: ChatDoc, limits: HandoffLimits): SaveInput[] {
       tags: fittingTags(doc.tags, limits),
     };
     const digest = hashText(JSON.stringify([input, doc.createdAt]));
-    return { ...input, imported: { source: doc.vendor, digest, createdAt: doc.createdAt } };
+    const imported = {
+      source: doc.vendor,
+      digest,
+      createdAt: doc.createdAt,
+      updatedAt: doc.updatedAt ?? doc.turns.findLast((t) => t.time !== null)?.time ?? null,
+    };
+    return { ...input, imported };
   });
 }
