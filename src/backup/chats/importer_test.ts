@@ -270,6 +270,12 @@ Deno.test("a conversation over the handoff limit is split into numbered parts th
       let whole = "";
       for (const k of keys.sort()) whole += (await loadHandoff(kv, limits, String(k))).conversation;
       for (let i = 1; i <= 6; i++) assert.match(whole, new RegExp(`assistant ${i} of big`));
+      // Imported again where it fits one handoff: the parts left from before are deleted.
+      const again = await run(kv, [file]);
+      assert.deepEqual([again.updated, again.skipped.length], [1, 0]);
+      assert.equal((await kv.get(["handoff", "chatgpt-big-part-2"])).value, null);
+      assert.doesNotMatch(await conversation(kv, "chatgpt-big"), /Part 1 of/);
+      assert.equal((await kv.get(handoffImportCountKey())).value, 1);
     });
   });
 });

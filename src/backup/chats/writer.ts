@@ -7,6 +7,7 @@
  */
 
 import type { HandoffLimits } from "../../handoff/settings.ts";
+import { deleteHandoff } from "../../handoff/store_delete.ts";
 import { saveHandoff, type SaveInput } from "../../handoff/store_save.ts";
 import { type Handoff, handoffKey } from "../../handoff/store_schema.ts";
 import { AppError, readKey } from "../../kit/kv.ts";
@@ -98,6 +99,7 @@ export class ConversationWriter {
       await prior; // saves in read order
       if (this.#failure !== null) return;
       for (const save of changed) if (!(await this.#save(save, where))) return;
+      await this.#dropStaleParts(doc.key, saves.length);
     }
     const outcome: Outcome = changed.length === 0
       ? "unchanged"
@@ -105,6 +107,19 @@ export class ConversationWriter {
       ? "imported"
       : "updated";
     this.events.done(doc, outcome, where);
+  }
+
+  /**
+   * Deletes the parts past `count` an earlier import of this conversation left (it was split
+   * into more parts then), through the store's own delete; stops at the first that is missing.
+   */
+  async #dropStaleParts(key: string, count: number): Promise<void> {
+    for (let n = count + 1;; n++) {
+      const part = `${key}-part-${n}`;
+      const stored = (await readKey<Handoff>(this.kv, handoffKey(part))).value;
+      if (stored === null || !stored.imported) return;
+      await deleteHandoff(this.kv, this.limits, part);
+    }
   }
 
   /** Saves one part; false when it was refused (named as skipped). */
