@@ -54,6 +54,107 @@ export function boundaryOf(contentType: string | null): string | null {
   return m ? (m[1] ?? m[2]) : null;
 }
 
+/** What `readUpload` writes where, and its limit. */
+export interface UploadOptions {
+  fileField: string;
+  file: Deno.FsFile;
+  maxBytes: number;
+  setting: string;
+  beforeFile(fields: Map<string, string>): void;
+}
+
+type Part = { name: string; fileName: string | null; text: Uint8Array };
+
+/** The parser's state between chunks: bytes not yet consumed, and where in the body it is. */
+class UploadParser {
+  readonly upload: Upload = { fields: new Map(), fileName: null, fileBytes: 0 };
+  readonly delimiter: Uint8Array;
+  // A CRLF in front makes the first delimiter look like every other.
+  buf: Uint8Array = encoder.encode("\r\n");
+  state: "preamble" | "after" | "headers" | "content" | "done" = "preamble";
+  part: Part | null = null;
+
+  constructor(boundary: string, readonly options: UploadOptions) {
+    this.delimiter = encoder.encode(`\r\n--${boundary}`);
+  }
+
+  /** Takes one chunk and consumes all it can. */
+  async push(chunk: Uint8Array): Promise<void> {
+    this.buf = concat(this.buf, chunk);
+    while (this.state !== "done" && await this.step());
+  }
+
+  /** One move of the state machine; false when it needs more bytes. */
+  async step(): Promise<boolean> {
+    if (this.state === "after") {
+      if (this.buf.length < 2) return false;
+      this.state = this.buf[0] === 45 && this.buf[1] === 45 ? "done" : "headers"; // "--" ends
+      this.buf = this.buf.slice(2);
+      return true;
+    }
+    if (this.state === "headers") return this.headers();
+    const at = indexOfBytes(this.buf, this.delimiter);
+    if (at < 0) {
+      // Keep what may be the start of a delimiter; the rest of the content goes out now.
+      const keep = Math.max(0, this.buf.length - this.delimiter.length);
+      if (this.state === "content") await this.emit(this.buf.subarray(0, keep));
+      this.buf = this.buf.slice(keep);
+      return false;
+    }
+    if (this.state === "content") {
+      await this.emit(this.buf.subarray(0, at));
+      if (this.part!.fileName === null) {
+        this.upload.fields.set(this.part!.name, decoder.decode(this.part!.text));
+      }
+      this.part = null;
+    }
+    this.buf = this.buf.slice(at + this.delimiter.length);
+    this.state = "after";
+    return true;
+  }
+
+  headers(): boolean {
+    const end = indexOfBytes(this.buf, encoder.encode("\r\n\r\n"));
+    if (end < 0) {
+      if (this.buf.length > FIELD_MAX_BYTES) {
+        throw new UploadRefused(400, "A part's headers are too long.");
+      }
+      return false;
+    }
+    this.part = partOf(decoder.decode(this.buf.subarray(0, end)));
+    if (this.isFile(this.part)) {
+      this.options.beforeFile(this.upload.fields);
+      this.upload.fileName = this.part.fileName;
+    }
+    this.buf = this.buf.slice(end + 4);
+    this.state = "content";
+    return true;
+  }
+
+  isFile(part: Part): boolean {
+    return part.fileName !== null && part.name === this.options.fileField;
+  }
+
+  /** Content of the current part: to the file, or to the field's text. */
+  async emit(bytes: Uint8Array): Promise<void> {
+    const part = this.part;
+    if (part === null || bytes.length === 0) return;
+    if (!this.isFile(part)) {
+      part.text = concat(part.text, bytes);
+      if (part.text.length > FIELD_MAX_BYTES) {
+        throw new UploadRefused(400, `Field ${part.name} is too long.`);
+      }
+      return;
+    }
+    const { maxBytes, setting, file } = this.options;
+    this.upload.fileBytes += bytes.length;
+    if (this.upload.fileBytes > maxBytes) {
+      throw new UploadRefused(413, `The file is over ${maxBytes} bytes (${setting}).`);
+    }
+    for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+  }
+}
+
 /**
  * Reads the upload in `body`: fields into the result, the file field `fileField` into `file`
  * (at most `maxBytes`, `setting` named when it is over). `beforeFile` sees the fields read so far
@@ -62,102 +163,28 @@ export function boundaryOf(contentType: string | null): string | null {
 export async function readUpload(
   body: ReadableStream<Uint8Array>,
   boundary: string,
-  options: {
-    fileField: string;
-    file: Deno.FsFile;
-    maxBytes: number;
-    setting: string;
-    beforeFile(fields: Map<string, string>): void;
-  },
+  options: UploadOptions,
 ): Promise<Upload> {
-  const delimiter = encoder.encode(`\r\n--${boundary}`);
-  const upload: Upload = { fields: new Map(), fileName: null, fileBytes: 0 };
-  // A CRLF in front makes the first delimiter look like every other.
-  let buf: Uint8Array = encoder.encode("\r\n");
-  let state: "preamble" | "after" | "headers" | "content" | "done" = "preamble";
-  let part: { name: string; fileName: string | null; text: Uint8Array } | null = null;
+  const parser = new UploadParser(boundary, options);
   const reader = body.getReader();
-  const emit = async (bytes: Uint8Array) => {
-    if (part === null || bytes.length === 0) return;
-    if (part.fileName !== null && part.name === options.fileField) {
-      upload.fileBytes += bytes.length;
-      if (upload.fileBytes > options.maxBytes) {
-        throw new UploadRefused(
-          413,
-          `The file is over ${options.maxBytes} bytes (${options.setting}).`,
-        );
-      }
-      for (let at = 0; at < bytes.length;) at += await options.file.write(bytes.subarray(at));
-    } else {
-      part.text = concat(part.text, bytes);
-      if (part.text.length > FIELD_MAX_BYTES) {
-        throw new UploadRefused(400, `Field ${part.name} is too long.`);
-      }
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      await parser.push(value);
     }
-  };
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (value) buf = concat(buf, value);
-    for (let progressed = true; progressed && state !== "done";) {
-      progressed = false;
-      if (state === "preamble" || state === "content") {
-        const at = indexOfBytes(buf, delimiter);
-        if (at < 0) {
-          const keep = Math.max(0, buf.length - delimiter.length);
-          if (state === "content") await emit(buf.subarray(0, keep));
-          buf = buf.slice(keep);
-          break;
-        }
-        if (state === "content") {
-          await emit(buf.subarray(0, at));
-          finishPart(upload, part!);
-          part = null;
-        }
-        buf = buf.slice(at + delimiter.length);
-        state = "after";
-        progressed = true;
-      } else if (state === "after") {
-        if (buf.length < 2) break;
-        if (buf[0] === 45 && buf[1] === 45) state = "done"; // "--": the last delimiter
-        else state = "headers";
-        buf = buf.slice(2);
-        progressed = true;
-      } else if (state === "headers") {
-        const end = indexOfBytes(buf, encoder.encode("\r\n\r\n"));
-        if (end < 0) {
-          if (buf.length > FIELD_MAX_BYTES) {
-            throw new UploadRefused(400, "A part's headers are too long.");
-          }
-          break;
-        }
-        part = partOf(decoder.decode(buf.subarray(0, end)));
-        if (part.fileName !== null && part.name === options.fileField) {
-          options.beforeFile(upload.fields);
-          upload.fileName = part.fileName;
-        }
-        buf = buf.slice(end + 4);
-        state = "content";
-        progressed = true;
-      }
-    }
-    if (done) break;
+  } finally {
+    reader.releaseLock();
   }
-  if (state !== "done") {
+  if (parser.state !== "done") {
     throw new UploadRefused(400, "The upload ended before its last part (cut short?).");
   }
-  return upload;
+  return parser.upload;
 }
 
-function partOf(headers: string): { name: string; fileName: string | null; text: Uint8Array } {
+function partOf(headers: string): Part {
   const disposition = headers.split("\r\n").find((h) => /^content-disposition:/i.test(h)) ?? "";
   const name = disposition.match(/\bname="([^"]*)"/i)?.[1] ?? "";
   const fileName = disposition.match(/\bfilename="([^"]*)"/i)?.[1] ?? null;
   return { name, fileName, text: new Uint8Array() };
-}
-
-function finishPart(
-  upload: Upload,
-  part: { name: string; fileName: string | null; text: Uint8Array },
-) {
-  if (part.fileName === null) upload.fields.set(part.name, decoder.decode(part.text));
 }

@@ -52,94 +52,100 @@ class Scanner {
     return this.mode === "array" ? 1 : 0;
   }
 
+  /** Where the item being collected starts in the current chunk. */
+  start = 0;
+  /** The next backslash at or after the scan position in the current chunk (its length: none). */
+  nextBackslash = -1;
+
+  /** Scans one chunk; returns the items it completed. */
   feed(chunk: Uint8Array): JsonItem[] {
     this.out.length = 0;
-    let start = 0; // where the item being collected starts in this chunk
-    let i = 0;
+    this.start = 0;
+    this.nextBackslash = -1;
     const n = chunk.length;
-    let nextBackslash = -1;
-    while (i < n) {
+    for (let i = 0; i < n;) {
       if (this.inString) {
-        if (this.escape) {
-          this.escape = false;
-          i++;
-          continue;
-        }
-        if (nextBackslash < i) {
-          const at = chunk.indexOf(BACKSLASH, i);
-          nextBackslash = at < 0 ? n : at;
-        }
-        const quote = chunk.indexOf(QUOTE, i);
-        if (nextBackslash < n && (quote < 0 || nextBackslash < quote)) {
-          this.escape = true;
-          i = nextBackslash + 1;
-          continue;
-        }
-        if (quote < 0) {
-          i = n;
-          continue;
-        }
-        this.inString = false;
-        i = quote + 1;
+        i = this.skipString(chunk, i);
         continue;
       }
       const b = chunk[i];
-      if (isSpace(b)) {
-        i++;
-        continue;
-      }
-      if (this.mode === "none") {
-        if (this.seenBytes + i < 3 && b === BOM[this.seenBytes + i]) {
-          i++; // a byte order mark, split across chunks or not
-          continue;
-        }
-        if (b === OPEN_ARRAY) {
-          this.mode = "array";
-          this.depth = 1;
-        } else if (b === OPEN_OBJECT) {
-          this.mode = "object";
-          this.depth = 1;
-          start = this.begin(i);
-        } else {
-          throw new JsonStreamError("not JSON: it does not start with [ or {", true);
-        }
-        i++;
-        continue;
-      }
-      if (this.mode === "done") {
-        throw new JsonStreamError("more data after the end of the JSON document");
-      }
-      if (this.depth === this.base && this.mode === "array") {
-        if (this.inItem) { // a primitive item ends here
-          if (b === COMMA || b === CLOSE_ARRAY) this.finish(chunk, start, i);
-          if (b === CLOSE_ARRAY) this.mode = "done";
-        } else if (b === CLOSE_ARRAY) {
-          this.mode = "done";
-        } else if (b !== COMMA) {
-          start = this.begin(i);
-          if (b === OPEN_OBJECT || b === OPEN_ARRAY) this.depth++;
-          else {
-            this.primitive = true;
-            if (b === QUOTE) this.inString = true;
-          }
-        }
-        i++;
-        continue;
-      }
-      if (b === OPEN_OBJECT || b === OPEN_ARRAY) this.depth++;
-      else if (b === QUOTE) this.inString = true;
-      else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
-        this.depth--;
-        if (this.depth === this.base) {
-          this.finish(chunk, start, i + 1);
-          if (this.mode === "object") this.mode = "done";
-        }
-      }
+      if (!isSpace(b)) this.token(chunk, b, i);
       i++;
     }
-    if (this.inItem) this.keep(chunk.subarray(start, n));
+    if (this.inItem) this.keep(chunk.subarray(this.start, n));
     this.seenBytes += n;
     return this.out;
+  }
+
+  /** Moves past string bytes from `i` (by indexOf, not byte by byte); returns the next position. */
+  skipString(chunk: Uint8Array, i: number): number {
+    if (this.escape) {
+      this.escape = false;
+      return i + 1;
+    }
+    const n = chunk.length;
+    if (this.nextBackslash < i) {
+      const at = chunk.indexOf(BACKSLASH, i);
+      this.nextBackslash = at < 0 ? n : at;
+    }
+    const quote = chunk.indexOf(QUOTE, i);
+    if (this.nextBackslash < n && (quote < 0 || this.nextBackslash < quote)) {
+      this.escape = true;
+      return this.nextBackslash + 1;
+    }
+    if (quote < 0) return n;
+    this.inString = false;
+    return quote + 1;
+  }
+
+  /** One byte outside strings and whitespace, at `i`. */
+  token(chunk: Uint8Array, b: number, i: number): void {
+    if (this.mode === "none") return this.opening(b, i);
+    if (this.mode === "done") {
+      throw new JsonStreamError("more data after the end of the JSON document");
+    }
+    if (this.depth === this.base && this.mode === "array") return this.between(chunk, b, i);
+    if (b === OPEN_OBJECT || b === OPEN_ARRAY) this.depth++;
+    else if (b === QUOTE) this.inString = true;
+    else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+      this.depth--;
+      if (this.depth === this.base) {
+        this.finish(chunk, this.start, i + 1);
+        if (this.mode === "object") this.mode = "done";
+      }
+    }
+  }
+
+  /** The document's first byte (after a byte order mark): `[` or `{`. */
+  opening(b: number, i: number): void {
+    if (this.seenBytes + i < 3 && b === BOM[this.seenBytes + i]) return; // split or not
+    if (b === OPEN_ARRAY) {
+      this.mode = "array";
+      this.depth = 1;
+    } else if (b === OPEN_OBJECT) {
+      this.mode = "object";
+      this.depth = 1;
+      this.start = this.begin(i);
+    } else {
+      throw new JsonStreamError("not JSON: it does not start with [ or {", true);
+    }
+  }
+
+  /** A byte between the top array's items: a separator, the end, or an item's start. */
+  between(chunk: Uint8Array, b: number, i: number): void {
+    if (this.inItem) { // a primitive item ends at , or ]
+      if (b === COMMA || b === CLOSE_ARRAY) this.finish(chunk, this.start, i);
+      if (b === CLOSE_ARRAY) this.mode = "done";
+    } else if (b === CLOSE_ARRAY) {
+      this.mode = "done";
+    } else if (b !== COMMA) {
+      this.start = this.begin(i);
+      if (b === OPEN_OBJECT || b === OPEN_ARRAY) this.depth++;
+      else {
+        this.primitive = true;
+        if (b === QUOTE) this.inString = true;
+      }
+    }
   }
 
   begin(at: number): number {
