@@ -46,6 +46,39 @@ Deno.test("Claude: thread from the current leaf, attachments fenced, project tag
   });
 });
 
+Deno.test("Claude: a dangling parent skips the conversation whole; an all-hidden one is named", async () => {
+  await withDir(async (dir) => {
+    const e = claudeExport();
+    const broken = structuredClone(e.conversations[0]) as Record<string, unknown>;
+    broken.uuid = "broken";
+    (broken.chat_messages as Record<string, unknown>[])[2].parent_message_uuid = "gone";
+    const thinking = {
+      uuid: "quiet",
+      name: "Only thinking",
+      chat_messages: [{
+        uuid: "q1",
+        sender: "assistant",
+        content: [{ type: "thinking", thinking: "hm" }],
+      }],
+    };
+    await Deno.writeTextFile(
+      join(dir, "conversations.json"),
+      json([broken, thinking, e.conversations[1]]),
+    );
+    await withKv(async (kv) => {
+      const s = await run(kv, [join(dir, "conversations.json")]);
+      assert.equal(s.imported, 1);
+      const all = s.skipped.join("\n");
+      assert.match(
+        all,
+        /item 0 \(id broken, "Planning the garden"\): message m3 has a dangling parent gone; skipped whole/,
+      );
+      assert.match(all, /item 1 \(id quiet.*no visible messages \(1 hidden left out/);
+      assert.equal((await kv.get(["handoff", "claude-broken"])).value, null);
+    });
+  });
+});
+
 Deno.test("Gemini: activity grouped by the time gap across days, HTML as Markdown", async () => {
   await withDir(async (dir) => {
     await Deno.writeTextFile(join(dir, "MyActivity.json"), json(geminiActivity(3)));

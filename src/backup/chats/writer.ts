@@ -80,6 +80,12 @@ export class ConversationWriter {
 
   async #writeDoc(doc: ChatDoc, where: string, prior: Promise<void>): Promise<void> {
     const saves = savesOf(doc, this.limits);
+    if (saves.length === 0) {
+      this.events.skip(
+        `${where}: no visible messages (${doc.hiddenLeftOut} hidden left out; --keep-hidden keeps them)`,
+      );
+      return;
+    }
     const stored = await Promise.all(
       saves.map((s) => readKey<Handoff>(this.kv, handoffKey(s.key!))),
     );
