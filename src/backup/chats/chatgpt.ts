@@ -143,9 +143,13 @@ function addMessage(doc: ChatDoc, message: Message, options: ImportOptions): voi
   else doc.turns.push({ role: side, time, text: labelled } satisfies Turn);
 }
 
+/** True when a message left out had something to show: it is counted, an empty one is not. */
 function hasContent(message: Message): boolean {
   const c = message.content;
-  return Boolean(c && ((c.parts ?? []).some((p) => p !== "") || c.text));
+  if (!c) return false;
+  const thoughts = Array.isArray(c.thoughts) ? c.thoughts : [];
+  return (c.parts ?? []).some((p) => p !== "") || Boolean(c.text) || thoughts.length > 0 ||
+    Boolean(c.content);
 }
 
 /** One line naming a tool's call or result. */

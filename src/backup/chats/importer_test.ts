@@ -32,6 +32,7 @@ Deno.test("ChatGPT sharded zip: the visible thread only, media named, hidden lef
       const s = await run(kv, [zip]);
       assert.deepEqual([s.imported, s.updated, s.unchanged, s.skipped.length], [2, 0, 0, 0]);
       assert.equal(s.branchesLeftOut, 1);
+      assert.equal(s.hiddenLeftOut, 3, "a's system message and thoughts, b's system message");
       assert.equal(s.ignored, 2);
       const a = await loadHandoff(kv, LIMITS, "chatgpt-a");
       assert.equal(a.handoff.fromAi, "ChatGPT");
