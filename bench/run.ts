@@ -5,6 +5,7 @@
  */
 
 import { definitionsGroup } from "./definitions.ts";
+import { chatsGroup } from "./chats.ts";
 import { erasGroup } from "./eras.ts";
 import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
@@ -25,6 +26,7 @@ const GROUPS: BenchGroup[] = [
   oauthGroup,
   memoryGroup,
   definitionsGroup,
+  chatsGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);

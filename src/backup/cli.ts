@@ -11,9 +11,10 @@ import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
 import { abandonImport, exportKv, fileLines, importKv } from "./transfer.ts";
 import { ExportRaced } from "./export_check.ts";
+import { runMarkdownExport } from "./markdown/cli.ts";
 
 const USAGE = "usage: deno task export [file]  |  deno task import <file> [--merge]  |  " +
-  "deno task import --abandon";
+  "deno task import --abandon  |  deno task export --markdown <folder>";
 /** Bytes collected before one write to the output. */
 const WRITE_CHUNK = 64 * 1024;
 
@@ -22,6 +23,9 @@ export async function runBackupCli(args: string[]): Promise<number> {
   const [command, ...rest] = args;
   try {
     const config = loadConfig(Deno.env, fileURLToPath(new URL("../..", import.meta.url)));
+    if (command === "export" && rest[0] === "--markdown") {
+      return await runMarkdownExport(config.kvPath, rest.slice(1));
+    }
     if (command === "export" && rest.length <= 1 && !rest[0]?.startsWith("-")) {
       await exportTo(config.kvPath, rest[0]);
       return 0;

@@ -9,6 +9,8 @@ import type { Config } from "../config.ts";
 import type { EnvSource } from "../kit/env.ts";
 import type { Route } from "../kit/web.ts";
 import type { Toolset } from "../mcp/toolset.ts";
+import { loadImportOptions } from "../backup/chats/model.ts";
+import { loadHandoffSettings } from "../handoff/settings.ts";
 import { loadTableSettings } from "../table/settings.ts";
 import { tableCtx } from "../table/store_common.ts";
 import type { ConsoleCtx } from "./context.ts";
@@ -40,6 +42,8 @@ export function ownerConsole(
     oauth: o,
     table,
     tokenNames: config.namedTokens.map((t) => t.name),
+    handoffLimits: on("handoff") ? loadHandoffSettings(env).limits : undefined,
+    importOptions: loadImportOptions(env),
     summary: [
       [
         "Toolsets",

@@ -1,5 +1,7 @@
 /** What every console handler is handed. */
 
+import type { ImportOptions } from "../backup/chats/model.ts";
+import type { HandoffLimits } from "../handoff/settings.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { OAuthSettings } from "../oauth/settings.ts";
 import type { TableCtx } from "../table/store_common.ts";
@@ -16,6 +18,10 @@ export interface ConsoleCtx {
   table: TableCtx | undefined;
   /** Names of the named tokens, never their values. */
   tokenNames: string[];
+  /** The handoff store's limits, for imported chats; `undefined` when the handoff toolset is off. */
+  handoffLimits: HandoffLimits | undefined;
+  /** The chat importer's settings (`CHATS_*`). */
+  importOptions: ImportOptions;
   /** The settings the apps page shows, read-only. */
   summary: [string, string][];
   now(): number;

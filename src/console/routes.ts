@@ -19,6 +19,7 @@ import { cookieValue, type Route, type RouteContext } from "../kit/web.ts";
 import type { ConsoleCtx, Signed } from "./context.ts";
 import { loginPage, refusalPage } from "./html_login.ts";
 import { actOnApps, showApps } from "./pages_apps.ts";
+import { downloadExport, runImport, showImport } from "./pages_import.ts";
 import {
   actOnHandoff,
   actOnTask,
@@ -63,6 +64,15 @@ export function consoleRoutes(ctx: ConsoleCtx): Route[] {
     if (form instanceof Response) return form;
     return await orProblem(() => act(ctx, { r, session, params }, form));
   };
+  // An upload checks its CSRF token itself, as it streams (multipart.ts), never reading it whole.
+  const upload = (act: Page) => async (req: Request, rc: RouteContext) => {
+    const { r, session, params } = await signed(req, rc);
+    if (session === undefined) {
+      await req.body?.cancel();
+      return html(401, refusalPage("Signed out", "Sign in again at /console/login, then resend."));
+    }
+    return await orProblem(() => act(ctx, { r, session, params }));
+  };
   const both = (path: string, show: Page, act: Action): Route => ({
     path,
     public: true,
@@ -95,6 +105,12 @@ export function consoleRoutes(ctx: ConsoleCtx): Route[] {
     both("console/handoffs/:id", showHandoff, actOnHandoff),
     both("console/tasks/:id", showTask, actOnTask),
     both("console/apps", showApps, actOnApps),
+    {
+      path: "console/import",
+      public: true,
+      methods: { GET: page(showImport), POST: upload(runImport) },
+    },
+    { path: "console/export.zip", public: true, methods: { GET: page(downloadExport) } },
   ];
 }
 

@@ -18,6 +18,8 @@ export interface ConsoleSettings {
   ownerName: string;
   /** How long a sign-in lasts (`CONSOLE_SESSION_HOURS`, default 12), in ms. */
   sessionMs: number;
+  /** Largest chat export the import form takes (`CONSOLE_IMPORT_MAX_BYTES`, default 1 GiB). */
+  importMaxBytes: number;
 }
 
 /** Default `CONSOLE_SESSION_HOURS`. */
@@ -35,5 +37,6 @@ export function loadConsoleSettings(env: EnvSource, config: Config): ConsoleSett
     secretName: fromOAuth !== undefined ? "OAUTH_OWNER_SECRET" : "AUTH_TOKEN",
     ownerName,
     sessionMs: intVar(env, "CONSOLE_SESSION_HOURS", DEFAULT_SESSION_HOURS, 1, 24 * 30) * 3_600_000,
+    importMaxBytes: intVar(env, "CONSOLE_IMPORT_MAX_BYTES", 2 ** 30, 2 ** 20, 2 ** 36),
   };
 }

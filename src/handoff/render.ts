@@ -132,6 +132,7 @@ export function statsJson(s: HandoffStats) {
     max_handoffs: s.maxHandoffs,
     fullness: s.fullness,
     evict_when_full: s.evictWhenFull,
+    imported: s.imported,
     total_bytes: s.totalBytes,
     total_messages: s.totalMessages,
     total_comments: s.totalComments,
@@ -156,6 +157,7 @@ export function limitsJson(l: HandoffLimits) {
     comments_max: l.commentsMax,
     comment_max_bytes: l.commentMaxBytes,
     max_handoffs: l.maxHandoffs,
+    imported_max: l.importedMax,
     evict_when_full: l.evictWhenFull,
     merge_sources_max: l.mergeSourcesMax,
   };
@@ -362,6 +364,7 @@ export function renderStats(s: HandoffStats): string {
         ? "the oldest handoff is evicted and the save names it"
         : "saves of new keys are refused (eviction off)"
     }.`,
+    `Imported chats: ${s.imported} of ${l.importedMax}, counted apart and never evicted.`,
     `Stored: ${s.totalBytes} bytes of conversation, ${count(s.totalMessages, "message")}, ${
       count(s.totalComments, "comment")
     }.`,

@@ -22,6 +22,11 @@ export interface HandoffLimits {
   commentMaxBytes: number;
   /** Most handoffs the store keeps (`HANDOFF_MAX_COUNT`). */
   maxHandoffs: number;
+  /**
+   * Most imported handoffs (chat exports) the store keeps (`HANDOFF_IMPORTED_MAX_COUNT`): counted
+   * apart from `maxHandoffs` and never evicted.
+   */
+  importedMax: number;
   /** When full, evict the oldest handoff (true) or refuse the save (false) (`HANDOFF_EVICT`). */
   evictWhenFull: boolean;
   /** Most source handoffs one merge takes (`HANDOFF_MERGE_MAX_SOURCES`). */
@@ -54,6 +59,7 @@ export const DEFAULT_HANDOFF_LIMITS: HandoffLimits = {
   commentsMax: 50,
   commentMaxBytes: 10 * 1024,
   maxHandoffs: 1000,
+  importedMax: 100_000,
   evictWhenFull: true,
   mergeSourcesMax: 10,
   nameMaxChars: 100,
@@ -93,6 +99,7 @@ function handoffLimits(env: EnvSource): HandoffLimits {
     commentsMax: intVar(env, "HANDOFF_COMMENTS_MAX", d.commentsMax, 0, 500),
     commentMaxBytes: intVar(env, "HANDOFF_COMMENT_MAX_BYTES", d.commentMaxBytes, 100, 20_000),
     maxHandoffs: intVar(env, "HANDOFF_MAX_COUNT", d.maxHandoffs, 1, 100_000),
+    importedMax: intVar(env, "HANDOFF_IMPORTED_MAX_COUNT", d.importedMax, 0, 1_000_000),
     evictWhenFull: boolVar(env, "HANDOFF_EVICT", d.evictWhenFull),
     mergeSourcesMax: intVar(env, "HANDOFF_MERGE_MAX_SOURCES", d.mergeSourcesMax, 2, 10),
   };

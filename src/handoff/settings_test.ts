@@ -29,3 +29,14 @@ Deno.test("loadHandoffSettings() reads the HANDOFF_* settings and names the bad 
     /HANDOFF_CONVERSATION_MAX_BYTES must be a whole number from 1024 to 8388608/,
   );
 });
+
+Deno.test("HANDOFF_IMPORTED_MAX_COUNT bounds imported chats apart from HANDOFF_MAX_COUNT", () => {
+  const settings = (env: Record<string, string>) =>
+    loadHandoffSettings(new Map(Object.entries(env))).limits;
+  assert.equal(settings({}).importedMax, 100_000);
+  assert.equal(settings({ HANDOFF_IMPORTED_MAX_COUNT: "7" }).importedMax, 7);
+  assert.throws(
+    () => settings({ HANDOFF_IMPORTED_MAX_COUNT: "2000000" }),
+    /HANDOFF_IMPORTED_MAX_COUNT must be a whole number from 0 to 1000000/,
+  );
+});

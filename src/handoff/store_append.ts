@@ -15,16 +15,10 @@ import {
 import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
 import { countMessages } from "./store_messages.ts";
 import { notFound, readWhole } from "./store_read.ts";
-import {
-  type Handoff,
-  handoffChunkKey,
-  handoffKey,
-  handoffTimeKey,
-  type Progress,
-} from "./store_schema.ts";
+import { type Handoff, handoffChunkKey, handoffKey, type Progress } from "./store_schema.ts";
 import { validateKey } from "./store_validate.ts";
 import { checkText } from "../kit/text.ts";
-import { chunkEntries, collectAfter, putRecord, reportLanded } from "./store_write.ts";
+import { chunkEntries, collectAfter, dropOrder, putRecord, reportLanded } from "./store_write.ts";
 
 /** Appends larger than this are staged before their atomic; smaller ones are written inline. */
 export const INLINE_APPEND_BYTES = INLINE_BYTES - CHUNK_BYTES;
@@ -76,7 +70,8 @@ export async function appendHandoff(
         throw tooLargeAppend(what, key, existing.bytes, add.byteLength, limits);
       }
       const text = decoder.decode(whole.bytes) + chunk;
-      const op = atomic(kv).check(whole.entry).delete(handoffTimeKey(existing.order));
+      const op = atomic(kv).check(whole.entry);
+      dropOrder(op, existing.order);
       const garbage: Deno.KvKey[] = [];
       let chunks: ChunkRef[];
       if (staged) {

@@ -3,10 +3,10 @@
 import { atomic } from "../kit/group_commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { deleteWith, sweepPendingDeletes } from "../kit/chunks.ts";
-import { AppError, commitWithRetry, listPage, readKeys, retryLocked } from "../kit/kv.ts";
+import { AppError, commitWithRetry, listPage, readKey, retryLocked } from "../kit/kv.ts";
 import { removeInto } from "./store_evict.ts";
 import { notFound } from "./store_read.ts";
-import { type Handoff, handoffCountKey, handoffKey, handoffTimePrefix } from "./store_schema.ts";
+import { countKeyOf, type Handoff, handoffKey, handoffTimePrefix } from "./store_schema.ts";
 import { validateKey } from "./store_validate.ts";
 import { collectAfter } from "./store_write.ts";
 
@@ -19,13 +19,13 @@ export async function deleteHandoff(
   const what = "Cannot delete handoff";
   validateKey(key, limits, what);
   const { handoff, collect } = await commitWithRetry(async () => {
-    const [current, count] = await readKeys<[Handoff, number]>(kv, [
-      handoffKey(key),
-      handoffCountKey(),
-    ]);
+    const current = await readKey<Handoff>(kv, handoffKey(key));
     if (current.value === null) throw notFound(what, key);
+    // An imported handoff is counted apart (HANDOFF_IMPORTED_MAX_COUNT).
+    const countKey = countKeyOf(current.value);
+    const count = await readKey<number>(kv, countKey);
     const op = atomic(kv).check(current, count)
-      .set(handoffCountKey(), Math.max(0, (count.value ?? 1) - 1));
+      .set(countKey, Math.max(0, (count.value ?? 1) - 1));
     const garbage: Deno.KvKey[] = [];
     removeInto(op, garbage, current.value);
     const collect = deleteWith(kv, op, garbage);

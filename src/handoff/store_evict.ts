@@ -11,12 +11,13 @@ import {
   handoffChunkKey,
   handoffCommentKey,
   handoffCountKey,
+  handoffEvictPrefix,
   handoffKey,
   handoffLeaseKey,
-  handoffTimeKey,
-  handoffTimePrefix,
   type Lease,
 } from "./store_schema.ts";
+import { buildEvictIndex } from "./store_evict_index.ts";
+import { dropOrder } from "./store_write.ts";
 
 /** Every key a handoff owns besides its record and time index entry. */
 function ownedKeys(h: Handoff): Deno.KvKey[] {
@@ -28,7 +29,8 @@ function ownedKeys(h: Handoff): Deno.KvKey[] {
 
 /** Adds the removal of `h` (record, time entry, lease) to `op`; its chunks and comments to `garbage`. */
 export function removeInto(op: Deno.AtomicOperation, garbage: Deno.KvKey[], h: Handoff): void {
-  op.delete(handoffKey(h.key)).delete(handoffTimeKey(h.order)).delete(handoffLeaseKey(h.key));
+  op.delete(handoffKey(h.key)).delete(handoffLeaseKey(h.key));
+  dropOrder(op, h.order);
   garbage.push(...ownedKeys(h));
 }
 
@@ -38,7 +40,8 @@ function evictedOf(h: Handoff): Evicted {
 }
 
 /**
- * The oldest handoff that may be evicted: not in `exclude` and not held by a live merge lease.
+ * The oldest handoff that may be evicted: not imported, not in `exclude` and not held by a live
+ * merge lease.
  * Its record and lease entries are returned so the caller's atomic can check them.
  */
 async function pickVictim(
@@ -46,8 +49,9 @@ async function pickVictim(
   exclude: ReadonlySet<string>,
 ): Promise<{ record: Deno.KvEntry<Handoff>; lease: Deno.KvEntryMaybe<Lease> } | null> {
   const now = Date.now();
+  await buildEvictIndex(kv);
   for await (
-    const entry of listEntries<string>(kv, { prefix: handoffTimePrefix() }, { batchSize: 20 })
+    const entry of listEntries<string>(kv, { prefix: handoffEvictPrefix() }, { batchSize: 20 })
   ) {
     const key = entry.value;
     if (exclude.has(key)) continue;
@@ -56,6 +60,8 @@ async function pickVictim(
       handoffLeaseKey(key),
     ]);
     if (record.value === null || record.value.order !== entry.key[1]) continue;
+    // Imported history has its own limit and is never evicted (HANDOFF_IMPORTED_MAX_COUNT).
+    if (record.value.imported) continue;
     if (lease.value !== null && lease.value.until > now) continue;
     return { record: record as Deno.KvEntry<Handoff>, lease };
   }

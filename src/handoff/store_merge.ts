@@ -18,6 +18,7 @@ import {
   type HandoffComment,
   handoffCommentKey,
   handoffCountKey,
+  handoffImportCountKey,
   handoffKey,
   handoffLeaseKey,
   type Lease,
@@ -27,7 +28,7 @@ import { checkText, optionalLine } from "../kit/text.ts";
 import { generateKey, truncateBytes, truncateChars, validateKey } from "./store_validate.ts";
 import { chunkEntries, collectAfter, putRecord, replaceInto, reportLanded } from "./store_write.ts";
 import { countMessages } from "./store_messages.ts";
-import { AppError, commitWithRetry, invalid, nowIso, readKeys, ulid } from "../kit/kv.ts";
+import { AppError, commitWithRetry, invalid, nowIso, readKey, readKeys, ulid } from "../kit/kv.ts";
 
 /** How `handoff_merge` orders its sources. */
 export const MERGE_STRATEGIES = ["chronological", "sequential"] as const;
@@ -346,7 +347,13 @@ async function commitMerge(
         deleted.push(h.key);
       }
     }
-    const delta = (replacing ? 0 : 1) - deleted.length;
+    // Imported sources leave their own count (HANDOFF_IMPORTED_MAX_COUNT); a merge is a saved one.
+    const isImported = (key: string) =>
+      Boolean(read.find((r) => r.value!.key === key)!.value!.imported);
+    const deletedImported = deleted.filter(isImported).length;
+    const replacedImported = replacing && isImported(newKey);
+    await leaveImportCount(kv, op, deletedImported + (replacedImported ? 1 : 0));
+    const delta = (replacing && !replacedImported ? 0 : 1) - (deleted.length - deletedImported);
     const evicted = await makeRoom(
       kv,
       limits,
@@ -379,6 +386,17 @@ async function commitMerge(
     };
     return { op, value: { result, collect } };
   });
+}
+
+/** Takes `gone` imported handoffs off their count inside `op`. */
+async function leaveImportCount(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  gone: number,
+): Promise<void> {
+  if (gone === 0) return;
+  const count = await readKey<number>(kv, handoffImportCountKey());
+  op.check(count).set(handoffImportCountKey(), Math.max(0, (count.value ?? gone) - gone));
 }
 
 /** The line put before each part of a merged conversation. */

@@ -12,15 +12,16 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "../kit/chunks.ts";
-import { commitWithRetry, invalid, nowIso, readKeys, ulid } from "../kit/kv.ts";
+import { commitWithRetry, invalid, nowIso, readKey, ulid, ulidAt } from "../kit/kv.ts";
 import { countMessages } from "./store_messages.ts";
-import { makeRoom, refuseEarlyWhenFull } from "./store_evict.ts";
+import { refuseEarlyWhenFull } from "./store_evict.ts";
+import { countInto } from "./store_counts.ts";
 import {
   type Evicted,
   type Handoff,
-  handoffCountKey,
   handoffKey,
   type HandoffStatus,
+  type ImportedFrom,
   type Progress,
 } from "./store_schema.ts";
 import { checkText, optionalLine, optionalName } from "../kit/text.ts";
@@ -46,6 +47,19 @@ export interface SaveInput {
   status?: string;
   nextAction?: string;
   tags?: string[];
+  /** Set by the chat importer: the handoff is imported history (see `Handoff.imported`). */
+  imported?: ImportedInput;
+}
+
+/** What an imported conversation adds to a save. */
+export interface ImportedInput extends ImportedFrom {
+  /** When the conversation began (ISO), kept as the record's `createdAt`. */
+  createdAt: string | null;
+  /**
+   * When it last changed (ISO): the record's `updatedAt`, and the time of its `order`, so the
+   * list shows imported history where it happened, not all of it as just saved.
+   */
+  updatedAt: string | null;
 }
 
 /** What a save did. */
@@ -66,6 +80,7 @@ interface Checked {
   status: HandoffStatus;
   nextAction: string | null;
   tags: string[];
+  imported: ImportedInput | null;
 }
 
 /** Validates a whole save before anything is written. */
@@ -106,6 +121,7 @@ function checkSave(input: SaveInput, limits: HandoffLimits, what: string): Check
       what,
     }),
     tags: normalizeTags(input.tags, limits, what),
+    imported: input.imported ?? null,
   };
 }
 
@@ -122,7 +138,9 @@ export async function saveHandoff(
   const what = "Cannot save handoff";
   const checked = checkSave(input, limits, what);
   const bytes = encoder.encode(checked.conversation);
-  if (!limits.evictWhenFull) await refuseEarlyWhenFull(kv, limits, checked.key, what);
+  if (!limits.evictWhenFull && !checked.imported) {
+    await refuseEarlyWhenFull(kv, limits, checked.key, what);
+  }
   const target = saveTarget(kv, checked.key ?? generateKey(), bytes, progress);
   await progress?.(0, 1, `saving ${bytes.byteLength} bytes`);
   await target.stage();
@@ -191,31 +209,23 @@ async function commitSave(
   const title = checked.title ?? titleFromSummary(checked.summary, limits);
   const messageCount = countMessages(checked.conversation);
   return await commitWithRetry(async () => {
-    let [current, count] = await readKeys<[Handoff, number]>(kv, [
-      handoffKey(target.key),
-      handoffCountKey(),
-    ]);
+    let current = await readKey<Handoff>(kv, handoffKey(target.key));
     while (checked.key === null && current.value !== null) {
       await target.staged!.abandon();
       target.key = generateKey();
       await target.stage();
-      [current, count] = await readKeys<[Handoff, number]>(kv, [
-        handoffKey(target.key),
-        handoffCountKey(),
-      ]);
+      current = await readKey<Handoff>(kv, handoffKey(target.key));
     }
     const key = target.key;
     const existing = current.value;
     const now = nowIso();
-    const order = ulid();
+    const then = importedTime(checked.imported);
+    const order = then === null ? ulid() : ulidAt(Date.parse(then));
     const op = atomic(kv).check(current);
     const garbage: Deno.KvKey[] = [];
-    let evicted: Evicted | null = null;
-    if (existing) {
-      replaceInto(op, garbage, existing);
-    } else {
-      evicted = await makeRoom(kv, limits, op, garbage, count, 1, new Set([key]), what);
-    }
+    if (existing) replaceInto(op, garbage, existing);
+    const imported = checked.imported !== null;
+    const evicted = await countInto(kv, limits, op, garbage, existing, imported, key, what);
     const handoff: Handoff = {
       key,
       title,
@@ -225,14 +235,17 @@ async function commitSave(
       status: checked.status,
       nextAction: checked.nextAction,
       tags: checked.tags,
-      createdAt: existing?.createdAt ?? now,
-      updatedAt: now,
+      createdAt: checked.imported?.createdAt ?? existing?.createdAt ?? now,
+      updatedAt: then ?? now,
       order,
       bytes: bytes.byteLength,
       messageCount,
       chunks: target.refs,
       commentIds: existing?.commentIds ?? [],
       mergedFrom: null,
+      ...(checked.imported
+        ? { imported: { source: checked.imported.source, digest: checked.imported.digest } }
+        : {}),
     };
     putRecord(op, handoff);
     target.staged!.adopt(op);
@@ -245,4 +258,12 @@ async function commitSave(
     return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
     // A named key takes turns with other writes to it; a generated one is new to everyone.
   }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
+}
+
+/** The time an imported conversation last changed, when it is a real time not in the future. */
+function importedTime(imported: ImportedInput | null): string | null {
+  const when = imported?.updatedAt ?? imported?.createdAt ?? null;
+  if (when === null) return null;
+  const ms = Date.parse(when);
+  return Number.isFinite(ms) && ms <= Date.now() ? new Date(ms).toISOString() : null;
 }

@@ -63,6 +63,20 @@ export interface Handoff {
   commentIds: string[];
   /** Source keys, when this handoff was made by a merge. */
   mergedFrom: string[] | null;
+  /**
+   * Set on a conversation imported from a chat export (`src/backup/chats/`): where it came from
+   * and the digest of what was written, so a re-import of the same text writes nothing. Imported
+   * handoffs are counted under `handoffImportCountKey` and never evicted.
+   */
+  imported?: ImportedFrom;
+}
+
+/** Where an imported handoff came from. */
+export interface ImportedFrom {
+  /** `chatgpt`, `claude` or `gemini`. */
+  source: string;
+  /** Digest of the handoff as the importer built it (title, summary, conversation, tags…). */
+  digest: string;
 }
 
 /** A note added to a handoff between sessions. */
@@ -125,6 +139,34 @@ export function handoffCommentKey(key: string, commentId: string): Deno.KvKey {
 /** Key of the number of handoffs, checked in every atomic that adds or removes one. */
 export function handoffCountKey(): Deno.KvKey {
   return ["handoff_count"];
+}
+
+/** Key of the number of imported handoffs (`HANDOFF_IMPORTED_MAX_COUNT` bounds it). */
+export function handoffImportCountKey(): Deno.KvKey {
+  return ["handoff_import_count"];
+}
+
+/** The count key a handoff is counted under: imported ones apart from the evictable ones. */
+export function countKeyOf(h: Pick<Handoff, "imported">): Deno.KvKey {
+  return h.imported ? handoffImportCountKey() : handoffCountKey();
+}
+
+/**
+ * Eviction index entry (value: the key) of a handoff that may be evicted (not imported), by its
+ * `order`: eviction lists it oldest first and never walks past imported history.
+ */
+export function handoffEvictKey(order: string): Deno.KvKey {
+  return ["handoff_evict", order];
+}
+
+/** Prefix of the eviction index: oldest first. */
+export function handoffEvictPrefix(): Deno.KvKey {
+  return ["handoff_evict"];
+}
+
+/** Set once the eviction index holds every evictable handoff written before it existed. */
+export function handoffEvictBuiltKey(): Deno.KvKey {
+  return ["handoff_evict_built"];
 }
 
 /** Key of a merge's lease on a source handoff. */

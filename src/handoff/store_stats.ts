@@ -5,6 +5,7 @@ import type { HandoffLimits } from "./settings.ts";
 import {
   type Handoff,
   handoffCountKey,
+  handoffImportCountKey,
   handoffLeasePrefix,
   handoffPrefix,
   type HandoffStatus,
@@ -18,6 +19,8 @@ export interface HandoffStats {
   /** `count / maxHandoffs`, 0–1. */
   fullness: number;
   evictWhenFull: boolean;
+  /** Imported chats, counted apart and never evicted (`HANDOFF_IMPORTED_MAX_COUNT`). */
+  imported: number;
   totalBytes: number;
   totalMessages: number;
   totalComments: number;
@@ -33,6 +36,7 @@ export interface HandoffStats {
 /** Reads the count and scans every record (one range scan) for sizes and statuses. */
 export async function handoffStats(kv: Deno.Kv, limits: HandoffLimits): Promise<HandoffStats> {
   const count = (await readKey<number>(kv, handoffCountKey())).value ?? 0;
+  const imported = (await readKey<number>(kv, handoffImportCountKey())).value ?? 0;
   const byStatus: Record<HandoffStatus, number> = { active: 0, completed: 0, pending: 0 };
   let totalBytes = 0;
   let totalMessages = 0;
@@ -63,6 +67,7 @@ export async function handoffStats(kv: Deno.Kv, limits: HandoffLimits): Promise<
     maxHandoffs: limits.maxHandoffs,
     fullness: Math.round((count / limits.maxHandoffs) * 1000) / 1000,
     evictWhenFull: limits.evictWhenFull,
+    imported,
     totalBytes,
     totalMessages,
     totalComments,

@@ -19,5 +19,12 @@ Deno.test("handoffStats() counts, sums bytes and reports limits", async () => {
     assert.equal(stats.oldest?.key, "a");
     assert.equal(stats.newest?.key, "b");
     assert.equal(stats.limits.maxHandoffs, 4);
+    assert.equal(stats.imported, 0);
+    await saveHandoff(kv, limits, {
+      ...input({ key: "chatgpt-1" }),
+      imported: { source: "chatgpt", digest: "d", createdAt: null, updatedAt: null },
+    });
+    const after = await handoffStats(kv, limits);
+    assert.deepEqual([after.count, after.imported], [2, 1]);
   });
 });

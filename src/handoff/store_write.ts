@@ -9,6 +9,7 @@ import { ulid } from "../kit/kv.ts";
 import {
   type Handoff,
   handoffChunkKey,
+  handoffEvictKey,
   handoffKey,
   handoffTimeKey,
   type Progress,
@@ -29,9 +30,18 @@ export function chunkEntries(
   return { refs, entries };
 }
 
-/** Adds `handoff` and its time entry to `op`: the list order reads one, the other is the record. */
+/**
+ * Adds `handoff` and its time entry to `op`: the list order reads one, the other is the record;
+ * and, unless it is imported history, its eviction index entry.
+ */
 export function putRecord(op: Deno.AtomicOperation, handoff: Handoff): void {
   op.set(handoffKey(handoff.key), handoff).set(handoffTimeKey(handoff.order), handoff.key);
+  if (!handoff.imported) op.set(handoffEvictKey(handoff.order), handoff.key);
+}
+
+/** Adds to `op` the removal of the index entries (time, eviction) of a record's `order`. */
+export function dropOrder(op: Deno.AtomicOperation, order: string): void {
+  op.delete(handoffTimeKey(order)).delete(handoffEvictKey(order));
 }
 
 /**
@@ -39,7 +49,7 @@ export function putRecord(op: Deno.AtomicOperation, handoff: Handoff): void {
  * time entry and its chunks. Its comments stay with the key.
  */
 export function replaceInto(op: Deno.AtomicOperation, garbage: Deno.KvKey[], old: Handoff): void {
-  op.delete(handoffTimeKey(old.order));
+  dropOrder(op, old.order);
   garbage.push(...old.chunks.map((c) => handoffChunkKey(old.key, c.id)));
 }
 

@@ -201,6 +201,9 @@ export function registerStatsTool(server: ToolRegistrar, ctx: HandoffToolContext
       max_handoffs: z.number().int(),
       fullness: z.number().describe("count / max_handoffs, 0–1"),
       evict_when_full: z.boolean(),
+      imported: z.number().int().describe(
+        "imported chats (deno task import-chats): counted apart from count, never evicted",
+      ),
       total_bytes: z.number().int(),
       total_messages: z.number().int(),
       total_comments: z.number().int(),

@@ -212,6 +212,20 @@ export function ulid(now: number = Date.now()): string {
   return time + encodeRandom(lastUlid.random);
 }
 
+/**
+ * A ULID of a past time `ms` with fresh random bits, outside the monotonic sequence `ulid()`
+ * keeps: it sorts among others by that time (an imported conversation by when it happened).
+ */
+export function ulidAt(ms: number): string {
+  let time = "";
+  let t = Math.max(0, Math.floor(ms));
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  return time + encodeRandom(crypto.getRandomValues(new Uint8Array(10)));
+}
+
 function incrementRandom(bytes: Uint8Array): void {
   for (let i = bytes.length - 1; i >= 0; i--) {
     if (bytes[i] < 255) {
