@@ -8,6 +8,7 @@ import { erasGroup } from "./eras.ts";
 import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
 import { liveGroup } from "./live.ts";
+import { memoryGroup } from "./memory.ts";
 import { oauthGroup } from "./oauth.ts";
 import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
@@ -21,6 +22,7 @@ const GROUPS: BenchGroup[] = [
   liveGroup,
   handoffGroup,
   oauthGroup,
+  memoryGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);

@@ -16,6 +16,6 @@ const MIB = 1024 * 1024;
 export function loadAdmissionSettings(env: EnvSource): AdmissionSettings {
   return {
     budgetBytes: intVar(env, "WRITE_BUDGET_BYTES", 4 * MIB, 64 * 1024, 1024 * MIB),
-    waitMs: intVar(env, "WRITE_WAIT_MS", 15_000, 0, 600_000),
+    waitMs: intVar(env, "WRITE_WAIT_MS", 30_000, 0, 600_000),
   };
 }

@@ -75,7 +75,7 @@ Deno.test("bodyBytes() is the declared length, the request limit for a chunked b
 Deno.test("loadAdmissionSettings() reads WRITE_BUDGET_BYTES and WRITE_WAIT_MS, naming a bad one", () => {
   assert.deepEqual(loadAdmissionSettings(new Map()), {
     budgetBytes: 4 * 1024 * KIB,
-    waitMs: 15_000,
+    waitMs: 30_000,
   });
   assert.deepEqual(
     loadAdmissionSettings(new Map([["WRITE_BUDGET_BYTES", "65536"], ["WRITE_WAIT_MS", "0"]])),
