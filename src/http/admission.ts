@@ -5,7 +5,8 @@
  * its text as UTF-16, the parsed arguments, the encoded chunks, KV's copies), which V8 and the
  * allocator then keep; no single copy dominates, so the fix is how many run at once. A body of
  * `LARGE_BODY_BYTES` or more waits its turn (first come, first served) for at most
- * `WRITE_WAIT_MS` (30 s, under the SDK clients' 60 s request timeout), then is refused as busy, before a byte of it is read. Smaller ones pass.
+ * `WRITE_WAIT_MS` (30 s, under the SDK clients' 60 s request timeout), then is refused as busy
+ * before a byte of it is read. Smaller ones pass.
  */
 
 import { AppError } from "../kit/kv.ts";
