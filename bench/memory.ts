@@ -64,11 +64,15 @@ async function saveBurst(env: Record<string, string>) {
     const poll = setInterval(async () => {
       peak = Math.max(peak, await procMiB(server.pid, "VmRSS"));
     }, 10);
+    const cpuBefore = await server.cpuMs();
     const started = performance.now();
     const tally = await burst(server.mcpUrl, SAVES, "burst");
     const ms = Math.round(performance.now() - started);
     clearInterval(poll);
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    // Read after the quiet spell's collection too: its cost belongs to the burst.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const cpuMs = Math.round((await server.cpuMs()) - cpuBefore);
+    await new Promise((resolve) => setTimeout(resolve, 9_000));
     const after = await server.rssMiB();
     return {
       idle_mib: idle,
@@ -76,6 +80,7 @@ async function saveBurst(env: Record<string, string>) {
       peak_above_idle_mib: Math.round(peak - idle),
       after_10s_above_idle_mib: Math.round(after - idle),
       burst_ms: ms,
+      server_cpu_ms: cpuMs,
       ...tally,
     };
   } finally {
