@@ -106,6 +106,14 @@ Deno.test("a large save that finds the write budget held is refused busy after W
         /^Server busy: other large writes fill WRITE_BUDGET_BYTES \(262144 bytes in flight\); this request of \d+ bytes waited WRITE_WAIT_MS \(300 ms\) and was not read\. Nothing was written: retry in a moment\.$/,
       );
     }
+    // A body over MAX_REQUEST_BYTES never waits for room: it is refused unread at once.
+    const oversized = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: "x".repeat(4 * 1024 * 1024 + 1),
+    });
+    assert.equal(oversized.status, 413);
+    assert.match((await oversized.json()).error.message, /MAX_REQUEST_BYTES/);
     // Small requests never wait for the budget.
     const client = await connect(server, "http");
     try {

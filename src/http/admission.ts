@@ -136,6 +136,6 @@ export class WriteAdmission {
 export function bodyBytes(req: Request, maxRequestBytes: number): number {
   if (req.method === "GET" || req.method === "HEAD") return 0;
   const length = req.headers.get("content-length");
-  if (length !== null && /^\d+$/.test(length)) return Math.min(Number(length), maxRequestBytes);
+  if (length !== null && /^\d+$/.test(length)) return Number(length);
   return req.headers.has("transfer-encoding") ? maxRequestBytes : 0;
 }

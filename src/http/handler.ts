@@ -181,14 +181,16 @@ async function dispatch(
       : { error: message };
     return json(405, body, { allow });
   }
-  const bytes = bodyBytes(req, maxRequestBytes);
-  if (bytes < LARGE_BODY_BYTES) {
+  const run = async (): Promise<Response> => {
     try {
       return await handle(req, { ...ctx, params: match.params });
     } catch (error) {
       return errorResponse(error);
     }
-  }
+  };
+  // A body over the request limit is refused unread at once: it never waits for room.
+  const bytes = bodyBytes(req, maxRequestBytes);
+  if (bytes < LARGE_BODY_BYTES || bytes > maxRequestBytes) return await run();
   let release: () => void;
   try {
     release = await admission.admit(bytes);
@@ -197,24 +199,24 @@ async function dispatch(
   }
   let response: Response;
   try {
-    response = await handle(req, { ...ctx, params: match.params });
+    response = await run();
   } catch (error) {
     release();
-    return errorResponse(error);
+    throw error;
   }
   return releasedWith(response, release);
 }
 
 /** The busy refusal: JSON-RPC on the MCP endpoints (no id: the body was never read). */
 function busyResponse(route: Route, error: unknown): Response {
-  const headers = { "retry-after": "1" };
   if (!MCP_PATHS.includes(route.path)) {
     const refused = errorResponse(error);
     refused.headers.set("retry-after", "1");
     return refused;
   }
   const message = error instanceof Error ? error.message : String(error);
-  return json(503, { jsonrpc: "2.0", id: null, error: { code: -32000, message } }, headers);
+  const body = { jsonrpc: "2.0", id: null, error: { code: -32000, message } };
+  return json(503, body, { "retry-after": "1" });
 }
 
 /** `response`, calling `release` once its body is made: at once, or when a stream ends. */
