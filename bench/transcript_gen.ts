@@ -1,11 +1,19 @@
 /**
- * A Claude Code transcript of about `bytes` bytes in the real shape (user prompts, assistant
- * text, tool calls with file contents, tool results of whole files, now and then a screenshot),
- * written to `path` in pieces so the benchmark itself never holds it.
+ * A Claude Code transcript of about `bytes` bytes in the real shape, written to `path` in pieces
+ * so the benchmark itself never holds it. `tools`: user prompts, assistant text, tool calls with
+ * file contents, tool results of whole files, now and then a screenshot. `pasted`: every prompt a
+ * 400 KB pasted log, each answer short, so each message is a large part of the handoff limit.
  */
 
+/** The kinds of session `writeTranscript` writes. */
+export type TranscriptShape = "tools" | "pasted";
+
 /** Writes the transcript; returns its size in bytes. */
-export async function writeTranscript(path: string, bytes: number): Promise<number> {
+export async function writeTranscript(
+  path: string,
+  bytes: number,
+  shape: TranscriptShape = "tools",
+): Promise<number> {
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const encoder = new TextEncoder();
   const source = "export function parse(s: string): Date { // ünïcödé 日本語\n".repeat(400);
@@ -14,7 +22,9 @@ export async function writeTranscript(path: string, bytes: number): Promise<numb
   let parent: string | null = null;
   try {
     for (let i = 0; written < bytes; i++) {
-      const entries = turn(i, source, i % 50 === 49 ? image : undefined);
+      const entries = shape === "pasted"
+        ? pastedTurn(i)
+        : turn(i, source, i % 50 === 49 ? image : undefined);
       const text = entries.map((e) => {
         const uuid = crypto.randomUUID();
         const line = JSON.stringify({
@@ -81,6 +91,19 @@ function turn(i: number, source: string, image: string | undefined): Record<stri
     {
       type: "assistant",
       message: { role: "assistant", content: [{ type: "text", text: `Done with step ${i}.` }] },
+    },
+  ];
+}
+
+const LOG_LINE = "2026-12-07T10:00:00Z INFO request served in 12 ms — ünïcödé\n";
+
+function pastedTurn(i: number): Record<string, unknown>[] {
+  const log = LOG_LINE.repeat(Math.floor(400_000 / LOG_LINE.length));
+  return [
+    { type: "user", message: { role: "user", content: `Why is step ${i} slow?\n\n${log}` } },
+    {
+      type: "assistant",
+      message: { role: "assistant", content: [{ type: "text", text: `Step ${i} is fine.` }] },
     },
   ];
 }

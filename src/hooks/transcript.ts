@@ -43,7 +43,8 @@ interface Sized<T> {
  * rest still hold that much, so whatever fits `keepBytes` is kept whole.
  */
 class NewestWithin<T> {
-  #items: Sized<T>[] = [];
+  /** Items from `#head` on; those before it are let go (`undefined`), so memory follows them. */
+  #items: (Sized<T> | undefined)[] = [];
   #head = 0;
   bytes = 0;
   droppedItems = 0;
@@ -55,9 +56,10 @@ class NewestWithin<T> {
     this.bytes += bytes;
     while (
       this.#items.length - this.#head > 1 &&
-      this.bytes - this.#items[this.#head].bytes >= this.keepBytes
+      this.bytes - this.#items[this.#head]!.bytes >= this.keepBytes
     ) {
-      const gone = this.#items[this.#head++];
+      const gone = this.#items[this.#head]!;
+      this.#items[this.#head++] = undefined;
       this.bytes -= gone.bytes;
       this.droppedItems++;
       this.droppedBytes += gone.bytes;
@@ -70,11 +72,7 @@ class NewestWithin<T> {
   }
 
   get items(): T[] {
-    return this.#items.slice(this.#head).map((s) => s.item);
-  }
-
-  get length(): number {
-    return this.#items.length - this.#head;
+    return this.#items.slice(this.#head).map((s) => s!.item);
   }
 }
 

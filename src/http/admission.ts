@@ -11,7 +11,7 @@
 
 import { AppError } from "../kit/kv.ts";
 import type { AdmissionSettings } from "./admission_settings.ts";
-import { releaseGarbage } from "./memory.ts";
+import { releaseGarbage } from "../kit/memory.ts";
 
 /** Bodies at least this large count against the budget; smaller ones are never held up. */
 export const LARGE_BODY_BYTES = 64 * 1024;
