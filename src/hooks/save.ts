@@ -33,11 +33,6 @@ export interface TranscriptSource {
   read(sink: LineSink): Promise<void>;
 }
 
-/** The lines of `jsonl` as a source. */
-export function linesOf(jsonl: string): TranscriptSource {
-  return { read: (sink) => Promise.resolve(jsonl.split("\n").forEach((line) => sink(line))) };
-}
-
 /** The handoff key of a session; throws on an id that is not a Claude Code session id. */
 export function sessionKey(sessionId: string): string {
   if (!/^[A-Za-z0-9_-]{1,80}$/.test(sessionId)) {

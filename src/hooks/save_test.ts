@@ -285,17 +285,14 @@ Deno.test("save-transcript refuses a device, a pipe and a folder at once, and a 
 
 Deno.test("save-transcript skips and counts a line over TRANSCRIPT_LINE_MAX_BYTES, saving the rest", async () => {
   await withSession(async (env, transcript) => {
-    await Deno.writeTextFile(
-      transcript,
-      line("user", "Short question") + line("assistant", "y".repeat(4000)) +
-        line("assistant", "Short answer"),
-    );
+    const big = line("assistant", "y".repeat(4000));
+    await Deno.writeTextFile(transcript, line("user", "Q") + big + line("assistant", "A"));
     const out = await runHookHere("save-transcript", {
       env: { ...env, TRANSCRIPT_LINE_MAX_BYTES: "2048" },
       args: ["--transcript", transcript, "--session-id", SESSION, "--project", "p"],
     });
     assert.match(out.stderr[0], /saved .*: 2 messages, \d+ bytes; 1 line\(s\) skipped/);
     const h = await withHookStore(env, (call) => call("handoff_load", { key: KEY }));
-    assert.equal(h.conversation, "## User\n\nShort question\n\n## Assistant\n\nShort answer\n\n");
+    assert.equal(h.conversation, "## User\n\nQ\n\n## Assistant\n\nA\n\n");
   });
 });
