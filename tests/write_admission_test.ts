@@ -53,7 +53,10 @@ async function rpcOf(response: Response): Promise<Record<string, unknown>> {
 
 Deno.test("concurrent large saves in both eras are admitted in turn and all stored whole", async () => {
   // Room for one 150 KB save at a time: the other eleven wait their turn.
-  const server = await startServer({ env: { WRITE_BUDGET_BYTES: "262144" } });
+  // A long wait: under a loaded machine the last in line must still get its turn.
+  const server = await startServer({
+    env: { WRITE_BUDGET_BYTES: "262144", WRITE_WAIT_MS: "300000" },
+  });
   try {
     const url = `${server.origin}/${server.token}/mcp`;
     const answers = await Promise.all(
