@@ -11,7 +11,7 @@ import { utf8Bytes } from "../kit/text.ts";
 import { maskSecrets } from "./mask.ts";
 import { imageNote, toolCallSummary, toolResultSummary } from "./tool_summary.ts";
 import { isSyntheticAssistant, userTextOf } from "./transcript_markup.ts";
-import { findMessages } from "../handoff/store_messages.ts";
+import { findMessages, ROLE_NAMES } from "../handoff/store_messages.ts";
 
 /** One message of the conversation: who speaks and the markdown body. */
 export interface TranscriptMessage {
@@ -146,7 +146,7 @@ export class TranscriptConverter {
       // A part never exceeds the line it came from; the message keeps only its newest parts.
       this.#current = { role, parts: new NewestWithin(this.keepBytes) };
     }
-    this.#current!.parts.push(part, utf8Bytes(part) + 2);
+    this.#current!.parts.push(part, byteLength(part) + 2);
   }
 
   #finishCurrent(): void {
@@ -158,7 +158,7 @@ export class TranscriptConverter {
     if (message.role === "user" && this.#firstPrompt === undefined) {
       this.#firstPrompt = message.body.split("\n").find((l) => l.trim());
     }
-    this.#messages.push(message, utf8Bytes(renderMessage(message)));
+    this.#messages.push(message, byteLength(renderMessage(message)));
   }
 
   /** The conversion of every line taken. */
@@ -208,10 +208,44 @@ function finish(role: Role, parts: readonly string[], exact: readonly string[]):
 }
 
 /**
+ * A line start that `findMessages` could take for a message (looser than it: any heading, any
+ * bold start, any role name then a colon).
+ */
+const MAY_START_MESSAGE = new RegExp(
+  `(?:^|[\\r\\n])(?: {0,3}#|\\*\\*|(?:${ROLE_NAMES.join("|")})[ \\t]*:)`,
+  "i",
+);
+
+/** Scratch space for counting UTF-8 bytes natively. */
+const SCRATCH = new Uint8Array(64 * 1024);
+const ENCODER = new TextEncoder();
+
+/**
+ * The UTF-8 bytes of `text` (as `utf8Bytes`; broken UTF-16 counts as U+FFFD, as it is saved),
+ * counted by the native encoder in slices: a long session passes each message through here.
+ */
+export function byteLength(text: string): number {
+  if (text.length < 4096) return utf8Bytes(text);
+  let bytes = 0;
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(text.length, at + 16 * 1024);
+    // Never between the halves of a pair: each half alone would count as U+FFFD.
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const { read, written } = ENCODER.encodeInto(text.slice(at, end), SCRATCH);
+    at += read;
+    bytes += written;
+  }
+  return bytes;
+}
+
+/**
  * `body` with a backslash before every line the handoff store would read as the start of a new
  * message (`## User`, `User:` …), so a quoted dialogue stays inside its message.
  */
 export function escapeRoleLines(body: string): string {
+  // Most bodies hold no line that could start a message: skip the line-by-line parse for them.
+  if (!MAY_START_MESSAGE.test(body)) return body;
   const starts = findMessages(body);
   let out = body;
   for (const { index } of starts.toReversed()) out = `${out.slice(0, index)}\\${out.slice(index)}`;

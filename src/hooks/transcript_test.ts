@@ -251,3 +251,18 @@ Deno.test("TranscriptConverter with keepBytes holds only the newest messages, an
     assert.equal(fitted.droppedMessages, whole.droppedMessages);
   }
 });
+
+Deno.test("byteLength() counts long texts as utf8Bytes does, pairs split across its slices included", async () => {
+  const { utf8Bytes } = await import("../kit/text.ts");
+  const { byteLength } = await import("./transcript.ts");
+  const pieces = ["a", "é", "日", "😀", "\uD83D", "\uDE00", "\n"];
+  for (let seed = 1; seed <= 40; seed++) {
+    let text = "x".repeat(16 * 1024 - (seed % 3)); // a pair may straddle the 16 Ki boundary
+    let n = seed;
+    for (let i = 0; i < 20_000; i++) {
+      n = (n * 1103515245 + 12345) % 2147483648;
+      text += pieces[n % pieces.length];
+    }
+    assert.equal(byteLength(text), utf8Bytes(text), `seed ${seed}`);
+  }
+});
