@@ -12,6 +12,7 @@ import { httpGroup } from "./http.ts";
 import { liveGroup } from "./live.ts";
 import { memoryGroup } from "./memory.ts";
 import { oauthGroup } from "./oauth.ts";
+import { rssGroup } from "./rss.ts";
 import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
@@ -27,6 +28,7 @@ const GROUPS: BenchGroup[] = [
   memoryGroup,
   definitionsGroup,
   chatsGroup,
+  rssGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { clientNameProblem, DEFAULT_UNNAMED_CALLER, ownerNameVar, sameName } from "./kit/caller.ts";
 import { resultMaxTokensVar } from "./kit/budget.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
+import { type AdmissionSettings, loadAdmissionSettings } from "./http/admission_settings.ts";
 import { loadNoticeSettings, type NoticeSettings } from "./kit/notice_settings.ts";
 import {
   loadOAuthSettings,
@@ -52,6 +53,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Largest HTTP request body accepted, in bytes. */
   maxRequestBytes: number;
+  /** `WRITE_BUDGET_BYTES`, `WRITE_WAIT_MS`: large bodies in flight at once (`http/admission.ts`). */
+  admission: AdmissionSettings;
   /** OAuth sign-in for hosted clients (`OAUTH=on`), read in `oauth/settings.ts`. */
   oauth: OAuthSettings;
   /** `NOTICE_*`: the notice bus's limits and poll interval (`kit/notice_settings.ts`). */
@@ -131,6 +134,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     sseIdleMs: intVar(env, "SSE_IDLE_MS", DEFAULT_SSE_IDLE_MS, 100, 7 * 86_400_000),
     shutdownGraceMs: intVar(env, "SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS, 0, 600_000),
     maxRequestBytes: intVar(env, "MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    admission: loadAdmissionSettings(env),
     oauth,
     notices: loadNoticeSettings(env),
     resultMaxTokens: resultMaxTokensVar(env),

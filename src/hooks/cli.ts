@@ -11,6 +11,7 @@ import { connect, type HookConnection } from "./connection.ts";
 import { maskSecrets } from "./mask.ts";
 import { resolveProjectId } from "./project_id.ts";
 import { saveSession } from "./save.ts";
+import { loadTranscriptLimits, openTranscript } from "./transcript_file.ts";
 
 /** Default time a hook may take before it gives up (`HOOK_TIMEOUT_MS`), under the agents' own. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 20_000;
@@ -143,21 +144,30 @@ async function saveTranscript(run: HookRun): Promise<string> {
   }
   const sessionId = flagValue(run.args, "--session-id") ??
     (typeof input.session_id === "string" ? input.session_id : sessionIdOf(path));
-  const jsonl = await Deno.readTextFile(path).catch((error: Error) => {
-    throw new Error(`cannot read the transcript ${path}: ${error.message}`);
-  });
-  const project = await resolveProjectId(
-    workingFolder(run, input),
-    flagValue(run.args, "--project"),
-  );
-  const outcome = await withConnection(
-    run,
-    (conn) => saveSession(conn, { sessionId, jsonl, project }),
-  );
-  const dropped = outcome.droppedMessages > 0
-    ? ` (${outcome.droppedMessages} oldest left out: over the handoff limit)`
-    : "";
-  return `handoff-mcp save-transcript: ${outcome.action} ${outcome.key}: ${outcome.messages} messages, ${outcome.bytes} bytes${dropped}`;
+  // Checked and opened before anything connects: a device or a huge file is refused at once.
+  const transcript = await openTranscript(path, loadTranscriptLimits(run.env));
+  try {
+    const project = await resolveProjectId(
+      workingFolder(run, input),
+      flagValue(run.args, "--project"),
+    );
+    const outcome = await withConnection(
+      run,
+      (conn) => saveSession(conn, { sessionId, transcript, project }),
+    );
+    const dropped = outcome.droppedMessages > 0
+      ? ` (${outcome.droppedMessages} oldest left out: over the handoff limit)`
+      : "";
+    const skipped = outcome.skippedLines > 0
+      ? `; ${outcome.skippedLines} line(s) skipped (not a JSON object, or over TRANSCRIPT_LINE_MAX_BYTES)`
+      : "";
+    if (outcome.action === "nothing") {
+      return `handoff-mcp save-transcript: nothing to save for ${outcome.key}: no conversation turns (only commands or client notes)${skipped}`;
+    }
+    return `handoff-mcp save-transcript: ${outcome.action} ${outcome.key}: ${outcome.messages} messages, ${outcome.bytes} bytes${dropped}${skipped}`;
+  } finally {
+    transcript.close();
+  }
 }
 
 /**

@@ -19,14 +19,22 @@ export interface Fitted {
 /** Room kept for the note: its longest form, with ten-digit numbers, is under 300 bytes. */
 const NOTE_BYTES = 400;
 
-/** `messages` rendered whole when they fit `maxBytes`, else their newest part with a note. */
+/**
+ * `messages` rendered whole when they fit `maxBytes`, else their newest part with a note.
+ * `before` are what the reader already left out ahead of them (`Conversion.dropped`): the note
+ * counts them, and the text is never called whole when they are not nothing.
+ */
 export function fitConversation(
   messages: readonly TranscriptMessage[],
   maxBytes: number,
+  before: { messages: number; bytes: number } = { messages: 0, bytes: 0 },
 ): Fitted {
   const whole = renderMessages(messages);
   const wholeBytes = utf8Bytes(whole);
-  if (wholeBytes <= maxBytes) return { text: whole, droppedMessages: 0, droppedBytes: 0 };
+  const cutBefore = before.messages > 0 || before.bytes > 0;
+  if (wholeBytes <= maxBytes && !cutBefore) {
+    return { text: whole, droppedMessages: 0, droppedBytes: 0 };
+  }
   const budget = maxBytes - NOTE_BYTES;
   const kept: string[] = [];
   let used = 0;
@@ -45,8 +53,8 @@ export function fitConversation(
     kept.push(renderMessage({ role: last.role, body: `[… start of this message cut]\n${tail}` }));
     i = messages.length - 2;
   }
-  const droppedMessages = i + 1;
-  const droppedBytes = wholeBytes - kept.reduce((n, s) => n + utf8Bytes(s), 0);
+  const droppedMessages = i + 1 + before.messages;
+  const droppedBytes = wholeBytes - kept.reduce((n, s) => n + utf8Bytes(s), 0) + before.bytes;
   const note = `[handoff-mcp: this session is larger than the handoff limit (${maxBytes} bytes): ` +
     `its ${droppedMessages} oldest message(s) were left out (${droppedBytes} bytes); ` +
     `the newest are below.]\n\n`;

@@ -10,6 +10,11 @@ interface SecretPattern {
   pattern: RegExp;
   /** How much of the match stays visible (a prefix that says what kind of key it was). */
   keep?: (match: string) => string;
+  /**
+   * A quick test a text must pass for the pattern to be tried: the secret-value pattern
+   * backtracks at every word, and most texts (whole files in tool calls) hold none of its names.
+   */
+  hint?: RegExp;
 }
 
 const PATTERNS: SecretPattern[] = [
@@ -45,6 +50,7 @@ const PATTERNS: SecretPattern[] = [
     pattern:
       /\b([A-Za-z0-9_]*(?:api[_-]?key|secret|password|passwd|access[_-]?token|auth[_-]?token|client[_-]?secret)[A-Za-z0-9_]*["']?\s*[:=]\s*["']?)([^\s"',;]{8,})/gi,
     keep: (m) => m.match(/^[^:=]*[:=]\s*["']?/)![0],
+    hint: /api[_-]?key|secret|passw|access[_-]?token|auth[_-]?token/i,
   },
 ];
 
@@ -62,7 +68,8 @@ export function maskSecrets(text: string, exact: readonly string[] = []): string
   for (const value of exact) {
     if (value.length >= 8) out = out.replaceAll(value, MASK);
   }
-  for (const { pattern, keep } of PATTERNS) {
+  for (const { pattern, keep, hint } of PATTERNS) {
+    if (hint && !hint.test(out)) continue;
     out = out.replace(pattern, (match) => {
       if (match.includes(MASK) && match.replace(MASK, "").length < 8) return match;
       return `${keep ? keep(match) : ""}${MASK}`;

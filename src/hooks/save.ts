@@ -10,7 +10,8 @@ import { utf8Bytes } from "../kit/text.ts";
 import type { HookConnection, ToolOutcome } from "./connection.ts";
 import { fitConversation } from "./fit.ts";
 import { type ProjectId, projectTag } from "./project_id.ts";
-import { convertTranscript } from "./transcript.ts";
+import { TranscriptConverter } from "./transcript.ts";
+import type { LineSink } from "./transcript_file.ts";
 
 /** The `from_ai` of every saved session. */
 export const FROM_AI = "Claude Code";
@@ -18,10 +19,18 @@ export const FROM_AI = "Claude Code";
 /** What a save did. */
 export interface SaveOutcome {
   key: string;
-  action: "saved" | "appended" | "unchanged" | "replaced";
+  /** `nothing`: the session holds no conversation turn (only commands, say), so no handoff. */
+  action: "saved" | "appended" | "unchanged" | "replaced" | "nothing";
   messages: number;
   bytes: number;
   droppedMessages: number;
+  /** Lines that were not a JSON object, or longer than the line limit. */
+  skippedLines: number;
+}
+
+/** Where a transcript's lines come from: a file read as a stream, or a text (tests). */
+export interface TranscriptSource {
+  read(sink: LineSink): Promise<void>;
 }
 
 /** The handoff key of a session; throws on an id that is not a Claude Code session id. */
@@ -34,23 +43,32 @@ export function sessionKey(sessionId: string): string {
   return `claude-code-${sessionId}`;
 }
 
-/** Converts `jsonl` and saves or appends it as the session's handoff. */
+/**
+ * Converts the transcript and saves or appends it as the session's handoff. It is read line by
+ * line, keeping only the newest messages the handoff limit can hold, so a long session costs
+ * memory in proportion to that limit and its longest line, not to its size.
+ */
 export async function saveSession(
   conn: HookConnection,
-  input: { sessionId: string; jsonl: string; project: ProjectId },
+  input: { sessionId: string; transcript: TranscriptSource; project: ProjectId },
 ): Promise<SaveOutcome> {
   const key = sessionKey(input.sessionId);
-  const { messages, firstPrompt } = convertTranscript(input.jsonl, conn.secrets);
   const limits = await handoffLimits(conn);
-  const fitted = fitConversation(messages, limits.conversation_max_bytes);
+  const converter = new TranscriptConverter(conn.secrets, limits.conversation_max_bytes);
+  await input.transcript.read((line) =>
+    line === undefined ? converter.skipLine() : converter.addLine(line)
+  );
+  const { messages, firstPrompt, dropped, skippedLines } = converter.finish();
+  const fitted = fitConversation(messages, limits.conversation_max_bytes, dropped);
   const outcome = (action: SaveOutcome["action"]): SaveOutcome => ({
     key,
     action,
-    messages: messages.length,
+    messages: messages.length + dropped.messages,
     bytes: utf8Bytes(fitted.text),
     droppedMessages: fitted.droppedMessages,
+    skippedLines,
   });
-  if (messages.length === 0) return outcome("unchanged");
+  if (messages.length === 0) return outcome("nothing");
   const saved = await conn.call("handoff_load", { key });
   const existing = saved.isError ? undefined : String(saved.structured.conversation ?? "");
   if (existing === fitted.text) return outcome("unchanged");

@@ -191,3 +191,108 @@ Deno.test("save-transcript over a real server on a free port saves once, then ad
     await server.close();
   }
 });
+
+Deno.test("save-transcript of the session /clear starts saves nothing (no junk handoff)", async () => {
+  await withSession(async (env, transcript) => {
+    await Deno.copyFile(new URL("session_after_clear.jsonl", FIXTURES), transcript);
+    const out = await runHookHere("save-transcript", {
+      env,
+      args: ["--project", "p"],
+      stdin: hookJson(transcript),
+    });
+    assert.deepEqual(out.stderr, [
+      `handoff-mcp save-transcript: nothing to save for ${KEY}: no conversation turns (only commands or client notes)`,
+    ]);
+    const listed = await withHookStore(env, (call) => call("handoff_list", {}));
+    assert.deepEqual(listed.handoffs, [], "nothing was written");
+  });
+});
+
+Deno.test("save-transcript of a compacted session saves its turns without command markup or the synthetic reply", async () => {
+  await withSession(async (env, transcript) => {
+    await Deno.copyFile(new URL("session_compact.jsonl", FIXTURES), transcript);
+    const out = await runHookHere("save-transcript", {
+      env,
+      args: ["--project", "p"],
+      stdin: hookJson(transcript),
+    });
+    assert.match(out.stderr[0], /saved .*: 4 messages/);
+    const h = await withHookStore(env, (call) => call("handoff_load", { key: KEY }));
+    assert.equal(h.title, "Claude Code: The retry test is flaky. Can you make it deterministic?");
+    assert.equal(
+      h.conversation,
+      "## User\n\nThe retry test is flaky. Can you make it deterministic?\n\n" +
+        "## Assistant\n\nThe test sleeps on a real clock; I replaced it with a fake timer.\n\n" +
+        "## User\n\nNow run the whole suite.\n\n## Assistant\n\nAll 42 tests pass.\n\n",
+    );
+  });
+});
+
+Deno.test("save-transcript saves a session with lone surrogates and null lines, counting what it skipped", async () => {
+  await withSession(async (env, transcript) => {
+    await Deno.copyFile(new URL("session_broken.jsonl", FIXTURES), transcript);
+    const out = await runHookHere("save-transcript", {
+      env,
+      args: ["--project", "p"],
+      stdin: hookJson(transcript),
+    });
+    assert.equal(out.stderr.length, 1, out.stderr.join("\n"));
+    assert.match(
+      out.stderr[0],
+      /^handoff-mcp save-transcript: saved .*: 2 messages, \d+ bytes; 5 line\(s\) skipped \(not a JSON object/,
+    );
+    const h = await withHookStore(env, (call) => call("handoff_load", { key: KEY }));
+    assert.equal(h.title, "Claude Code: Summarise the log \uFFFD please");
+    assert.match(String(h.conversation), /^## User\n\nSummarise the log \uFFFD please\n\n/);
+    assert.match(String(h.conversation), /The last deploy succeeded \uFFFD\.\n\n$/);
+  });
+});
+
+Deno.test("save-transcript refuses a device, a pipe and a folder at once, and a file over TRANSCRIPT_MAX_BYTES", async () => {
+  await withSession(async (env, transcript) => {
+    const fifo = `${transcript}.fifo`;
+    await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    await Deno.writeTextFile(transcript, line("user", "x".repeat(5000)));
+    // A generous timeout: the old reader ran into it on /dev/zero, the check answers at once.
+    const slow = { ...env, HOOK_TIMEOUT_MS: "60000" };
+    const cases: [Record<string, string>, string, RegExp][] = [
+      [slow, "/dev/zero", /the transcript \/dev\/zero is not a regular file/],
+      [slow, fifo, /is not a regular file/],
+      [slow, "/tmp", /is not a regular file/],
+      [
+        { ...env, TRANSCRIPT_MAX_BYTES: "2048" },
+        transcript,
+        /is \d+ bytes; at most 2048 bytes \(TRANSCRIPT_MAX_BYTES\) are read/,
+      ],
+    ];
+    for (const [caseEnv, path, message] of cases) {
+      const started = performance.now();
+      const out = await runHookHere("save-transcript", {
+        env: caseEnv,
+        args: ["--transcript", path, "--session-id", SESSION, "--project", "p"],
+      });
+      assert.equal(out.code, 0);
+      assert.equal(out.stderr.length, 1, out.stderr.join("\n"));
+      assert.match(out.stderr[0], message);
+      // Not a speed claim: the old code read /dev/zero until HOOK_TIMEOUT_MS (60 s here).
+      assert.ok(performance.now() - started < 30_000, `${path} was refused before the timeout`);
+    }
+    await Deno.remove(fifo);
+    const listed = await withHookStore(env, (call) => call("handoff_list", {}));
+    assert.deepEqual(listed.handoffs, [], "nothing was written");
+  });
+});
+
+Deno.test("save-transcript skips and counts a line over TRANSCRIPT_LINE_MAX_BYTES, saving the rest", async () => {
+  await withSession(async (env, transcript) => {
+    const big = line("assistant", "y".repeat(4000));
+    await Deno.writeTextFile(transcript, line("user", "Q") + big + line("assistant", "A"));
+    const out = await runHookHere("save-transcript", {
+      env: { ...env, TRANSCRIPT_LINE_MAX_BYTES: "2048" },
+      args: ["--transcript", transcript, "--session-id", SESSION, "--project", "p"],
+    });
+    assert.match(out.stderr[0], /saved .*: 2 messages, \d+ bytes; 1 line\(s\) skipped/);
+    const h = await withHookStore(env, (call) => call("handoff_load", { key: KEY }));
+    assert.equal(h.conversation, "## User\n\nQ\n\n## Assistant\n\nA\n\n");
+  });
+});

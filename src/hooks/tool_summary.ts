@@ -19,11 +19,26 @@ function fenced(info: string, body: string): string {
   return `${fence}${info}\n${body}\n${fence}`;
 }
 
-/** `text` cut to `max` characters (code points), saying how many were left out. */
+/**
+ * `text` cut to `max` characters (code points), saying how many were left out. Counted in place,
+ * not by spreading the text into an array: tool inputs are often whole files.
+ */
 function cut(text: string, max: number): string {
-  const chars = [...text];
-  if (chars.length <= max) return text;
-  return `${chars.slice(0, max).join("")}… (${chars.length - max} more characters)`;
+  if (text.length <= max) return text; // never more code points than UTF-16 units
+  let chars = 0;
+  let end = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A low surrogate right after a high one is the second half of a pair (a high one never is).
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0 && isHighSurrogate(text.charCodeAt(i - 1))) continue;
+    if (chars === max) end = i;
+    chars++;
+  }
+  return chars <= max ? text : `${text.slice(0, end)}… (${chars - max} more characters)`;
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
 }
 
 /** Masks secrets in a text before it is cut, so no part of a key survives the cut. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { countMessages } from "../handoff/store_messages.ts";
-import { convertTranscript, renderMessages } from "./transcript.ts";
+import { fitConversation } from "./fit.ts";
+import { convertTranscript, renderMessages, TranscriptConverter } from "./transcript.ts";
 import { TOOL_INPUT_MAX_CHARS, TOOL_RESULT_MAX_LINES } from "./tool_summary.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/claude_code/", import.meta.url);
@@ -149,4 +150,119 @@ Deno.test("convertTranscript() reads a transcript Claude Code 2.1.197 wrote (an 
       ].join("\n"),
     },
   ]);
+});
+
+Deno.test("convertTranscript() skips and counts every line that is not a JSON object, null included", () => {
+  const { messages, skippedLines } = convertTranscript(fixture("session_broken.jsonl"));
+  assert.equal(skippedLines, 5, "null, [], 42, a string and true");
+  assert.deepEqual(messages.map((m) => m.role), ["user", "assistant"]);
+});
+
+Deno.test("convertTranscript() replaces a lone surrogate with U+FFFD instead of failing the session", () => {
+  const { messages, firstPrompt } = convertTranscript(fixture("session_broken.jsonl"));
+  assert.equal(messages[0].body, "Summarise the log \uFFFD please");
+  assert.equal(firstPrompt, "Summarise the log \uFFFD please");
+  assert.match(messages[1].body, /deploy ok \uFFFD\n```/);
+  assert.ok(messages[1].body.endsWith("The last deploy succeeded \uFFFD."));
+  for (const m of messages) assert.ok(m.body.isWellFormed(), "every body is well-formed UTF-16");
+});
+
+Deno.test("convertTranscript() of the session /clear starts holds no turn (no command markup)", () => {
+  const { messages, firstPrompt, skippedLines } = convertTranscript(
+    fixture("session_after_clear.jsonl"),
+  );
+  assert.deepEqual(messages, []);
+  assert.equal(firstPrompt, undefined);
+  assert.equal(skippedLines, 0);
+});
+
+Deno.test("convertTranscript() leaves out /compact's markup, its synthetic reply, hook and bash markup", () => {
+  const { messages } = convertTranscript(fixture("session_compact.jsonl"));
+  assert.deepEqual(messages, [
+    { role: "user", body: "The retry test is flaky. Can you make it deterministic?" },
+    {
+      role: "assistant",
+      body: "The test sleeps on a real clock; I replaced it with a fake timer.",
+    },
+    { role: "user", body: "Now run the whole suite." },
+    { role: "assistant", body: "All 42 tests pass." },
+  ]);
+  const text = renderMessages(messages);
+  for (
+    const junk of ["command-name", "No response requested.", "Compacted", "Caveat", "lint: ok"]
+  ) {
+    assert.ok(!text.includes(junk), `${junk} is left out`);
+  }
+});
+
+Deno.test("convertTranscript() keeps a prompt that only mentions a tag name verbatim", () => {
+  const line = JSON.stringify({
+    type: "user",
+    message: { role: "user", content: "Why does <command-name> appear in my transcript?" },
+  });
+  assert.equal(
+    convertTranscript(line).messages[0].body,
+    "Why does <command-name> appear in my transcript?",
+  );
+});
+
+Deno.test("TranscriptConverter with keepBytes holds only the newest messages, and fits the same text", () => {
+  // Short turns, long user prompts and one assistant turn of 400 tool calls (a long autonomous
+  // stretch is a single assistant message): every shape the window cuts.
+  const lines: string[] = [];
+  const user = (text: string) => JSON.stringify({ type: "user", message: { content: text } });
+  const said = (text: string) =>
+    JSON.stringify({ type: "assistant", message: { content: [{ type: "text", text }] } });
+  for (let i = 0; i < 300; i++) {
+    lines.push(user(`Question ${i} ${"ก".repeat(i % 7 === 0 ? 3000 : 40)}`), said(`Answer ${i}`));
+    if (i === 150 || i === 299) {
+      for (let t = 0; t < 400; t++) {
+        const id = `t${i}_${t}`;
+        lines.push(
+          JSON.stringify({
+            type: "assistant",
+            message: { content: [{ type: "tool_use", id, name: "Bash", input: { n: t } }] },
+          }),
+          JSON.stringify({
+            type: "user",
+            message: { content: [{ type: "tool_result", tool_use_id: id, content: `ok ${t}` }] },
+          }),
+        );
+      }
+    }
+  }
+  for (const maxBytes of [4096, 20_000, 60_000]) {
+    const all = convertTranscript(lines.join("\n"));
+    const windowed = new TranscriptConverter([], maxBytes);
+    for (const line of lines) windowed.addLine(line);
+    const kept = windowed.finish();
+    const total = kept.messages.length + kept.dropped.messages;
+    assert.equal(total, all.messages.length, "every message is counted");
+    assert.ok(kept.dropped.messages > 0, "the oldest were let go while reading");
+    const keptBytes = kept.messages.reduce(
+      (n, m) => n + new TextEncoder().encode(m.body).length,
+      0,
+    );
+    assert.ok(keptBytes < 3 * maxBytes + 20_000, `${keptBytes} bytes held for ${maxBytes}`);
+    assert.equal(kept.firstPrompt, all.firstPrompt, "the title still comes from the first prompt");
+    const whole = fitConversation(all.messages, maxBytes);
+    const fitted = fitConversation(kept.messages, maxBytes, kept.dropped);
+    assert.equal(fitted.text, whole.text);
+    assert.equal(fitted.droppedMessages, whole.droppedMessages);
+  }
+});
+
+Deno.test("byteLength() counts long texts as utf8Bytes does, pairs split across its slices included", async () => {
+  const { utf8Bytes } = await import("../kit/text.ts");
+  const { byteLength } = await import("./transcript.ts");
+  const pieces = ["a", "é", "日", "😀", "\uD83D", "\uDE00", "\n"];
+  for (let seed = 1; seed <= 40; seed++) {
+    let text = "x".repeat(16 * 1024 - (seed % 3)); // a pair may straddle the 16 Ki boundary
+    let n = seed;
+    for (let i = 0; i < 20_000; i++) {
+      n = (n * 1103515245 + 12345) % 2147483648;
+      text += pieces[n % pieces.length];
+    }
+    assert.equal(byteLength(text), utf8Bytes(text), `seed ${seed}`);
+  }
 });

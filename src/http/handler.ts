@@ -11,6 +11,7 @@ import { authenticate, authInfoOf, keyringOf, resolveCaller } from "./identity.t
 import { withOAuth } from "./oauth_gate.ts";
 import { RouteTable } from "./router.ts";
 import { SseSessions } from "./sse.ts";
+import { bodyBytes, LARGE_BODY_BYTES, WriteAdmission } from "./admission.ts";
 import { McpEndpoint } from "./mcp_endpoint.ts";
 import { errorResponse } from "./status.ts";
 
@@ -60,6 +61,10 @@ export function createHandler(deps: HandlerDeps): Handler {
     keepAliveMs: config.sseKeepAliveMs,
   });
 
+  const admission = new WriteAdmission(config.admission);
+  const admitted = (req: Request, match: Matched, ctx: Omit<RouteContext, "params">) =>
+    dispatch(req, match, ctx, admission, config.maxRequestBytes);
+
   // Hashed once here; a request costs one hash of what it presents.
   const keyring = keyringOf({ master: deps.token ?? "", named: config.namedTokens });
   const all: Route[] = [
@@ -79,7 +84,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     const refusal = rebindingRefusal?.(req);
     if (refusal) return plain(403, refusal);
     const open = publicRoutes.match(url.pathname.slice(1));
-    if (open) return await dispatch(req, open, { url, base: "/", caller: deps.caller, info });
+    if (open) return await admitted(req, open, { url, base: "/", caller: deps.caller, info });
     if (oauth) {
       const answered = await oauth.handle(req, info);
       if (answered) return answered;
@@ -99,7 +104,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     } catch (error) {
       return errorResponse(error);
     }
-    return await dispatch(req, match, { url, base: auth.base, caller });
+    return await admitted(req, match, { url, base: auth.base, caller });
   };
 
   return Object.assign(handler, {
@@ -152,11 +157,19 @@ function mcpRoutes(
   ];
 }
 
-/** Runs the matched route's handler for the request's method, or answers 405 naming the allowed. */
+type Matched = { route: Route; params: Record<string, string> };
+
+/**
+ * Runs the matched route's handler for the request's method, or answers 405 naming the allowed.
+ * A large body waits for room in the write budget before its handler reads it, and holds it
+ * until the answer is made (or, for an event stream, sent).
+ */
 async function dispatch(
   req: Request,
-  match: { route: Route; params: Record<string, string> },
+  match: Matched,
   ctx: Omit<RouteContext, "params">,
+  admission: WriteAdmission,
+  maxRequestBytes: number,
 ): Promise<Response> {
   const handle = match.route.methods[req.method];
   if (!handle) {
@@ -168,11 +181,56 @@ async function dispatch(
       : { error: message };
     return json(405, body, { allow });
   }
+  const run = async (): Promise<Response> => {
+    try {
+      return await handle(req, { ...ctx, params: match.params });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+  // A body over the request limit is refused unread at once: it never waits for room.
+  const bytes = bodyBytes(req, maxRequestBytes);
+  if (bytes < LARGE_BODY_BYTES || bytes > maxRequestBytes) return await run();
+  let release: () => void;
   try {
-    return await handle(req, { ...ctx, params: match.params });
+    release = await admission.admit(bytes);
   } catch (error) {
-    return errorResponse(error);
+    return busyResponse(match.route, error);
   }
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return releasedWith(response, release);
+}
+
+/** The busy refusal: JSON-RPC on the MCP endpoints (no id: the body was never read). */
+function busyResponse(route: Route, error: unknown): Response {
+  if (!MCP_PATHS.includes(route.path)) {
+    const refused = errorResponse(error);
+    refused.headers.set("retry-after", "1");
+    return refused;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const body = { jsonrpc: "2.0", id: null, error: { code: -32000, message } };
+  return json(503, body, { "retry-after": "1" });
+}
+
+/** `response`, calling `release` once its body is made: at once, or when a stream ends. */
+function releasedWith(response: Response, release: () => void): Response {
+  const streaming = response.body !== null &&
+    (response.headers.get("content-type") ?? "").includes("text/event-stream");
+  if (!streaming) {
+    release();
+    return response;
+  }
+  const body = response.body!.pipeThrough(
+    new TransformStream({ flush: release, cancel: release }),
+  );
+  return new Response(body, response);
 }
 
 /** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
