@@ -6,7 +6,7 @@
  */
 
 import { type EnvSource, intVar } from "../kit/env.ts";
-import { releaseGarbage } from "../kit/memory.ts";
+import { releaseGarbage } from "../kit/garbage.ts";
 
 /** The limits a transcript is read under. */
 export interface TranscriptLimits {

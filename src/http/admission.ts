@@ -1,7 +1,7 @@
 /**
  * Large request bodies admitted up to a byte budget in flight (`WRITE_BUDGET_BYTES`), so that
  * many large writes at once cannot grow the process without bound. Measured on 32 concurrent
- * 1 MiB `handoff_save`s (bench `memory`): each costs about 10 MiB while it runs (the body's bytes,
+ * 1 MiB `handoff_save`s (bench `rss`): each costs about 10 MiB while it runs (the body's bytes,
  * its text as UTF-16, the parsed arguments, the encoded chunks, KV's copies), which V8 and the
  * allocator then keep; no single copy dominates, so the fix is how many run at once. A body of
  * `LARGE_BODY_BYTES` or more waits its turn (first come, first served) for at most
@@ -11,7 +11,7 @@
 
 import { AppError } from "../kit/kv.ts";
 import type { AdmissionSettings } from "./admission_settings.ts";
-import { releaseGarbage } from "../kit/memory.ts";
+import { releaseGarbage } from "../kit/garbage.ts";
 
 /** Bodies at least this large count against the budget; smaller ones are never held up. */
 export const LARGE_BODY_BYTES = 64 * 1024;
