@@ -200,7 +200,11 @@ Deno.test("an export taken while 12 clients write imports into a database that t
       text = await Deno.readTextFile(file);
     }
     stop.now = true;
-    const sequences = (await Promise.all(writing)).filter((id) => id !== undefined);
+    // A sequence started after the export had passed the sequences is not in the file: only
+    // the ones the file holds are restored, and must take more thoughts.
+    const sequences = (await Promise.all(writing)).filter((id) =>
+      id !== undefined && text.includes(JSON.stringify(id))
+    );
     assert.ok(lagging(text) > 0, "the export never caught a discussion behind its messages");
 
     const imported = await task(["import", file], target.path);
