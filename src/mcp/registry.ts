@@ -10,6 +10,8 @@ import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
 import type { CallToolResult, McpServer, ServerContext, Tool } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 import type { UriTopics } from "../kit/notices.ts";
+import { MCP_APP_MIME } from "./apps.ts";
+import { budgeted, IGNORED_RESERVE_TOKENS } from "./result_budget.ts";
 
 /** A tool's input: an object schema, or the raw shape of one. */
 type Input = z.ZodType | z.ZodRawShape;
@@ -84,7 +86,8 @@ export interface Recorded {
 /** Runs each toolset's `register` once on a recorder and returns what it registered. */
 export function recordToolsets(toolsets: readonly Toolset[], deps: McpDeps): Recorded {
   const recorded: Recorded = { tools: new Map(), others: [], uriTopics: [] };
-  for (const toolset of toolsets) toolset.register(recorder(recorded), deps);
+  const budget = deps.config.resultMaxTokens;
+  for (const toolset of toolsets) toolset.register(recorder(recorded, budget), deps);
   return recorded;
 }
 
@@ -104,7 +107,12 @@ export function mergeRecorded(parts: readonly Recorded[]): Recorded {
 
 type Call = (...a: unknown[]) => unknown;
 
-function recorder(into: Recorded): ToolRegistrar {
+/**
+ * The recorder a toolset registers on. Every tool's handler is held to `budget`
+ * (`result_budget.ts`): pages are cut a little below it, leaving room for the line
+ * `ignored_arguments` may add, and the finished result is checked against it whole.
+ */
+function recorder(into: Recorded, budget: number): ToolRegistrar {
   const registerTool = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
     if (into.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
     const inputSchema = objectSchema(config.inputSchema);
@@ -114,7 +122,10 @@ function recorder(into: Recorded): ToolRegistrar {
       outputSchema: convertedOnce(objectSchema(withIgnoredField(config.outputSchema))),
     };
     // Arguments the tool does not take are dropped before it runs and named in its result.
-    const lenient = lenientHandler(inputSchema, handler) as AnyHandler;
+    const lenient = budgeted(
+      lenientHandler(inputSchema, budgeted(handler, budget - IGNORED_RESERVE_TOKENS)) as AnyHandler,
+      budget,
+    );
     into.tools.set(name, {
       name,
       inputSchema,
@@ -129,6 +140,13 @@ function recorder(into: Recorded): ToolRegistrar {
     });
   };
   const registerResource = (...args: unknown[]) => {
+    // The read callback comes last; what a resource gives a model keeps a result's budget. An
+    // MCP Apps view is the server's own HTML for the host to render, never shown to a model.
+    const last = args.length - 1;
+    const meta = args[2] as { mimeType?: string } | undefined;
+    if (typeof args[last] === "function" && meta?.mimeType !== MCP_APP_MIME) {
+      args[last] = budgeted(args[last] as AnyHandler, budget);
+    }
     into.others.push({ apply: (server) => (server.registerResource as Call)(...args) });
   };
   const resourceNotices = (uriTopics: UriTopics) => into.uriTopics.push(uriTopics);

@@ -1,0 +1,159 @@
+/**
+ * The one place a tool result is held to `RESULT_MAX_TOKENS` (`kit/budget.ts`). Every handler's
+ * result passes through `budgeted` (applied in `mcp/registry.ts`, as the lenient handler is): a
+ * result within budget goes out as it is; a paged read (`pagedResult`) is cut here to the longest
+ * page whose both views fit; any other result over budget is refused with an error that names the
+ * setting, never truncated silently. A toolset only says where its items are and how a page reads
+ * on (`PagedRead`); the search for the cut is here.
+ */
+
+import { AppError } from "../kit/kv.ts";
+import { estimateJsonTokens, estimateTokens } from "../kit/budget.ts";
+import type { AnyHandler } from "./registry.ts";
+
+/**
+ * Tokens a page leaves free for what is added after the tool's handler: the line and field
+ * naming ignored arguments (`mcp/arguments.ts`).
+ */
+export const IGNORED_RESERVE_TOKENS = 200;
+
+/** The parts of a tool result (or a resource read) the budget measures. */
+interface MeasuredResult {
+  content?: { type: string; text?: string }[];
+  contents?: { text?: string; blob?: string }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/**
+ * A read that may be cut: `count` items (messages, thoughts, list rows, segments of a text) from
+ * the position the caller asked for, and how to show a prefix of them. The tool decides where the
+ * items are and which arguments read on; `fitPage` decides how many fit.
+ */
+export interface PagedRead {
+  /** How many items there are from the position asked. */
+  count: number;
+  /**
+   * The result showing items `[0, shown)` whole and, when `part` is given, the first `part`
+   * UTF-16 units of item `shown` (never splitting a surrogate pair: see `cutAt`), cut inside with
+   * a marker. When anything is left out, both views say so and give the arguments that read on.
+   */
+  page(shown: number, part?: number): unknown;
+  /** Length of item `index` in UTF-16 units, when an item longer than a page may be cut inside. */
+  itemLength?(index: number): number;
+}
+
+/** Estimated tokens of each view of a result: the text blocks, and the structured content. */
+export function resultTokens(result: unknown): { text: number; structured: number } {
+  const r = (result ?? {}) as MeasuredResult;
+  let text = 0;
+  for (const block of r.content ?? []) {
+    if (block.type === "text" && typeof block.text === "string") text += estimateTokens(block.text);
+    else text += estimateJsonTokens(block);
+  }
+  for (const item of r.contents ?? []) text += estimateTokens(item.text ?? item.blob ?? "");
+  const structured = r.structuredContent === undefined
+    ? 0
+    : estimateJsonTokens(r.structuredContent);
+  return { text, structured };
+}
+
+/** True when both views of `result` are within `maxTokens`. */
+export function fitsBudget(result: unknown, maxTokens: number): boolean {
+  const { text, structured } = resultTokens(result);
+  return text <= maxTokens && structured <= maxTokens;
+}
+
+/**
+ * The largest `n` in `[low, high]` for which `fits(n)`, given `fits(low)`. It gallops up from
+ * `low` before it bisects: each probe renders about as much as it shows, so small pages are
+ * tried first instead of rendering the whole read.
+ */
+function largestFitting(low: number, high: number, fits: (n: number) => boolean): number {
+  let good = low;
+  let bad = high + 1;
+  let step = 1;
+  let galloping = true;
+  while (bad - good > 1) {
+    const probe = galloping ? Math.min(good + step, bad - 1) : good + Math.floor((bad - good) / 2);
+    if (fits(probe)) {
+      good = probe;
+      step *= 2;
+    } else {
+      bad = probe;
+      galloping = false;
+    }
+  }
+  return good;
+}
+
+/** The error for a result that cannot be made to fit. */
+function tooLarge(maxTokens: number, what: string): AppError {
+  return new AppError(
+    "too_large",
+    `RESULT_TOO_LARGE: ${what} exceeds RESULT_MAX_TOKENS (${maxTokens} estimated tokens per view of a result). Ask for less (a smaller limit, a narrower filter), or ask the server's owner to raise RESULT_MAX_TOKENS.`,
+  );
+}
+
+/**
+ * The longest page of `read` whose both views fit `maxTokens`: as many whole items as fit, or,
+ * when even the first does not, the longest prefix of it that fits. Throws `too_large` when not
+ * even an empty page (or one UTF-16 unit of the first item) fits.
+ */
+export function fitPage(read: PagedRead, maxTokens: number): unknown {
+  const made = new Map<string, unknown>();
+  const page = (shown: number, part?: number) => {
+    const key = `${shown}/${part ?? ""}`;
+    if (!made.has(key)) made.set(key, read.page(shown, part));
+    return made.get(key);
+  };
+  const fits = (shown: number, part?: number) => fitsBudget(page(shown, part), maxTokens);
+  if (fits(read.count)) return page(read.count);
+  if (read.count > 0 && fits(1)) return page(largestFitting(1, read.count, (n) => fits(n)));
+  const length = read.count > 0 ? read.itemLength?.(0) ?? 0 : 0;
+  if (length > 1 && fits(0, 1)) {
+    return page(0, largestFitting(1, length - 1, (n) => fits(0, n)));
+  }
+  throw tooLarge(maxTokens, "Even the smallest page of this result");
+}
+
+const PAGED = new WeakMap<object, PagedRead>();
+
+/**
+ * What a handler returns for a read the budget may cut: `budgeted` turns it into the longest
+ * page that fits. (A placeholder object: the SDK never sees it.)
+ */
+export function pagedResult(read: PagedRead): { content: never[] } {
+  const placeholder = { content: [] as never[] };
+  PAGED.set(placeholder, read);
+  return placeholder;
+}
+
+/**
+ * `handler` with its result held to `maxTokens`: a paged read is cut by `fitPage`, an error
+ * passes as it is (its text is the server's own, short), and any other result over budget is
+ * refused naming the setting.
+ */
+export function budgeted(handler: AnyHandler, maxTokens: number): AnyHandler {
+  return async (...args: unknown[]) => {
+    const result = await handler(...args);
+    const read = typeof result === "object" && result !== null ? PAGED.get(result) : undefined;
+    if (read !== undefined) return fitPage(read, maxTokens);
+    if ((result as MeasuredResult | undefined)?.isError || fitsBudget(result, maxTokens)) {
+      return result;
+    }
+    throw tooLarge(maxTokens, "This result");
+  };
+}
+
+/**
+ * Where a text asked to be cut at `index` is cut: there, or one unit later when `index` falls
+ * inside a surrogate pair (a character outside the BMP, such as an emoji), so the parts join back
+ * byte for byte and a cut always moves forward. The page is measured as made, so the extra unit
+ * is counted.
+ */
+export function cutAt(text: string, index: number): number {
+  if (index <= 0 || index >= text.length) return Math.max(0, Math.min(index, text.length));
+  const c = text.charCodeAt(index);
+  return c >= 0xdc00 && c <= 0xdfff ? index + 1 : index;
+}
