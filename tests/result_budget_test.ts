@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
 import { estimateTokens } from "../src/kit/budget.ts";
+import { createDiscussion, postMessage } from "../src/table/store_discussions.ts";
+import { tableCtx } from "../src/table/store_common.ts";
+import { loadTableSettings } from "../src/table/settings.ts";
+import { CODEX } from "./support/table_mcp.ts";
 import { call, withMcpClient } from "./support/mcp.ts";
 import { mixedText, readAllPages } from "./support/pages.ts";
 
@@ -59,12 +63,71 @@ Deno.test("handoff_load pages a conversation 5× the budget and the pages join b
 
 Deno.test("handoff_load refuses a from_char past the end, naming the range", async () => {
   await withMcpClient({ toolsets: "handoff", env: ENV }, async ({ client }) => {
-    await call(client, "handoff_save", { key: "k", summary: "s", conversation: "## User\n\nhi 🚀" });
+    await call(client, "handoff_save", {
+      key: "k",
+      summary: "s",
+      conversation: "## User\n\nhi 🚀",
+    });
     const end = await call(client, "handoff_load", { key: "k", from_char: 13 });
     assert.equal(end.isError, false, end.text);
     assert.equal(end.structured.conversation, "");
     const past = await call(client, "handoff_load", { key: "k", from_char: 14 });
     assert.equal(past.isError, true);
     assert.match(past.text, /from_char 14 is past the end: this conversation has 13 characters/);
+  });
+});
+
+/** A discussion of `bodies` posted by codex through the store (the writes are not under test). */
+async function seedDiscussion(kv: Deno.Kv, bodies: string[]): Promise<string> {
+  const ctx = tableCtx(kv, loadTableSettings(new Map()));
+  const { discussion } = await createDiscussion(ctx, CODEX, { title: "Long", body: bodies[0] });
+  for (const body of bodies.slice(1)) {
+    await postMessage(ctx, CODEX, { discussion_id: discussion.id, body });
+  }
+  return discussion.id;
+}
+
+Deno.test("get_discussion pages messages 5× the budget, cutting a long one inside, and they join back exactly", async () => {
+  await withMcpClient({ toolsets: "table", env: ENV }, async ({ client, kv }) => {
+    const bodies = Array.from({ length: 40 }, (_, i) => mixedText(100, i));
+    bodies.splice(7, 0, mixedText(1500, 2)); // longer than a page
+    const id = await seedDiscussion(kv, bodies);
+    const pages = await readAllPages(
+      client,
+      "get_discussion",
+      { discussion_id: id, limit: 200 },
+      (p) =>
+        p.structured.has_more
+          ? { after_seq: p.structured.next_after_seq, from_char: p.structured.next_from_char }
+          : null,
+      BUDGET,
+    );
+    assert.ok(pages.length >= 5, `${pages.length} pages`);
+    const joined = new Map<number, string>();
+    for (const p of pages) {
+      for (const m of p.structured.messages as { seq: number; body: string }[]) {
+        joined.set(m.seq, (joined.get(m.seq) ?? "") + m.body);
+      }
+    }
+    assert.deepEqual([...joined.keys()], bodies.map((_, i) => i + 1));
+    assert.deepEqual([...joined.values()], bodies);
+    assert.ok(pages.some((p) => typeof p.structured.next_from_char === "number"));
+    for (const p of pages.filter((p) => p.structured.has_more)) {
+      assert.ok(p.text.includes(`after_seq=${p.structured.next_after_seq}`), p.text);
+    }
+  });
+});
+
+Deno.test("get_discussion moves the read position only to the last message a cut page showed whole", async () => {
+  await withMcpClient({ toolsets: "table", env: ENV }, async ({ client, kv }) => {
+    const id = await seedDiscussion(kv, Array.from({ length: 20 }, (_, i) => mixedText(300, i)));
+    const first = await call(client, "get_discussion", { discussion_id: id, limit: 200 });
+    assert.equal(first.structured.has_more, true);
+    const shown = first.structured.messages as { seq: number }[];
+    assert.ok(shown.length < 20);
+    const unread = await call(client, "get_discussion", { discussion_id: id, unread_only: true });
+    const next = (unread.structured.messages as { seq: number }[])[0].seq;
+    assert.equal(next, shown.at(-1)!.seq + 1);
+    assert.equal(unread.structured.unread_before, 20 - shown.length);
   });
 });

@@ -41,6 +41,11 @@ export interface PagedRead {
   page(shown: number, part?: number): unknown;
   /** Length of item `index` in UTF-16 units, when an item longer than a page may be cut inside. */
   itemLength?(index: number): number;
+  /**
+   * What the read does once its page is chosen, before the result goes out: a reader's position
+   * moves to the last item the page showed whole, never past what was left out.
+   */
+  settle?(shown: number, part?: number): Promise<void>;
 }
 
 /** Estimated tokens of each view of a result: the text blocks, and the structured content. */
@@ -101,6 +106,14 @@ function tooLarge(maxTokens: number, what: string): AppError {
  * even an empty page (or one UTF-16 unit of the first item) fits.
  */
 export function fitPage(read: PagedRead, maxTokens: number): unknown {
+  return choosePage(read, maxTokens).result;
+}
+
+/** The page `fitPage` chooses, with how much it shows. */
+function choosePage(
+  read: PagedRead,
+  maxTokens: number,
+): { result: unknown; shown: number; part?: number } {
   const made = new Map<string, unknown>();
   const page = (shown: number, part?: number) => {
     const key = `${shown}/${part ?? ""}`;
@@ -108,11 +121,12 @@ export function fitPage(read: PagedRead, maxTokens: number): unknown {
     return made.get(key);
   };
   const fits = (shown: number, part?: number) => fitsBudget(page(shown, part), maxTokens);
-  if (fits(read.count)) return page(read.count);
-  if (read.count > 0 && fits(1)) return page(largestFitting(1, read.count, (n) => fits(n)));
+  const chosen = (shown: number, part?: number) => ({ result: page(shown, part), shown, part });
+  if (fits(read.count)) return chosen(read.count);
+  if (read.count > 0 && fits(1)) return chosen(largestFitting(1, read.count, (n) => fits(n)));
   const length = read.count > 0 ? read.itemLength?.(0) ?? 0 : 0;
   if (length > 1 && fits(0, 1)) {
-    return page(0, largestFitting(1, length - 1, (n) => fits(0, n)));
+    return chosen(0, largestFitting(1, length - 1, (n) => fits(0, n)));
   }
   throw tooLarge(maxTokens, "Even the smallest page of this result");
 }
@@ -138,7 +152,11 @@ export function budgeted(handler: AnyHandler, maxTokens: number): AnyHandler {
   return async (...args: unknown[]) => {
     const result = await handler(...args);
     const read = typeof result === "object" && result !== null ? PAGED.get(result) : undefined;
-    if (read !== undefined) return fitPage(read, maxTokens);
+    if (read !== undefined) {
+      const { result, shown, part } = choosePage(read, maxTokens);
+      await read.settle?.(shown, part);
+      return result;
+    }
     if ((result as MeasuredResult | undefined)?.isError || fitsBudget(result, maxTokens)) {
       return result;
     }

@@ -14,7 +14,8 @@ import {
 import { discussionSchema, messageSchema, participantSchema } from "./schemas.ts";
 import { getParticipants } from "./store_context.ts";
 import { createDiscussion, postMessage } from "./store_discussions.ts";
-import { getDiscussion } from "./store_discussion_page.ts";
+import { discussionPage, fetchDiscussion, settleRead } from "./store_discussion_page.ts";
+import { pagedResult } from "../mcp/result_budget.ts";
 import {
   contractDescription,
   fields,
@@ -116,6 +117,9 @@ function registerGetDiscussionTool(server: ToolRegistrar, t: TableToolDeps): voi
       after_seq: z.number().int().optional().describe(
         "Read messages after this seq (default 0: from the start)",
       ),
+      from_char: z.number().int().min(1).optional().describe(
+        "With after_seq: start inside the next message's body at this character (the next_from_char of a page cut inside a long message)",
+      ),
       unread_only: z.boolean().optional().describe(
         "true: only the messages after your read position (what get_workspace_context counts as unread for you)",
       ),
@@ -132,6 +136,12 @@ function registerGetDiscussionTool(server: ToolRegistrar, t: TableToolDeps): voi
         "How many messages were unread for you before this call (after your read position)",
       ),
       warning: z.string().optional(),
+      next_after_seq: z.number().int().optional().describe(
+        "When cut: the after_seq that reads on (with next_from_char when given)",
+      ),
+      next_from_char: z.number().int().optional().describe(
+        "When the page ends inside a long message: the from_char that reads on its body",
+      ),
       ...NOTES_FIELD,
     },
     // Read-only to the table: its one write is the caller's own read marker (as reading mail
@@ -139,14 +149,24 @@ function registerGetDiscussionTool(server: ToolRegistrar, t: TableToolDeps): voi
     // nothing. Hosts auto-approve read-only tools; a reader must not be asked for each page.
     annotations: READ_ONLY,
   }, async (args, call) => {
-    const page = await getDiscussion(t.ctx, args, callerOf(call, t.deps));
+    const fetched = await fetchDiscussion(t.ctx, args, callerOf(call, t.deps));
     const n = nonce();
-    const notes = args.unread_only && page.messages.length === 0
+    const notes = args.unread_only && fetched.messages.length === 0
       ? ["Nothing unread for you: you have been shown every message up to latest_seq."]
       : [];
-    return result(renderDiscussion(page, n, notes), page, {
-      untrusted: { nonce: n, fields: DISCUSSION_TEXTS },
-      notes,
+    const show = (shown: number, part?: number) => {
+      const page = discussionPage(fetched, shown, part);
+      return result(renderDiscussion(page, n, notes), page, {
+        untrusted: { nonce: n, fields: DISCUSSION_TEXTS },
+        notes,
+      });
+    };
+    // The page is cut to the result budget before the reader's position moves past it.
+    return pagedResult({
+      count: fetched.messages.length,
+      itemLength: (i) => fetched.messages[i].body.length,
+      page: show,
+      settle: (shown, part) => settleRead(t.ctx, fetched, discussionPage(fetched, shown, part)),
     });
   });
 }

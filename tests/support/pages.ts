@@ -50,7 +50,12 @@ export async function readAllPages(
 
 /** Mixed text of about `tokens` estimated tokens: Latin, CJK and emoji (surrogate pairs). */
 export function mixedText(tokens: number, seed = 0): string {
-  const parts = ["The plan is 計画は三段階です。", "emoji 🚀🧪 here", "données réglées ", "漢字かな交じり文"];
+  const parts = [
+    "The plan is 計画は三段階です。",
+    "emoji 🚀🧪 here",
+    "données réglées ",
+    "漢字かな交じり文",
+  ];
   let out = "";
   let used = 0;
   for (let i = seed; used < tokens; i++) {
