@@ -131,3 +131,45 @@ Deno.test("get_discussion moves the read position only to the last message a cut
     assert.equal(unread.structured.unread_before, 20 - shown.length);
   });
 });
+
+Deno.test("get_thought_history pages thoughts 5× the budget, either order, and they join back exactly", async () => {
+  await withMcpClient({ toolsets: "thinking", env: ENV }, async ({ client }) => {
+    const texts = Array.from({ length: 30 }, (_, i) => mixedText(150, i));
+    texts.splice(4, 0, mixedText(1500, 1)); // longer than a page
+    let sequenceId: string | undefined;
+    for (const [i, thought] of texts.entries()) {
+      const step = await call(client, "sequentialthinking", {
+        thought,
+        thoughtNumber: i + 1,
+        totalThoughts: texts.length,
+        nextThoughtNeeded: i + 1 < texts.length,
+        ...(sequenceId ? { sequenceId } : {}),
+      });
+      assert.equal(step.isError, false, step.text);
+      sequenceId = step.structured.sequenceId as string;
+    }
+    for (const order of ["asc", "desc"]) {
+      const pages = await readAllPages(
+        client,
+        "get_thought_history",
+        { sequenceId, order, limit: 100, maxCharacters: 250_000 },
+        (p) => p.structured.nextCursor ? { cursor: p.structured.nextCursor } : null,
+        BUDGET,
+      );
+      assert.ok(pages.length >= 5, `${order}: ${pages.length} pages`);
+      const joined = new Map<number, string>();
+      for (const p of pages) {
+        for (const t of p.structured.thoughts as { index: number; thought: string }[]) {
+          joined.set(t.index, (joined.get(t.index) ?? "") + t.thought);
+        }
+      }
+      const indexes = texts.map((_, i) => i + 1);
+      assert.deepEqual([...joined.keys()], order === "asc" ? indexes : [...indexes].reverse());
+      assert.deepEqual(indexes.map((i) => joined.get(i)), texts);
+      assert.ok(pages.some((p) =>
+        (p.structured.thoughts as { continues?: boolean }[])
+          .some((t) => t.continues === true)
+      ));
+    }
+  });
+});

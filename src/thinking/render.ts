@@ -104,6 +104,10 @@ function describeThought(t: HistoryThought): string {
   }
   if (t.needsMoreThoughts) parts.push("needs more thoughts");
   if (!t.nextThoughtNeeded) parts.push("last");
+  if (t.fromCharacter) parts.push(`continued from character ${t.fromCharacter}`);
+  if (t.continues) {
+    parts.push("cut to fit RESULT_MAX_TOKENS: it goes on in the next page (cursor above)");
+  }
   if (t.truncated) {
     parts.push(
       `truncated: first ${

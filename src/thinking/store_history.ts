@@ -69,6 +69,10 @@ export interface HistoryThought extends Omit<ThoughtRecord, "text" | "parts"> {
   thought: string;
   /** True when only the first `maxCharacters` characters are shown. */
   truncated: boolean;
+  /** When the page starts inside this thought: how many of its characters earlier pages showed. */
+  fromCharacter?: number;
+  /** True when the page ends inside this thought (cut to the result budget): it goes on next. */
+  continues?: boolean;
 }
 
 /** Options of one history page. */
@@ -96,6 +100,21 @@ interface CursorState {
   o: "asc" | "desc";
   b: string | null;
   i: number;
+  /** Characters of the next thought that earlier pages showed (a page cut inside it). */
+  c?: number;
+}
+
+/**
+ * The cursor of the page after `after` (a history index) in `order` on `branch`; with `chars`,
+ * the next thought is read from that character on.
+ */
+export function historyCursor(
+  order: "asc" | "desc",
+  branch: string | null,
+  after: number,
+  chars?: number,
+): string {
+  return encodeCursor({ v: 1, o: order, b: branch, i: after, ...(chars ? { c: chars } : {}) });
 }
 
 function encodeCursor(state: CursorState): string {
@@ -104,7 +123,11 @@ function encodeCursor(state: CursorState): string {
     .replaceAll("=", "");
 }
 
-function decodeCursor(cursor: string, order: "asc" | "desc", branch: string | null): number {
+function decodeCursor(
+  cursor: string,
+  order: "asc" | "desc",
+  branch: string | null,
+): { after: number; chars: number } {
   const bad = (why: string): never =>
     fail("INVALID_CURSOR", `cursor ${why}; pass the nextCursor of the previous page unchanged`);
   let state: CursorState;
@@ -114,7 +137,11 @@ function decodeCursor(cursor: string, order: "asc" | "desc", branch: string | nu
   } catch {
     return bad("is not one this server made");
   }
-  if (state?.v !== 1 || !Number.isInteger(state.i) || state.i < 0) {
+  const chars = state?.c ?? 0;
+  if (
+    state?.v !== 1 || !Number.isInteger(state.i) || state.i < 0 || !Number.isInteger(chars) ||
+    chars < 0
+  ) {
     return bad("is not one this server made");
   }
   if (state.o !== order) {
@@ -127,7 +154,7 @@ function decodeCursor(cursor: string, order: "asc" | "desc", branch: string | nu
       }; keep the same branchId`,
     );
   }
-  return state.i;
+  return { after: state.i, chars };
 }
 
 function summarize(
@@ -192,7 +219,8 @@ export async function getHistory(
   if (branch !== null) {
     checkId(branch, limits.branchIdMax, { name: "branchId", code: "BRANCH_ID_INVALID" });
   }
-  const after = options.cursor ? decodeCursor(options.cursor, order, branch) : undefined;
+  const at = options.cursor ? decodeCursor(options.cursor, order, branch) : undefined;
+  const after = at?.after;
 
   const seq = await getSequence(kv, limits, sequenceId, clock);
   if (seq === null) sequenceNotFound(sequenceId);
@@ -205,11 +233,15 @@ export async function getHistory(
   const texts = await readTexts(kv, sequenceId, page);
   const thoughts = page.map((record, i): HistoryThought => {
     const { text: _text, parts: _parts, ...rest } = record;
-    const truncated = record.characters > maxCharacters;
+    // A cursor cut inside the first thought resumes it where the previous page stopped.
+    const from = i === 0 && at?.chars ? Math.min(at.chars, record.characters) : 0;
+    const text = from > 0 ? [...texts[i]].slice(from).join("") : texts[i];
+    const truncated = record.characters - from > maxCharacters;
     return {
       ...rest,
-      thought: truncated ? [...texts[i]].slice(0, maxCharacters).join("") : texts[i],
+      thought: truncated ? [...text].slice(0, maxCharacters).join("") : text,
       truncated,
+      ...(from > 0 ? { fromCharacter: from } : {}),
     };
   });
   const more = records.length > page.length;

@@ -16,6 +16,8 @@ import { SequenceCache } from "./store_cache.ts";
 import { deleteSequence } from "./store_delete.ts";
 import { AppError } from "../kit/kv.ts";
 import { getHistory } from "./store_history.ts";
+import { historyRead } from "./history_page.ts";
+import { pagedResult } from "../mcp/result_budget.ts";
 import { MAIN_BRANCH } from "./store_keys.ts";
 import type { ThoughtInput } from "./store_validate.ts";
 import { addThought, type AddThoughtResult, type ThoughtFlag } from "./store_write.ts";
@@ -197,6 +199,12 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
     characters: z.number().describe("Length of the whole thought"),
     thought: z.string(),
     truncated: z.boolean().describe("True when only the first maxCharacters are shown"),
+    fromCharacter: z.number().optional().describe(
+      "When this page starts inside the thought: the characters of it earlier pages showed",
+    ),
+    continues: z.boolean().optional().describe(
+      "True when the thought was cut to fit the result budget: nextCursor reads on from the cut",
+    ),
   });
   const branchSchema = z.object({
     branchId: z.string(),
@@ -258,14 +266,17 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
     annotations: READ_ONLY,
     _meta: ctx.ui,
   }, async ({ sequenceId, ...options }) => {
-    const page = await getHistory(kv, limits, sequenceId, options);
-    const more = page.nextCursor === null ? [] : [
-      `More: call get_thought_history again with cursor "${page.nextCursor}" (same order and branchId).`,
-    ];
-    return untrustedResult(renderHistory(page), withNotes({ ...page }, more), {
-      nonce: newNonce(),
-      fields: ["sequence.title", "thoughts[].thought"],
-    });
+    const whole = await getHistory(kv, limits, sequenceId, options);
+    const nonce = newNonce();
+    return pagedResult(historyRead(whole, (page) => {
+      const more = page.nextCursor === null ? [] : [
+        `More: call get_thought_history again with cursor "${page.nextCursor}" (same order and branchId).`,
+      ];
+      return untrustedResult(renderHistory(page), withNotes({ ...page }, more), {
+        nonce,
+        fields: ["sequence.title", "thoughts[].thought"],
+      });
+    }));
   });
 }
 
