@@ -173,3 +173,60 @@ Deno.test("get_thought_history pages thoughts 5× the budget, either order, and 
     }
   });
 });
+
+Deno.test("get_workspace_context names the discussions unread for you, bounded by limit, with the totals", async () => {
+  await withMcpClient({ toolsets: "table" }, async ({ client, kv }) => {
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push(await seedDiscussion(kv, ["one", "two", "three"]));
+    await call(client, "get_discussion", { discussion_id: ids[1] }); // read to the end
+    const all = await call(client, "get_workspace_context", {});
+    const unread = (all.structured.open_items as { unread: Record<string, unknown> }).unread;
+    assert.equal(unread.discussions, 2);
+    assert.equal(unread.messages, 6);
+    assert.deepEqual(unread.items, [
+      { id: ids[2], title: "Long", unread: 3 },
+      { id: ids[0], title: "Long", unread: 3 },
+    ]);
+    assert.equal(unread.has_more, false);
+    assert.ok(all.text.includes(`- ${ids[2]} "Long" · 3 unread`), all.text);
+    assert.ok(
+      (all.structured.untrusted as { fields: string[] }).fields.includes(
+        "open_items.unread.items[].title",
+      ),
+    );
+    const one = await call(client, "get_workspace_context", { limit: 1 });
+    const cut = (one.structured.open_items as { unread: Record<string, unknown> }).unread;
+    assert.equal((cut.items as unknown[]).length, 1);
+    assert.equal(cut.has_more, true);
+    assert.equal(cut.discussions, 2);
+    assert.match(one.text, /… and 1 more \(raise limit\)/);
+  });
+});
+
+Deno.test("get_workspace_context 5× the budget shows fewer rows of each list and names what it cut", async () => {
+  await withMcpClient({ toolsets: "table", env: { RESULT_MAX_TOKENS: "2000" } }, async ({ client, kv }) => {
+    // The context's fixed parts (who you are, the untrusted notice) take about 900 tokens.
+    const ctx = tableCtx(kv, loadTableSettings(new Map()));
+    for (let i = 0; i < 60; i++) {
+      const title = `${i} ${"議論の題名".repeat(19)}`;
+      await createDiscussion(ctx, CODEX, { title, body: "b" });
+    }
+    const [page] = await readAllPages(
+      client,
+      "get_workspace_context",
+      { limit: 200 },
+      () => null,
+      2000,
+    );
+    const c = page.structured as { discussions: unknown[]; has_more: boolean; notes: string[] };
+    const unread = (page.structured.open_items as { unread: Record<string, unknown> }).unread;
+    assert.ok(c.discussions.length < 60);
+    assert.equal(c.has_more, true);
+    assert.equal(unread.discussions, 60);
+    assert.equal(unread.has_more, true);
+    const note = c.notes.find((n) => n.startsWith("Cut to fit RESULT_MAX_TOKENS"));
+    assert.ok(note, c.notes.join("\n"));
+    assert.match(note, /unread shows \d+ of 60: get_discussion with unread_only=true/);
+    assert.ok(page.text.includes(note.replace(/^Cut/, "").slice(0, 40)));
+  });
+});

@@ -39,6 +39,11 @@ export interface PagedRead {
    * a marker. When anything is left out, both views say so and give the arguments that read on.
    */
   page(shown: number, part?: number): unknown;
+  /**
+   * True when a page of no item still answers (a summary whose lists may all be cut, its counts
+   * kept); otherwise such a page would not move a reader forward, and is refused.
+   */
+  allowEmpty?: boolean;
   /** Length of item `index` in UTF-16 units, when an item longer than a page may be cut inside. */
   itemLength?(index: number): number;
   /**
@@ -124,6 +129,7 @@ function choosePage(
   const chosen = (shown: number, part?: number) => ({ result: page(shown, part), shown, part });
   if (fits(read.count)) return chosen(read.count);
   if (read.count > 0 && fits(1)) return chosen(largestFitting(1, read.count, (n) => fits(n)));
+  if (read.allowEmpty && fits(0)) return chosen(0);
   const length = read.count > 0 ? read.itemLength?.(0) ?? 0 : 0;
   if (length > 1 && fits(0, 1)) {
     return chosen(0, largestFitting(1, length - 1, (n) => fits(0, n)));

@@ -20,7 +20,7 @@ import { type Handoff, readHandoffs } from "./store_handoffs.ts";
 import { latestPlan, type Plan } from "./store_plans.ts";
 import { type CountName, type DiscussionSummary, keys, type Sighting } from "./store_schema.ts";
 import { readTasks } from "./store_tasks.ts";
-import { positionsIn, unreadOf } from "./store_reads.ts";
+import { positionsIn, type UnreadDiscussion, unreadDiscussions, unreadOf } from "./store_reads.ts";
 
 /** A listed discussion with what is unread in it for the caller. */
 export type ListedDiscussion = DiscussionSummary & { unread: number };
@@ -126,7 +126,12 @@ export interface WorkspaceContext {
     handoffs_pending: { total: number; items: Handoff[]; has_more: boolean };
     handoffs_inactive: { total: number; items: Handoff[] };
     waiting_for_you: Waiting;
-    unread: { discussions: number; messages: number };
+    unread: {
+      discussions: number;
+      messages: number;
+      items: UnreadDiscussion[];
+      has_more: boolean;
+    };
     health: { status: "ok" | "attention"; problems: string[] };
   };
   discussions: ListedDiscussion[];
@@ -175,6 +180,7 @@ export async function getWorkspaceContext(
     withMessages: count("discussions") - count("discussions_empty"),
   });
   const listed = (d: DiscussionSummary): ListedDiscussion => ({ ...d, unread: unread.of(d) });
+  const named = await unreadDiscussions(ctx, ws, positions, unread.totals.discussions, limit);
   const inactive = pending.filter((h) => h.state === "stale");
   const here = mine.get(ws) ?? emptyWaiting();
   const problems: string[] = [];
@@ -235,7 +241,11 @@ export async function getWorkspaceContext(
       },
       handoffs_inactive: { total: inactive.length, items: inactive.slice(0, limit) },
       waiting_for_you: here,
-      unread: unread.totals,
+      unread: {
+        ...unread.totals,
+        items: named,
+        has_more: unread.totals.discussions > named.length,
+      },
       health: { status: problems.length === 0 ? "ok" : "attention", problems },
     },
     discussions: recent.map(listed),
