@@ -204,29 +204,61 @@ Deno.test("get_workspace_context names the discussions unread for you, bounded b
 });
 
 Deno.test("get_workspace_context 5× the budget shows fewer rows of each list and names what it cut", async () => {
-  await withMcpClient({ toolsets: "table", env: { RESULT_MAX_TOKENS: "2000" } }, async ({ client, kv }) => {
-    // The context's fixed parts (who you are, the untrusted notice) take about 900 tokens.
-    const ctx = tableCtx(kv, loadTableSettings(new Map()));
-    for (let i = 0; i < 60; i++) {
-      const title = `${i} ${"議論の題名".repeat(19)}`;
-      await createDiscussion(ctx, CODEX, { title, body: "b" });
+  await withMcpClient(
+    { toolsets: "table", env: { RESULT_MAX_TOKENS: "2000" } },
+    async ({ client, kv }) => {
+      // The context's fixed parts (who you are, the untrusted notice) take about 900 tokens.
+      const ctx = tableCtx(kv, loadTableSettings(new Map()));
+      for (let i = 0; i < 60; i++) {
+        const title = `${i} ${"議論の題名".repeat(19)}`;
+        await createDiscussion(ctx, CODEX, { title, body: "b" });
+      }
+      const [page] = await readAllPages(
+        client,
+        "get_workspace_context",
+        { limit: 200 },
+        () => null,
+        2000,
+      );
+      const c = page.structured as { discussions: unknown[]; has_more: boolean; notes: string[] };
+      const unread = (page.structured.open_items as { unread: Record<string, unknown> }).unread;
+      assert.ok(c.discussions.length < 60);
+      assert.equal(c.has_more, true);
+      assert.equal(unread.discussions, 60);
+      assert.equal(unread.has_more, true);
+      const note = c.notes.find((n) => n.startsWith("Cut to fit RESULT_MAX_TOKENS"));
+      assert.ok(note, c.notes.join("\n"));
+      assert.match(note, /unread shows \d+ of 60: get_discussion with unread_only=true/);
+      assert.ok(page.text.includes(note.replace(/^Cut/, "").slice(0, 40)));
+    },
+  );
+});
+
+Deno.test("get_decisions and get_tasks page rows 5× the budget by after_id, each row exactly once", async () => {
+  await withMcpClient({ toolsets: "table", env: ENV }, async ({ client }) => {
+    const details = Array.from({ length: 40 }, (_, i) => mixedText(150, i));
+    for (const [i, detail] of details.entries()) {
+      const d = await call(client, "record_decision", { title: `d${i}`, detail });
+      assert.equal(d.isError, false, d.text);
+      const t = await call(client, "create_task", { title: `t${i}`, detail });
+      assert.equal(t.isError, false, t.text);
     }
-    const [page] = await readAllPages(
-      client,
-      "get_workspace_context",
-      { limit: 200 },
-      () => null,
-      2000,
-    );
-    const c = page.structured as { discussions: unknown[]; has_more: boolean; notes: string[] };
-    const unread = (page.structured.open_items as { unread: Record<string, unknown> }).unread;
-    assert.ok(c.discussions.length < 60);
-    assert.equal(c.has_more, true);
-    assert.equal(unread.discussions, 60);
-    assert.equal(unread.has_more, true);
-    const note = c.notes.find((n) => n.startsWith("Cut to fit RESULT_MAX_TOKENS"));
-    assert.ok(note, c.notes.join("\n"));
-    assert.match(note, /unread shows \d+ of 60: get_discussion with unread_only=true/);
-    assert.ok(page.text.includes(note.replace(/^Cut/, "").slice(0, 40)));
+    for (const [tool, key] of [["get_decisions", "decisions"], ["get_tasks", "tasks"]]) {
+      const pages = await readAllPages(
+        client,
+        tool,
+        { limit: 200 },
+        (p) => p.structured.has_more ? { after_id: p.structured.next_after_id } : null,
+        BUDGET,
+      );
+      assert.ok(pages.length >= 5, `${tool}: ${pages.length} pages`);
+      const rows = pages.flatMap((p) => p.structured[key] as { title: string; detail: string }[]);
+      // Newest first: the last one recorded comes first.
+      assert.deepEqual(rows.map((r) => r.detail), [...details].reverse());
+      assert.equal(new Set(rows.map((r) => r.title)).size, 40);
+      for (const p of pages.filter((p) => p.structured.has_more)) {
+        assert.ok(p.text.includes(`after_id "${p.structured.next_after_id}"`), p.text);
+      }
+    }
   });
 });

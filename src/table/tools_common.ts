@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { dataResult, withNotes } from "../mcp/results.ts";
+import type { PagedRead } from "../mcp/result_budget.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
@@ -34,6 +35,42 @@ export interface ResultExtras {
 /** A text result with the raw values as structured content. */
 export function result(text: string, structured: object, extras: ResultExtras = {}) {
   return dataResult(text, withNotes(structured, extras.notes), extras.untrusted);
+}
+
+/**
+ * A list result whose rows the result budget may cut (`mcp/result_budget.ts`): page `k` shows
+ * the first `k` rows of `key`, and whenever rows are left out (by `limit` or by the budget) it
+ * gives `next_after_id`, the argument that reads on, in its notes and its text.
+ */
+export function listRead<R extends { has_more: boolean }>(
+  r: R,
+  key: keyof R & string,
+  tool: string,
+  build: (shown: R & { next_after_id?: string }, more: string[]) => {
+    content: { type: "text"; text: string }[];
+  },
+): PagedRead {
+  const rows = r[key] as unknown as { id: string }[];
+  return {
+    count: rows.length,
+    page: (k) => {
+      const cut = k < rows.length;
+      const shown: R & { next_after_id?: string } = {
+        ...r,
+        [key]: rows.slice(0, k),
+        has_more: r.has_more || cut,
+      };
+      const last = rows[k - 1]?.id;
+      if (!shown.has_more || last === undefined) return build(shown, []);
+      shown.next_after_id = last;
+      const more = `${
+        cut ? "Cut to fit RESULT_MAX_TOKENS. " : ""
+      }To read on, call ${tool} again with after_id "${last}" and the same filters.`;
+      const result = build(shown, [more]);
+      const [first, ...others] = result.content;
+      return { ...result, content: [{ ...first, text: `${first.text}\n\n${more}` }, ...others] };
+    },
+  };
 }
 
 /** The note a cut list gives: how to see the rest (none when nothing was cut). */
@@ -69,6 +106,9 @@ export function fields(settings: TableSettings) {
     limit: z.number().int().optional().describe(
       `Most items to return: 1–${l.pageMax}, default ${l.pageDefault}. Results say has_more and total when cut.`,
     ),
+    afterId: z.string().optional().describe(
+      "Read on after this id: the next_after_id of the previous page (same filters)",
+    ),
     title: z.string().describe(`A one-line title, at most ${l.titleMaxChars} characters`),
     kind: z.enum(MESSAGE_KINDS).optional().describe(
       "proposal: suggests something; review: judges a proposal; question: asks; note: informs (default)",
@@ -96,6 +136,9 @@ export const LIST_FIELDS = {
   has_more: z.boolean(),
   total: z.number().int(),
   workspace_source: workspaceSource,
+  next_after_id: z.string().optional().describe(
+    "When has_more: pass as after_id (with the same filters) to read on",
+  ),
 };
 
 /** The approval code field of the tools a person's verdict passes through. */

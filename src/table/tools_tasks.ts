@@ -1,6 +1,7 @@
 /** Task and handoff tools: owners, status, and work handed over with its context. */
 
 import { z } from "zod";
+import { pagedResult } from "../mcp/result_budget.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
 import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
@@ -15,6 +16,7 @@ import {
   contractDescription,
   fields,
   LIST_FIELDS,
+  listRead,
   moreNotes,
   nonce,
   result,
@@ -112,6 +114,7 @@ function registerGetTasksTool(server: ToolRegistrar, t: TableToolDeps): void {
       status: z.enum(TASK_STATUSES).optional().describe("Only tasks with this status"),
       assigned_to: f.name("Only tasks of this owner").optional(),
       limit: f.limit,
+      after_id: f.afterId,
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
@@ -122,10 +125,14 @@ function registerGetTasksTool(server: ToolRegistrar, t: TableToolDeps): void {
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getTasks(t.ctx, args);
-    return result(renderTasks(r), r, {
-      untrusted: { nonce: nonce(), fields: textsAt("tasks[]", "task") },
-      notes: moreNotes(r, "raise limit or filter"),
-    });
+    const n = nonce();
+    return pagedResult(
+      listRead(r, "tasks", "get_tasks", (shown, more) =>
+        result(renderTasks(shown), shown, {
+          untrusted: { nonce: n, fields: textsAt("tasks[]", "task") },
+          notes: [...moreNotes(shown, "raise limit or filter"), ...more],
+        })),
+    );
   });
 }
 
@@ -181,6 +188,7 @@ function registerGetHandoffsTool(server: ToolRegistrar, t: TableToolDeps): void 
       to: f.name("Only handoffs addressed to").optional(),
       task_id: f.id("task").optional(),
       limit: f.limit,
+      after_id: f.afterId,
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
@@ -192,10 +200,18 @@ function registerGetHandoffsTool(server: ToolRegistrar, t: TableToolDeps): void 
   }, async (args) => {
     const r = await getHandoffs(t.ctx, args);
     const n = nonce();
-    return result(renderHandoffs(r, n), r, {
-      untrusted: { nonce: n, fields: textsAt("handoffs[]", "handoff") },
-      notes: moreNotes(r, "raise limit or filter"),
-    });
+    return pagedResult(
+      listRead(
+        r,
+        "handoffs",
+        "get_handoffs",
+        (shown, more) =>
+          result(renderHandoffs(shown, n), shown, {
+            untrusted: { nonce: n, fields: textsAt("handoffs[]", "handoff") },
+            notes: [...moreNotes(shown, "raise limit or filter"), ...more],
+          }),
+      ),
+    );
   });
 }
 
