@@ -262,3 +262,37 @@ Deno.test("get_decisions and get_tasks page rows 5× the budget by after_id, eac
     }
   });
 });
+
+Deno.test("handoff_list and handoff_search page summaries 5× the budget by cursor, each once", async () => {
+  await withMcpClient({ toolsets: "handoff", env: ENV }, async ({ client }) => {
+    // Saved summaries are trimmed: these have no space at either end.
+    const summaries = Array.from({ length: 40 }, (_, i) => mixedText(150, i).trim());
+    for (const [i, summary] of summaries.entries()) {
+      const saved = await call(client, "handoff_save", {
+        key: `h${i}`,
+        summary,
+        conversation: "## User\n\nhi",
+        tags: ["budget"],
+      });
+      assert.equal(saved.isError, false, saved.text);
+    }
+    for (const [tool, args] of [["handoff_list", {}], ["handoff_search", { tags: ["budget"] }]]) {
+      const pages = await readAllPages(
+        client,
+        tool as string,
+        { ...args as object, limit: 100 },
+        (p) => p.structured.has_more ? { cursor: p.structured.next_cursor } : null,
+        BUDGET,
+      );
+      assert.ok(pages.length >= 5, `${tool}: ${pages.length} pages`);
+      const rows = pages.flatMap((p) =>
+        p.structured.handoffs as { key: string; summary: string }[]
+      );
+      assert.deepEqual(rows.map((r) => r.key), summaries.map((_, i) => `h${i}`).reverse());
+      assert.deepEqual(rows.map((r) => r.summary), [...summaries].reverse());
+      for (const p of pages.filter((p) => p.structured.has_more)) {
+        assert.ok(p.text.includes(`cursor "${p.structured.next_cursor}"`), p.text);
+      }
+    }
+  });
+});

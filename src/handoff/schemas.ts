@@ -89,6 +89,9 @@ export function searchShape(limits: HandoffLimits) {
     limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
       `Most matches to return, 1–${limits.listPageMax} (default 20)`,
     ),
+    cursor: z.string().max(1000).optional().describe(
+      "next_cursor from the previous page (with the same filters)",
+    ),
   };
 }
 

@@ -70,18 +70,35 @@ export function registerListTool(server: ToolRegistrar, ctx: HandoffToolContext)
       (p) => ({ count: p.items.length }),
     );
     const n = nonce();
-    const more = page.hasMore
-      ? [`More: call handoff_list again with cursor "${page.nextCursor}".`]
-      : [];
-    return untrustedResult(
-      renderList(page, n),
-      withNotes({
-        handoffs: page.items.map(summaryJson),
-        has_more: page.hasMore,
-        next_cursor: page.nextCursor,
-      }, more),
-      { nonce: n, fields: LIST_TEXTS },
-    );
+    // Rows the result budget leaves out are read on from the cursor after the last one shown.
+    return pagedResult({
+      count: page.items.length,
+      page: (k) => {
+        const cut = k < page.items.length;
+        const shown = {
+          items: page.items.slice(0, k),
+          hasMore: page.hasMore || cut,
+          nextCursor: cut ? page.cursors[k - 1] : page.nextCursor,
+          cursors: [],
+        };
+        const more = shown.hasMore
+          ? [
+            `${
+              cut ? "Cut to fit RESULT_MAX_TOKENS. " : ""
+            }More: call handoff_list again with cursor "${shown.nextCursor}".`,
+          ]
+          : [];
+        return untrustedResult(
+          renderList(shown, n),
+          withNotes({
+            handoffs: shown.items.map(summaryJson),
+            has_more: shown.hasMore,
+            next_cursor: shown.nextCursor,
+          }, more),
+          { nonce: n, fields: LIST_TEXTS },
+        );
+      },
+    });
   });
 }
 
@@ -166,6 +183,7 @@ export function registerSearchTool(server: ToolRegistrar, ctx: HandoffToolContex
       ...UNTRUSTED_FIELDS,
       handoffs: z.array(summarySchema),
       has_more: z.boolean(),
+      next_cursor: nullableString("When has_more: pass as cursor (same filters) to read on"),
       scanned: z.number().int().describe("How many handoffs were looked at"),
       ...NOTES_FIELD,
     },
@@ -184,22 +202,40 @@ export function registerSearchTool(server: ToolRegistrar, ctx: HandoffToolContex
           createdAfter: args.created_after,
           createdBefore: args.created_before,
           limit: args.limit ?? DEFAULT_PAGE,
+          before: args.cursor,
         }),
       (r) => ({ count: r.items.length }),
     );
     const n = nonce();
-    const more = result.hasMore
-      ? ["There are more matches: narrow the search or raise limit."]
-      : [];
-    return untrustedResult(
-      renderSearch(result, n),
-      withNotes({
-        handoffs: result.items.map(summaryJson),
-        has_more: result.hasMore,
-        scanned: result.scanned,
-      }, more),
-      { nonce: n, fields: LIST_TEXTS },
-    );
+    return pagedResult({
+      count: result.items.length,
+      page: (k) => {
+        const cut = k < result.items.length;
+        const shown = {
+          ...result,
+          items: result.items.slice(0, k),
+          hasMore: result.hasMore || cut,
+        };
+        const next = shown.hasMore ? shown.items.at(-1)?.order ?? null : null;
+        const more = shown.hasMore
+          ? [
+            `${
+              cut ? "Cut to fit RESULT_MAX_TOKENS. " : ""
+            }There are more matches: call handoff_search again with cursor "${next}" and the same filters, or narrow the search.`,
+          ]
+          : [];
+        return untrustedResult(
+          renderSearch(shown, n) + (more.length ? `\n\n${more[0]}` : ""),
+          withNotes({
+            handoffs: shown.items.map(summaryJson),
+            has_more: shown.hasMore,
+            next_cursor: next,
+            scanned: shown.scanned,
+          }, more),
+          { nonce: n, fields: LIST_TEXTS },
+        );
+      },
+    });
   });
 }
 
