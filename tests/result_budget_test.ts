@@ -3,6 +3,7 @@ import { estimateTokens } from "../src/kit/budget.ts";
 import { createDiscussion, postMessage } from "../src/table/store_discussions.ts";
 import { tableCtx } from "../src/table/store_common.ts";
 import { loadTableSettings } from "../src/table/settings.ts";
+import { discussionUri } from "../src/table/tools_resources.ts";
 import { CODEX } from "./support/table_mcp.ts";
 import { call, withMcpClient } from "./support/mcp.ts";
 import { mixedText, readAllPages } from "./support/pages.ts";
@@ -294,5 +295,23 @@ Deno.test("handoff_list and handoff_search page summaries 5× the budget by curs
         assert.ok(p.text.includes(`cursor "${p.structured.next_cursor}"`), p.text);
       }
     }
+  });
+});
+
+Deno.test("the discussion resource 5× the budget keeps the newest messages that fit and says how to read the rest", async () => {
+  await withMcpClient({ toolsets: "table", env: ENV }, async ({ client, kv }) => {
+    const bodies = Array.from({ length: 40 }, (_, i) => `message ${i + 1}: ${mixedText(120, i)}`);
+    const id = await seedDiscussion(kv, bodies);
+    const ws = loadTableSettings(new Map()).defaultWorkspace;
+    const read = await client.readResource({ uri: discussionUri(ws, id) });
+    const text = (read.contents[0] as { text: string }).text;
+    assert.ok(estimateTokens(text) <= BUDGET, `${estimateTokens(text)}`);
+    const first = Number(text.match(/Earlier messages \(seq 1–(\d+)\)/)?.[1]) + 1;
+    assert.ok(first > 1 && first < 40, text.slice(0, 300));
+    for (let seq = first; seq <= 40; seq++) assert.ok(text.includes(bodies[seq - 1]), `${seq}`);
+    assert.ok(!text.includes(bodies[first - 2]));
+    // Reading the resource moves the position to the latest message, as it always has.
+    const unread = await call(client, "get_discussion", { discussion_id: id, unread_only: true });
+    assert.deepEqual(unread.structured.messages, []);
   });
 });

@@ -17,7 +17,7 @@ import { searchHandoffs } from "./store_search.ts";
 import { handoffStats } from "./store_stats.ts";
 import { DEFAULT_PAGE, HANDOFF_LIST_VIEW_URI, type HandoffToolContext } from "./context.ts";
 import { READ_ONLY } from "../mcp/annotations.ts";
-import { pagedResult } from "../mcp/result_budget.ts";
+import { cutPage, pagedResult } from "../mcp/result_budget.ts";
 import { conversationRead, PAGE_FIELDS, pageNotes } from "./load_page.ts";
 import { keyArg, searchShape, summarySchema } from "./schemas.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
@@ -74,13 +74,7 @@ export function registerListTool(server: ToolRegistrar, ctx: HandoffToolContext)
     return pagedResult({
       count: page.items.length,
       page: (k) => {
-        const cut = k < page.items.length;
-        const shown = {
-          items: page.items.slice(0, k),
-          hasMore: page.hasMore || cut,
-          nextCursor: cut ? page.cursors[k - 1] : page.nextCursor,
-          cursors: [],
-        };
+        const { cut, ...shown } = cutPage(page, k);
         const more = shown.hasMore
           ? [
             `${

@@ -10,6 +10,7 @@
 import { AppError } from "../kit/kv.ts";
 import { estimateJsonTokens, estimateTokens } from "../kit/budget.ts";
 import type { AnyHandler } from "./registry.ts";
+import type { Page } from "../kit/kv.ts";
 
 /**
  * Tokens a page leaves free for what is added after the tool's handler: the line and field
@@ -140,11 +141,12 @@ function choosePage(
 const PAGED = new WeakMap<object, PagedRead>();
 
 /**
- * What a handler returns for a read the budget may cut: `budgeted` turns it into the longest
- * page that fits. (A placeholder object: the SDK never sees it.)
+ * What a tool handler or a resource's read callback returns for a read the budget may cut:
+ * `budgeted` turns it into the longest page that fits. (A placeholder object, typed to pass as
+ * either; the SDK never sees it.)
  */
-export function pagedResult(read: PagedRead): { content: never[] } {
-  const placeholder = { content: [] as never[] };
+export function pagedResult(read: PagedRead): { content: never[]; contents: never[] } {
+  const placeholder = { content: [] as never[], contents: [] as never[] };
   PAGED.set(placeholder, read);
   return placeholder;
 }
@@ -180,4 +182,19 @@ export function cutAt(text: string, index: number): number {
   if (index <= 0 || index >= text.length) return Math.max(0, Math.min(index, text.length));
   const c = text.charCodeAt(index);
   return c >= 0xdc00 && c <= 0xdfff ? index + 1 : index;
+}
+
+/**
+ * The first `shown` items of a KV page (`listPage`), reading on from the cursor after the last
+ * one shown when the budget cut it: the read-on of every cursor-paged list.
+ */
+export function cutPage<T>(page: Page<T>, shown: number): Page<T> & { cut: boolean } {
+  if (shown >= page.items.length) return { ...page, cut: false };
+  return {
+    items: page.items.slice(0, shown),
+    hasMore: true,
+    nextCursor: page.cursors[shown - 1] ?? null,
+    cursors: page.cursors.slice(0, shown),
+    cut: true,
+  };
 }
