@@ -11,7 +11,12 @@ import type { CallToolResult, McpServer, ServerContext, Tool } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 import type { UriTopics } from "../kit/notices.ts";
 import { MCP_APP_MIME } from "./apps.ts";
-import { budgeted, IGNORED_RESERVE_TOKENS } from "./result_budget.ts";
+import {
+  budgeted,
+  IGNORED_RESERVE_TOKENS,
+  maxResultChars,
+  RESULT_CHARS_META,
+} from "./result_budget.ts";
 
 /** A tool's input: an object schema, or the raw shape of one. */
 type Input = z.ZodType | z.ZodRawShape;
@@ -118,6 +123,8 @@ function recorder(into: Recorded, budget: number): ToolRegistrar {
     const inputSchema = objectSchema(config.inputSchema);
     const schemas = {
       ...config,
+      // Claude Code would otherwise swap any result over 50,000 characters for a preview.
+      _meta: { ...(config._meta as object), [RESULT_CHARS_META]: maxResultChars(budget) },
       inputSchema: convertedOnce(inputSchema),
       outputSchema: convertedOnce(objectSchema(withIgnoredField(config.outputSchema))),
     };

@@ -13,6 +13,22 @@ import type { AnyHandler } from "./registry.ts";
 import type { Page } from "../kit/kv.ts";
 
 /**
+ * The tool `_meta` key Claude Code reads for how long a result may be, in characters, before it
+ * saves the result to a file and shows its model a 2 KB preview instead (without it: 50,000
+ * characters; it honours up to 500,000). Found by the compatibility suite: a page within the
+ * default budget can hold 80,000 characters of ASCII.
+ */
+export const RESULT_CHARS_META = "anthropic/maxResultSizeChars";
+
+/**
+ * The most characters (UTF-16 units, as clients count a string) one view within `maxTokens` can
+ * hold: four per token, ASCII's share in `estimateTokens`; every other character counts more.
+ */
+export function maxResultChars(maxTokens: number): number {
+  return 4 * maxTokens;
+}
+
+/**
  * Tokens a page leaves free for what is added after the tool's handler: the line and field
  * naming ignored arguments (`mcp/arguments.ts`).
  */

@@ -28,6 +28,8 @@ const RUNNERS: Record<AgentName, (o: AgentOptions) => Promise<AgentRun>> = {
 export interface CaseOutcome {
   label: string;
   plan: PlanStep[];
+  /** What the other session stored (the plan's targets). */
+  seed: Seed;
   run: AgentRun;
   stub: StubModel;
   /** Proxied dials the CLI tried (anything but loopback). */
@@ -66,7 +68,7 @@ export async function runCase(
   const cleanups: (() => Promise<void>)[] = [];
   try {
     let mcp: AgentOptions["mcp"];
-    let seed;
+    let seed: Seed;
     if (transport === "http") {
       const server = await startServer();
       cleanups.push(() => server.close());
@@ -97,7 +99,7 @@ export async function runCase(
     cleanups.push(() => run.cleanup());
     assert.equal(run.code, 0, `${label}: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
     const failedCalls = agent === "codex" ? codexFailures(run.stdout) : [];
-    return { label, plan, run, stub, dials: [...recorder.dials], failedCalls };
+    return { label, plan, seed, run, stub, dials: [...recorder.dials], failedCalls };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
