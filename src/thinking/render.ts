@@ -110,9 +110,9 @@ function describeThought(t: HistoryThought): string {
   }
   if (t.truncated) {
     parts.push(
-      `truncated: first ${
-        characterCount(t.thought)
-      } of ${t.characters} characters; raise maxCharacters to read it whole`,
+      `truncated: first ${characterCount(t.thought)} of ${t.characters} characters from character ${
+        t.fromCharacter ?? 0
+      }; the cursor reads on from the cut (or raise maxCharacters)`,
     );
   }
   return parts.join(" · ");

@@ -201,7 +201,8 @@ function checkPage(name: string, value: number, max: number): void {
 /**
  * One page of a sequence's thoughts in history order (or newest first), within `limit`
  * thoughts and `maxCharacters` of thought text. A page always holds at least one thought when
- * any remain: a thought longer than the budget comes alone, truncated to it.
+ * any remain: a thought longer than the budget comes alone, truncated to it, and the page's
+ * cursor reads on from where it was cut.
  */
 export async function getHistory(
   kv: Deno.Kv,
@@ -229,7 +230,7 @@ export async function getHistory(
     .map((e) => e.value);
   const mainFrom = mainIndexFrom(seq, branchRecords);
   const records = await listThoughts(kv, sequenceId, branch, order, after, limit + 1, mainFrom);
-  const page = fitPage(records, limit, maxCharacters);
+  const page = fitPage(records, limit, maxCharacters, at?.chars ?? 0);
   const texts = await readTexts(kv, sequenceId, page);
   const thoughts = page.map((record, i): HistoryThought => {
     const { text: _text, parts: _parts, ...rest } = record;
@@ -246,6 +247,18 @@ export async function getHistory(
   });
   const more = records.length > page.length;
   const last = page.at(-1);
+  // A thought longer than maxCharacters comes alone and cut: the cursor resumes it at the cut.
+  const cut = thoughts.length === 1 && thoughts[0].truncated ? thoughts[0] : undefined;
+  if (cut !== undefined) {
+    const before = order === "asc" ? cut.index - 1 : cut.index + 1;
+    return {
+      sequence: summarize(seq, branchRecords, limits),
+      thoughts,
+      order,
+      branchId: branch,
+      nextCursor: historyCursor(order, branch, before, (cut.fromCharacter ?? 0) + maxCharacters),
+    };
+  }
   return {
     sequence: summarize(seq, branchRecords, limits),
     thoughts,
@@ -344,17 +357,25 @@ async function listRange(
 }
 
 /**
- * The leading records that fit `limit` thoughts and `maxCharacters` of text; always at least
- * one, so a page advances even past a thought longer than the budget.
+ * The leading records that fit `limit` thoughts and `maxCharacters` of text (of the first, what
+ * is left after `firstFrom`); always at least one, so a page advances even through a thought
+ * longer than the budget.
  */
-function fitPage(records: ThoughtRecord[], limit: number, maxCharacters: number): ThoughtRecord[] {
+function fitPage(
+  records: ThoughtRecord[],
+  limit: number,
+  maxCharacters: number,
+  firstFrom: number,
+): ThoughtRecord[] {
   const page: ThoughtRecord[] = [];
   let budget = maxCharacters;
   for (const record of records) {
     if (page.length === limit) break;
-    if (page.length > 0 && record.characters > budget) break;
+    // The first thought may resume inside itself: only what is left of it counts.
+    const characters = record.characters - (page.length === 0 ? firstFrom : 0);
+    if (page.length > 0 && characters > budget) break;
     page.push(record);
-    budget -= record.characters;
+    budget -= characters;
   }
   return page;
 }

@@ -198,7 +198,9 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
     createdAt: z.string(),
     characters: z.number().describe("Length of the whole thought"),
     thought: z.string(),
-    truncated: z.boolean().describe("True when only the first maxCharacters are shown"),
+    truncated: z.boolean().describe(
+      "True when the thought was cut at maxCharacters: nextCursor reads on from the cut",
+    ),
     fromCharacter: z.number().optional().describe(
       "When this page starts inside the thought: the characters of it earlier pages showed",
     ),
@@ -238,7 +240,7 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
       maxCharacters: wholeNumberArg(
         1,
         limits.historyCharactersMax,
-        `Budget of thought text per page, 1–${limits.historyCharactersMax} characters (default ${limits.historyCharactersDefault}); a longer thought comes alone, truncated`,
+        `Budget of thought text per page, 1–${limits.historyCharactersMax} characters (default ${limits.historyCharactersDefault}); a longer thought comes alone, cut, and the cursor reads on`,
       ).optional(),
     }),
     outputSchema: {
