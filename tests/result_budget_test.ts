@@ -315,3 +315,29 @@ Deno.test("the discussion resource 5× the budget keeps the newest messages that
     assert.deepEqual(unread.structured.messages, []);
   });
 });
+
+Deno.test("RESULT_MAX_CHARS cuts pages of ASCII the token budget would let through", async () => {
+  const budget = { tokens: 1_000_000, chars: 4_000 };
+  const env = { RESULT_MAX_TOKENS: "1000000", RESULT_MAX_CHARS: "4000" };
+  await withMcpClient({ toolsets: "handoff", env }, async ({ client }) => {
+    const messages = Array.from(
+      { length: 60 },
+      (_, i) => `## User\n\n${`line ${i} `.repeat(60)}\n`,
+    );
+    const conversation = messages.join("\n");
+    assert.ok(conversation.length > 5 * budget.chars);
+    await call(client, "handoff_save", { key: "ascii", summary: "s", conversation });
+    const pages = await readAllPages(
+      client,
+      "handoff_load",
+      { key: "ascii" },
+      (p) => p.structured.has_more ? { from_char: p.structured.next_from_char } : null,
+      budget,
+    );
+    assert.ok(pages.length >= 5, `${pages.length} pages`);
+    assert.equal(pages.map((p) => p.structured.conversation).join(""), conversation);
+    const listed = await client.listTools();
+    const load = listed.tools.find((t) => t.name === "handoff_load")!;
+    assert.equal(load._meta?.["anthropic/maxResultSizeChars"], 4_000);
+  });
+});

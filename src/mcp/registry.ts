@@ -11,12 +11,8 @@ import type { CallToolResult, McpServer, ServerContext, Tool } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 import type { UriTopics } from "../kit/notices.ts";
 import { MCP_APP_MIME } from "./apps.ts";
-import {
-  budgeted,
-  IGNORED_RESERVE_TOKENS,
-  maxResultChars,
-  RESULT_CHARS_META,
-} from "./result_budget.ts";
+import { budgeted, IGNORED_RESERVE, lessReserve, RESULT_CHARS_META } from "./result_budget.ts";
+import type { ResultBudget } from "../kit/budget.ts";
 
 /** A tool's input: an object schema, or the raw shape of one. */
 type Input = z.ZodType | z.ZodRawShape;
@@ -91,7 +87,7 @@ export interface Recorded {
 /** Runs each toolset's `register` once on a recorder and returns what it registered. */
 export function recordToolsets(toolsets: readonly Toolset[], deps: McpDeps): Recorded {
   const recorded: Recorded = { tools: new Map(), others: [], uriTopics: [] };
-  const budget = deps.config.resultMaxTokens;
+  const budget = { tokens: deps.config.resultMaxTokens, chars: deps.config.resultMaxChars };
   for (const toolset of toolsets) toolset.register(recorder(recorded, budget), deps);
   return recorded;
 }
@@ -117,20 +113,23 @@ type Call = (...a: unknown[]) => unknown;
  * (`result_budget.ts`): pages are cut a little below it, leaving room for the line
  * `ignored_arguments` may add, and the finished result is checked against it whole.
  */
-function recorder(into: Recorded, budget: number): ToolRegistrar {
+function recorder(into: Recorded, budget: ResultBudget): ToolRegistrar {
   const registerTool = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
     if (into.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
     const inputSchema = objectSchema(config.inputSchema);
     const schemas = {
       ...config,
       // Claude Code would otherwise swap any result over 50,000 characters for a preview.
-      _meta: { ...(config._meta as object), [RESULT_CHARS_META]: maxResultChars(budget) },
+      _meta: { ...(config._meta as object), [RESULT_CHARS_META]: budget.chars },
       inputSchema: convertedOnce(inputSchema),
       outputSchema: convertedOnce(objectSchema(withIgnoredField(config.outputSchema))),
     };
     // Arguments the tool does not take are dropped before it runs and named in its result.
     const lenient = budgeted(
-      lenientHandler(inputSchema, budgeted(handler, budget - IGNORED_RESERVE_TOKENS)) as AnyHandler,
+      lenientHandler(
+        inputSchema,
+        budgeted(handler, lessReserve(budget, IGNORED_RESERVE)),
+      ) as AnyHandler,
       budget,
     );
     into.tools.set(name, {

@@ -1,5 +1,6 @@
 /**
- * The one place a tool result is held to `RESULT_MAX_TOKENS` (`kit/budget.ts`). Every handler's
+ * The one place a tool result is held to `RESULT_MAX_TOKENS` and `RESULT_MAX_CHARS`
+ * (`kit/budget.ts`). Every handler's
  * result passes through `budgeted` (applied in `mcp/registry.ts`, as the lenient handler is): a
  * result within budget goes out as it is; a paged read (`pagedResult`) is cut here to the longest
  * page whose both views fit; any other result over budget is refused with an error that names the
@@ -8,31 +9,28 @@
  */
 
 import { AppError } from "../kit/kv.ts";
-import { estimateJsonTokens, estimateTokens } from "../kit/budget.ts";
+import { estimateJsonTokens, estimateTokens, type ResultBudget } from "../kit/budget.ts";
 import type { AnyHandler } from "./registry.ts";
 import type { Page } from "../kit/kv.ts";
 
 /**
  * The tool `_meta` key Claude Code reads for how long a result may be, in characters, before it
  * saves the result to a file and shows its model a 2 KB preview instead (without it: 50,000
- * characters; it honours up to 500,000). Found by the compatibility suite: a page within the
- * default budget can hold 80,000 characters of ASCII.
+ * characters; it honours up to 500,000). Every tool declares `RESULT_MAX_CHARS` there, so a
+ * server configured above 50,000 is not cut short by Claude Code.
  */
 export const RESULT_CHARS_META = "anthropic/maxResultSizeChars";
 
 /**
- * The most characters (UTF-16 units, as clients count a string) one view within `maxTokens` can
- * hold: four per token, ASCII's share in `estimateTokens`; every other character counts more.
+ * What a page leaves free for what is added after the tool's handler: the line and field naming
+ * ignored arguments (`mcp/arguments.ts`).
  */
-export function maxResultChars(maxTokens: number): number {
-  return 4 * maxTokens;
-}
+export const IGNORED_RESERVE: ResultBudget = { tokens: 200, chars: 800 };
 
-/**
- * Tokens a page leaves free for what is added after the tool's handler: the line and field
- * naming ignored arguments (`mcp/arguments.ts`).
- */
-export const IGNORED_RESERVE_TOKENS = 200;
+/** `budget` less `reserve`. */
+export function lessReserve(budget: ResultBudget, reserve: ResultBudget): ResultBudget {
+  return { tokens: budget.tokens - reserve.tokens, chars: budget.chars - reserve.chars };
+}
 
 /** The parts of a tool result (or a resource read) the budget measures. */
 interface MeasuredResult {
@@ -70,25 +68,44 @@ export interface PagedRead {
   settle?(shown: number, part?: number): Promise<void>;
 }
 
+/** Each view of a result measured: the text blocks (or resource contents), the structured JSON. */
+export interface ResultSize {
+  text: number;
+  structured: number;
+  textChars: number;
+  structuredChars: number;
+}
+
+/** Estimated tokens and characters of each view of a result. */
+export function resultSize(result: unknown): ResultSize {
+  const r = (result ?? {}) as MeasuredResult;
+  const texts: string[] = [];
+  for (const block of r.content ?? []) {
+    texts.push(
+      block.type === "text" && typeof block.text === "string" ? block.text : JSON.stringify(block),
+    );
+  }
+  for (const item of r.contents ?? []) texts.push(item.text ?? item.blob ?? "");
+  const json = r.structuredContent === undefined ? "" : JSON.stringify(r.structuredContent) ?? "";
+  return {
+    text: texts.reduce((n, t) => n + estimateTokens(t), 0),
+    structured: estimateTokens(json),
+    textChars: texts.reduce((n, t) => n + t.length, 0),
+    structuredChars: json.length,
+  };
+}
+
 /** Estimated tokens of each view of a result: the text blocks, and the structured content. */
 export function resultTokens(result: unknown): { text: number; structured: number } {
-  const r = (result ?? {}) as MeasuredResult;
-  let text = 0;
-  for (const block of r.content ?? []) {
-    if (block.type === "text" && typeof block.text === "string") text += estimateTokens(block.text);
-    else text += estimateJsonTokens(block);
-  }
-  for (const item of r.contents ?? []) text += estimateTokens(item.text ?? item.blob ?? "");
-  const structured = r.structuredContent === undefined
-    ? 0
-    : estimateJsonTokens(r.structuredContent);
+  const { text, structured } = resultSize(result);
   return { text, structured };
 }
 
-/** True when both views of `result` are within `maxTokens`. */
-export function fitsBudget(result: unknown, maxTokens: number): boolean {
-  const { text, structured } = resultTokens(result);
-  return text <= maxTokens && structured <= maxTokens;
+/** True when both views of `result` are within `budget`, in tokens and in characters. */
+export function fitsBudget(result: unknown, budget: ResultBudget): boolean {
+  const size = resultSize(result);
+  return Math.max(size.text, size.structured) <= budget.tokens &&
+    Math.max(size.textChars, size.structuredChars) <= budget.chars;
 }
 
 /**
@@ -115,26 +132,26 @@ function largestFitting(low: number, high: number, fits: (n: number) => boolean)
 }
 
 /** The error for a result that cannot be made to fit. */
-function tooLarge(maxTokens: number, what: string): AppError {
+function tooLarge(budget: ResultBudget, what: string): AppError {
   return new AppError(
     "too_large",
-    `RESULT_TOO_LARGE: ${what} exceeds RESULT_MAX_TOKENS (${maxTokens} estimated tokens per view of a result). Ask for less (a smaller limit, a narrower filter), or ask the server's owner to raise RESULT_MAX_TOKENS.`,
+    `RESULT_TOO_LARGE: ${what} exceeds RESULT_MAX_TOKENS (${budget.tokens} estimated tokens) or RESULT_MAX_CHARS (${budget.chars} characters) per view of a result. Ask for less (a smaller limit, a narrower filter), or ask the server's owner to raise them.`,
   );
 }
 
 /**
- * The longest page of `read` whose both views fit `maxTokens`: as many whole items as fit, or,
+ * The longest page of `read` whose both views fit `budget`: as many whole items as fit, or,
  * when even the first does not, the longest prefix of it that fits. Throws `too_large` when not
  * even an empty page (or one UTF-16 unit of the first item) fits.
  */
-export function fitPage(read: PagedRead, maxTokens: number): unknown {
-  return choosePage(read, maxTokens).result;
+export function fitPage(read: PagedRead, budget: ResultBudget): unknown {
+  return choosePage(read, budget).result;
 }
 
 /** The page `fitPage` chooses, with how much it shows. */
 function choosePage(
   read: PagedRead,
-  maxTokens: number,
+  budget: ResultBudget,
 ): { result: unknown; shown: number; part?: number } {
   const made = new Map<string, unknown>();
   const page = (shown: number, part?: number) => {
@@ -142,7 +159,7 @@ function choosePage(
     if (!made.has(key)) made.set(key, read.page(shown, part));
     return made.get(key);
   };
-  const fits = (shown: number, part?: number) => fitsBudget(page(shown, part), maxTokens);
+  const fits = (shown: number, part?: number) => fitsBudget(page(shown, part), budget);
   const chosen = (shown: number, part?: number) => ({ result: page(shown, part), shown, part });
   if (fits(read.count)) return chosen(read.count);
   if (read.count > 0 && fits(1)) return chosen(largestFitting(1, read.count, (n) => fits(n)));
@@ -151,7 +168,7 @@ function choosePage(
   if (length > 1 && fits(0, 1)) {
     return chosen(0, largestFitting(1, length - 1, (n) => fits(0, n)));
   }
-  throw tooLarge(maxTokens, "Even the smallest page of this result");
+  throw tooLarge(budget, "Even the smallest page of this result");
 }
 
 const PAGED = new WeakMap<object, PagedRead>();
@@ -168,23 +185,23 @@ export function pagedResult(read: PagedRead): { content: never[]; contents: neve
 }
 
 /**
- * `handler` with its result held to `maxTokens`: a paged read is cut by `fitPage`, an error
+ * `handler` with its result held to `budget`: a paged read is cut by `fitPage`, an error
  * passes as it is (its text is the server's own, short), and any other result over budget is
  * refused naming the setting.
  */
-export function budgeted(handler: AnyHandler, maxTokens: number): AnyHandler {
+export function budgeted(handler: AnyHandler, budget: ResultBudget): AnyHandler {
   return async (...args: unknown[]) => {
     const result = await handler(...args);
     const read = typeof result === "object" && result !== null ? PAGED.get(result) : undefined;
     if (read !== undefined) {
-      const { result, shown, part } = choosePage(read, maxTokens);
+      const { result, shown, part } = choosePage(read, budget);
       await read.settle?.(shown, part);
       return result;
     }
-    if ((result as MeasuredResult | undefined)?.isError || fitsBudget(result, maxTokens)) {
+    if ((result as MeasuredResult | undefined)?.isError || fitsBudget(result, budget)) {
       return result;
     }
-    throw tooLarge(maxTokens, "This result");
+    throw tooLarge(budget, "This result");
   };
 }
 

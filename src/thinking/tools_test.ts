@@ -52,7 +52,7 @@ Deno.test("thinking tools are listed with honest annotations, schemas and the vi
     const link = {
       ui: { resourceUri: THINKING_VIEW_URI },
       "ui/resourceUri": THINKING_VIEW_URI,
-      "anthropic/maxResultSizeChars": 80_000,
+      "anthropic/maxResultSizeChars": 40_000,
     };
     assert.deepEqual(seq._meta, link, "the MCP Apps key and the legacy flat key");
     const history = byName.get("get_thought_history")!;

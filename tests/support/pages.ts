@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import { estimateTokens } from "../../src/kit/budget.ts";
-import { resultTokens } from "../../src/mcp/result_budget.ts";
+import { resultSize } from "../../src/mcp/result_budget.ts";
+import { DEFAULT_RESULT_MAX_CHARS, type ResultBudget } from "../../src/kit/budget.ts";
 import type { McpClient } from "./mcp.ts";
 
 /** One page as read: its text, structured content and estimated tokens of each view. */
@@ -17,16 +18,20 @@ export interface ReadPage {
 
 /**
  * Calls `name` with `args`, then with `next(page)` merged in while it gives arguments, asserting
- * that every page succeeds and that both of its views are within `maxTokens`.
+ * that every page succeeds and that both of its views are within `budget` (a number: tokens, with
+ * the default characters).
  */
 export async function readAllPages(
   client: McpClient,
   name: string,
   args: Record<string, unknown>,
   next: (page: ReadPage) => Record<string, unknown> | null,
-  maxTokens: number,
+  budget: number | ResultBudget,
   maxPages = 200,
 ): Promise<ReadPage[]> {
+  const { tokens: maxTokens, chars: maxChars } = typeof budget === "number"
+    ? { tokens: budget, chars: DEFAULT_RESULT_MAX_CHARS }
+    : budget;
   const pages: ReadPage[] = [];
   let more: Record<string, unknown> | null = {};
   while (more !== null) {
@@ -35,12 +40,13 @@ export async function readAllPages(
     const content = result.content as { type: string; text?: string }[];
     const text = content.map((c) => c.text ?? "").join("\n");
     assert.notEqual(result.isError, true, text);
-    const tokens = resultTokens(result);
-    assert.ok(tokens.text <= maxTokens, `${name} page ${pages.length}: text ${tokens.text}`);
-    assert.ok(
-      tokens.structured <= maxTokens,
-      `${name} page ${pages.length}: structured ${tokens.structured}`,
-    );
+    const size = resultSize(result);
+    const tokens = { text: size.text, structured: size.structured };
+    const at = `${name} page ${pages.length}`;
+    assert.ok(size.text <= maxTokens, `${at}: text ${size.text} tokens`);
+    assert.ok(size.structured <= maxTokens, `${at}: structured ${size.structured} tokens`);
+    assert.ok(size.textChars <= maxChars, `${at}: text ${size.textChars} characters`);
+    assert.ok(size.structuredChars <= maxChars, `${at}: structured ${size.structuredChars} chars`);
     const page = { text, structured: (result.structuredContent ?? {}) as never, tokens };
     pages.push(page);
     more = next(page);
