@@ -341,3 +341,28 @@ Deno.test("RESULT_MAX_CHARS cuts pages of ASCII the token budget would let throu
     assert.equal(load._meta?.["anthropic/maxResultSizeChars"], 4_000);
   });
 });
+
+Deno.test("get_participants pages participants 5× the budget by after_name, each once", async () => {
+  await withMcpClient({ toolsets: "table", env: ENV }, async ({ client, kv }) => {
+    const ctx = tableCtx(kv, loadTableSettings(new Map()));
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "All hands" });
+    const names = Array.from({ length: 120 }, (_, i) => `参加者${i}-${"名前".repeat(12)}`);
+    for (const name of names) {
+      await postMessage(ctx, { name, via: "token" }, { discussion_id: discussion.id, body: "hi" });
+    }
+    const pages = await readAllPages(
+      client,
+      "get_participants",
+      { limit: 200 },
+      (p) => p.structured.has_more ? { after_name: p.structured.next_after_name } : null,
+      BUDGET,
+    );
+    assert.ok(pages.length >= 5, `${pages.length} pages`);
+    const seen = pages.flatMap((p) => (p.structured.participants as { name: string }[]))
+      .map((p) => p.name);
+    assert.deepEqual([...seen].sort(), [...names, "codex"].sort());
+    const unknown = await call(client, "get_participants", { after_name: "nobody" });
+    assert.equal(unknown.isError, true);
+    assert.match(unknown.text, /after_name "nobody" is not a participant/);
+  });
+});

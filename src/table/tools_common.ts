@@ -37,36 +37,46 @@ export function result(text: string, structured: object, extras: ResultExtras = 
   return dataResult(text, withNotes(structured, extras.notes), extras.untrusted);
 }
 
+/** How a list reads on: the row's key, the argument taking it, and the field giving it. */
+export interface ReadOn<Row> {
+  keyOf(row: Row): string;
+  /** The argument (`after_id`). */
+  arg: string;
+  /** The result field holding the value that reads on (`next_after_id`). */
+  field: string;
+}
+
+/** Lists of records read on by id. */
+export const BY_ID: ReadOn<{ id: string }> = {
+  keyOf: (row) => row.id,
+  arg: "after_id",
+  field: "next_after_id",
+};
+
 /**
  * A list result whose rows the result budget may cut (`mcp/result_budget.ts`): page `k` shows
  * the first `k` rows of `key`, and whenever rows are left out (by `limit` or by the budget) it
- * gives `next_after_id`, the argument that reads on, in its notes and its text.
+ * gives the value that reads on (`next_after_id` by default) in its data, notes and text.
  */
-export function listRead<R extends { has_more: boolean }>(
+export function listRead<R extends { has_more: boolean }, Row>(
   r: R,
   key: keyof R & string,
   tool: string,
-  build: (shown: R & { next_after_id?: string }, more: string[]) => {
-    content: { type: "text"; text: string }[];
-  },
+  build: (shown: R, more: string[]) => { content: { type: "text"; text: string }[] },
+  readOn: ReadOn<Row>,
 ): PagedRead {
-  const rows = r[key] as unknown as { id: string }[];
+  const rows = r[key] as unknown as Row[];
   return {
     count: rows.length,
     page: (k) => {
       const cut = k < rows.length;
-      const shown: R & { next_after_id?: string } = {
-        ...r,
-        [key]: rows.slice(0, k),
-        has_more: r.has_more || cut,
-      };
-      const last = rows[k - 1]?.id;
+      const shown: R = { ...r, [key]: rows.slice(0, k), has_more: r.has_more || cut };
+      const last = k > 0 ? readOn.keyOf(rows[k - 1]) : undefined;
       if (!shown.has_more || last === undefined) return build(shown, []);
-      shown.next_after_id = last;
       const more = `${
         cut ? "Cut to fit RESULT_MAX_TOKENS. " : ""
-      }To read on, call ${tool} again with after_id "${last}" and the same filters.`;
-      const result = build(shown, [more]);
+      }To read on, call ${tool} again with ${readOn.arg} "${last}" and the same filters.`;
+      const result = build({ ...shown, [readOn.field]: last }, [more]);
       const [first, ...others] = result.content;
       return { ...result, content: [{ ...first, text: `${first.text}\n\n${more}` }, ...others] };
     },

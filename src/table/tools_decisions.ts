@@ -19,6 +19,7 @@ import { getPlans, recordPlan } from "./store_plans.ts";
 import { DECISION_SCOPES, DECISION_STATUSES } from "./store_schema.ts";
 import {
   APPROVAL_CODE,
+  BY_ID,
   contractDescription,
   fields,
   LIST_FIELDS,
@@ -109,6 +110,7 @@ function registerGetDecisionsTool(server: ToolRegistrar, t: TableToolDeps): void
             untrusted: { nonce: n, fields: textsAt("decisions[]", "decision") },
             notes: [...moreNotes(shown, "raise limit or filter by status"), ...more],
           }),
+        BY_ID,
       ),
     );
   });
@@ -242,7 +244,7 @@ function registerGetPlansTool(server: ToolRegistrar, t: TableToolDeps): void {
         result(renderPlans(shown, n), shown, {
           untrusted: { nonce: n, fields: textsAt("plans[]", "plan") },
           notes: [...moreNotes(shown, "raise limit"), ...more],
-        })),
+        }), BY_ID),
     );
   });
 }

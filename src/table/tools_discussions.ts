@@ -19,6 +19,7 @@ import { pagedResult } from "../mcp/result_budget.ts";
 import {
   contractDescription,
   fields,
+  listRead,
   moreNotes,
   nonce,
   result,
@@ -180,20 +181,37 @@ function registerGetParticipantsTool(server: ToolRegistrar, t: TableToolDeps): v
     description: contractDescription(
       "Lists who has spoken (messages) and acted (decisions, plans, tasks, handoffs) in a workspace, with how each name connected (token, header, local, default, oauth) and what a name does and does not prove.",
     ),
-    inputSchema: toolArgs({ workspace: f.workspace, limit: f.limit }),
+    inputSchema: toolArgs({
+      workspace: f.workspace,
+      limit: f.limit,
+      after_name: z.string().optional().describe(
+        "Read on after this participant: the next_after_name of the previous page",
+      ),
+    }),
     outputSchema: {
       ...WORKSPACE_FIELDS,
       participants: z.array(participantSchema),
       has_more: z.boolean(),
       total: z.number().int(),
       limitations: z.string(),
+      next_after_name: z.string().optional().describe(
+        "When has_more: pass as after_name to read on",
+      ),
       ...NOTES_FIELD,
     },
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getParticipants(t.ctx, args);
-    return result(renderParticipants(r.workspace, r.participants, r.limitations, r.total), r, {
-      notes: moreNotes(r, "raise limit"),
-    });
+    const byName = {
+      keyOf: (p: { name: string }) => p.name,
+      arg: "after_name",
+      field: "next_after_name",
+    };
+    return pagedResult(listRead(r, "participants", "get_participants", (shown, more) =>
+      result(
+        renderParticipants(shown.workspace, shown.participants, shown.limitations, shown.total),
+        shown,
+        { notes: [...moreNotes(shown, "raise limit"), ...more] },
+      ), byName));
   });
 }

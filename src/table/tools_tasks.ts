@@ -13,6 +13,7 @@ import { acceptHandoff, createHandoff, getHandoffs } from "./store_handoffs.ts";
 import { HANDOFF_STATES, TASK_STATUSES } from "./store_schema.ts";
 import { createTask, getTasks, updateTask } from "./store_tasks.ts";
 import {
+  BY_ID,
   contractDescription,
   fields,
   LIST_FIELDS,
@@ -131,7 +132,7 @@ function registerGetTasksTool(server: ToolRegistrar, t: TableToolDeps): void {
         result(renderTasks(shown), shown, {
           untrusted: { nonce: n, fields: textsAt("tasks[]", "task") },
           notes: [...moreNotes(shown, "raise limit or filter"), ...more],
-        })),
+        }), BY_ID),
     );
   });
 }
@@ -210,6 +211,7 @@ function registerGetHandoffsTool(server: ToolRegistrar, t: TableToolDeps): void 
             untrusted: { nonce: n, fields: textsAt("handoffs[]", "handoff") },
             notes: [...moreNotes(shown, "raise limit or filter"), ...more],
           }),
+        BY_ID,
       ),
     );
   });

@@ -3,7 +3,7 @@
  * handoff, the plan loads it page by page with the read-on arguments each page gave, and the
  * check reads what the CLI showed its model: every page whole, no client-side truncation, no
  * size error. The pages are learnt at seeding time through an SDK client, so the plan stays a
- * fixed list of steps any CLI run executes.
+ * fixed list of steps; every Claude Code run executes them (`compat_case.ts`).
  */
 
 import assert from "node:assert/strict";

@@ -9,6 +9,7 @@ import { type AgentOptions, type AgentRun, startDialRecorder, stdioTarget } from
 import { runClaude, runCodex, runGemini } from "./agent_runners.ts";
 import type { Clients } from "./clients.ts";
 import { fullPlan, type Seed, seedUntrusted } from "./compat_plan.ts";
+import { largeSteps } from "./compat_budget.ts";
 import { connect, connectStdio, startServer, tempKvPath } from "./harness.ts";
 import type { PlanStep } from "./stub_model.ts";
 import { startStubModel, type StubModel } from "./stub_model.ts";
@@ -84,7 +85,13 @@ export async function runCase(
       await other.close();
       mcp = await stdioTarget(kv.path);
     }
-    const plan = planOf(seed);
+    // Every Claude Code run also loads the 1 MiB handoff page by page (compat_budget.ts). Other
+    // CLIs are left out: Gemini CLI masks earlier large results in its history, which the stub
+    // would count as results of more steps.
+    const plan = [
+      ...planOf(seed),
+      ...(agent.startsWith("claude") ? largeSteps(seed.largePages) : []),
+    ];
     const stub = await startStubModel({ plan });
     cleanups.push(() => stub.close());
     const recorder = startDialRecorder();
