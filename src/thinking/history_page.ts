@@ -7,7 +7,8 @@
 
 import { characterCount } from "../kit/text.ts";
 import { cutAt, type PagedRead } from "../mcp/result_budget.ts";
-import { historyCursor, type HistoryPage } from "./store_history.ts";
+import type { HistoryPage } from "./store_history.ts";
+import { historyCursor } from "./store_history_cursor.ts";
 
 /** The paged read of `page`, each page built by `build`. */
 export function historyRead(page: HistoryPage, build: (p: HistoryPage) => unknown): PagedRead {

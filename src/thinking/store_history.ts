@@ -21,6 +21,7 @@ import {
 } from "./store_keys.ts";
 import { type Clock, live, retentionOf } from "./store_retention.ts";
 import { readTexts } from "./store_text.ts";
+import { decodeCursor, historyCursor } from "./store_history_cursor.ts";
 
 /** The live sequence record, or `null` when unknown, malformed, being deleted or expired. */
 export async function getSequence(
@@ -93,68 +94,6 @@ export interface HistoryPage {
   branchId: string | null;
   /** Opaque cursor of the next page, or `null` at the end. */
   nextCursor: string | null;
-}
-
-interface CursorState {
-  v: 1;
-  o: "asc" | "desc";
-  b: string | null;
-  i: number;
-  /** Characters of the next thought that earlier pages showed (a page cut inside it). */
-  c?: number;
-}
-
-/**
- * The cursor of the page after `after` (a history index) in `order` on `branch`; with `chars`,
- * the next thought is read from that character on.
- */
-export function historyCursor(
-  order: "asc" | "desc",
-  branch: string | null,
-  after: number,
-  chars?: number,
-): string {
-  return encodeCursor({ v: 1, o: order, b: branch, i: after, ...(chars ? { c: chars } : {}) });
-}
-
-function encodeCursor(state: CursorState): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(state));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replaceAll("=", "");
-}
-
-function decodeCursor(
-  cursor: string,
-  order: "asc" | "desc",
-  branch: string | null,
-): { after: number; chars: number } {
-  const bad = (why: string): never =>
-    fail("INVALID_CURSOR", `cursor ${why}; pass the nextCursor of the previous page unchanged`);
-  let state: CursorState;
-  try {
-    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
-    state = JSON.parse(new TextDecoder().decode(Uint8Array.from(text, (c) => c.charCodeAt(0))));
-  } catch {
-    return bad("is not one this server made");
-  }
-  const chars = state?.c ?? 0;
-  if (
-    state?.v !== 1 || !Number.isInteger(state.i) || state.i < 0 || !Number.isInteger(chars) ||
-    chars < 0
-  ) {
-    return bad("is not one this server made");
-  }
-  if (state.o !== order) {
-    return bad(`was made for order "${state.o}", not "${order}"; keep the same order`);
-  }
-  if (state.b !== branch) {
-    return bad(
-      `was made for ${state.b === null ? "the whole sequence" : `branch "${state.b}"`}, not ${
-        branch === null ? "the whole sequence" : `branch "${branch}"`
-      }; keep the same branchId`,
-    );
-  }
-  return { after: state.i, chars };
 }
 
 function summarize(
@@ -264,7 +203,7 @@ export async function getHistory(
     thoughts,
     order,
     branchId: branch,
-    nextCursor: more && last ? encodeCursor({ v: 1, o: order, b: branch, i: last.index }) : null,
+    nextCursor: more && last ? historyCursor(order, branch, last.index) : null,
   };
 }
 
