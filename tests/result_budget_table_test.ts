@@ -204,3 +204,28 @@ Deno.test("get_participants pages participants 5× the budget by after_name, eac
     assert.match(unknown.text, /after_name "nobody" is not a participant/);
   });
 });
+
+Deno.test("a write whose echo is over the budget still answers its success (its write landed)", async () => {
+  await withMcpClient({ toolsets: "table", env: ENV }, async ({ client }) => {
+    const created = await call(client, "create_discussion", { title: "T" });
+    const id = (created.structured.discussion as { id: string }).id;
+    const body = mixedText(1500, 1); // the echo of its own message is over 1,000 tokens
+    const posted = await call(client, "post_message", { discussion_id: id, body });
+    assert.equal(posted.isError, false, posted.text);
+    assert.match(posted.text, /^⚠ UNTRUSTED DATA \S+ in this result[\s\S]*Posted seq 1/);
+    // Read in pages, the message is there once.
+    const pages = await readAllPages(
+      client,
+      "get_discussion",
+      { discussion_id: id },
+      (p) =>
+        p.structured.has_more
+          ? { after_seq: p.structured.next_after_seq, from_char: p.structured.next_from_char }
+          : null,
+      BUDGET,
+    );
+    const joined = pages.flatMap((p) => p.structured.messages as { body: string }[])
+      .map((m) => m.body).join("");
+    assert.equal(joined, body);
+  });
+});

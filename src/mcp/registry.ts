@@ -125,13 +125,11 @@ function recorder(into: Recorded, budget: ResultBudget): ToolRegistrar {
       outputSchema: convertedOnce(objectSchema(withIgnoredField(config.outputSchema))),
     };
     // Arguments the tool does not take are dropped before it runs and named in its result.
-    const lenient = budgeted(
-      lenientHandler(
-        inputSchema,
-        budgeted(handler, lessReserve(budget, IGNORED_RESERVE)),
-      ) as AnyHandler,
-      budget,
-    );
+    // A tool that writes is never refused after its write landed (see `budgeted`).
+    const writes = (config.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint !==
+      true;
+    const inner = budgeted(handler, lessReserve(budget, IGNORED_RESERVE), { writes });
+    const lenient = budgeted(lenientHandler(inputSchema, inner) as AnyHandler, budget, { writes });
     into.tools.set(name, {
       name,
       inputSchema,

@@ -185,11 +185,17 @@ export function pagedResult(read: PagedRead): { content: never[]; contents: neve
 }
 
 /**
- * `handler` with its result held to `budget`: a paged read is cut by `fitPage`, an error
- * passes as it is (its text is the server's own, short), and any other result over budget is
- * refused naming the setting.
+ * `handler` with its result held to `budget`: a paged read is cut by `fitPage`, an error passes
+ * as it is (its text is the server's own, short), and any other result over budget is refused
+ * naming the settings. A tool that writes (`writes`) is never refused after the fact: its write
+ * has landed, and an error would tell the caller otherwise (and invite a repeat), so its result
+ * passes as it is; what it echoes is the caller's own input.
  */
-export function budgeted(handler: AnyHandler, budget: ResultBudget): AnyHandler {
+export function budgeted(
+  handler: AnyHandler,
+  budget: ResultBudget,
+  options: { writes?: boolean } = {},
+): AnyHandler {
   return async (...args: unknown[]) => {
     const result = await handler(...args);
     const read = typeof result === "object" && result !== null ? PAGED.get(result) : undefined;
@@ -198,7 +204,10 @@ export function budgeted(handler: AnyHandler, budget: ResultBudget): AnyHandler 
       await read.settle?.(shown, part);
       return result;
     }
-    if ((result as MeasuredResult | undefined)?.isError || fitsBudget(result, budget)) {
+    if (
+      options.writes || (result as MeasuredResult | undefined)?.isError ||
+      fitsBudget(result, budget)
+    ) {
       return result;
     }
     throw tooLarge(budget, "This result");

@@ -78,6 +78,9 @@ Deno.test("budgeted() passes a result within budget, cuts a paged one, refuses a
     assert.match(e.message, /RESULT_MAX_CHARS \(1000000 characters\)/);
     return true;
   });
+  // A tool that writes is never refused after its write: its result passes as it is.
+  const wrote = text("x".repeat(100));
+  assert.deepEqual(await budgeted(() => wrote, tokens(10), { writes: true })(), wrote);
   const error = { ...text("x".repeat(100)), isError: true };
   assert.deepEqual(await budgeted(() => error, tokens(10))(), error);
   const settled: unknown[] = [];
