@@ -9,7 +9,7 @@ import { AppError } from "../kit/kv.ts";
 import { characterCount } from "../kit/text.ts";
 import { cutAt, type PagedRead } from "../mcp/result_budget.ts";
 import { nullableInt } from "../mcp/schema.ts";
-import { findMessages, lastMessages, type MessageTail } from "./store_messages.ts";
+import { findMessages, lastMessagesOf, type MessageTail } from "./store_messages.ts";
 import type { LoadedHandoff } from "./store_read.ts";
 
 /** Where one page of a conversation lies, in characters (code points) of the whole. */
@@ -64,7 +64,9 @@ export function conversationRead(
 ): PagedRead {
   const text = loaded.conversation;
   const total = characterCount(text);
-  const tail = lastMessages(text, options.maxMessages ?? Number.MAX_SAFE_INTEGER);
+  // One scan finds the message starts, for the tail and the page's items alike.
+  const starts = findMessages(text);
+  const tail = lastMessagesOf(text, starts, options.maxMessages ?? Number.MAX_SAFE_INTEGER);
   let start = text.length - tail.text.length;
   if (options.fromChar !== undefined) {
     start = indexOfChar(text, options.fromChar);
@@ -78,7 +80,7 @@ export function conversationRead(
   const startChar = options.fromChar ?? characterCount(text.slice(0, start));
   // Items: from the start to the first message start after it, then message to message.
   const bounds = [start];
-  for (const m of findMessages(text)) if (m.index > start) bounds.push(m.index);
+  for (const m of starts) if (m.index > start) bounds.push(m.index);
   bounds.push(text.length);
   const count = start < text.length ? bounds.length - 1 : 0;
   return {

@@ -113,11 +113,16 @@ export function fitsBudget(result: unknown, budget: ResultBudget): boolean {
  * `low` before it bisects: each probe renders about as much as it shows, so small pages are
  * tried first instead of rendering the whole read.
  */
-function largestFitting(low: number, high: number, fits: (n: number) => boolean): number {
+function largestFitting(
+  low: number,
+  high: number,
+  fits: (n: number) => boolean,
+  gallop = true,
+): number {
   let good = low;
   let bad = high + 1;
   let step = 1;
-  let galloping = true;
+  let galloping = gallop;
   while (bad - good > 1) {
     const probe = galloping ? Math.min(good + step, bad - 1) : good + Math.floor((bad - good) / 2);
     if (fits(probe)) {
@@ -129,6 +134,16 @@ function largestFitting(low: number, high: number, fits: (n: number) => boolean)
     }
   }
   return good;
+}
+
+/** How many leading items of `read` have at most `chars` UTF-16 units between them. */
+function itemsWithin(read: PagedRead, chars: number): number {
+  let used = 0;
+  for (let i = 0; i < read.count; i++) {
+    used += read.itemLength!(i);
+    if (used > chars) return i;
+  }
+  return read.count;
 }
 
 /** The error for a result that cannot be made to fit. */
@@ -161,8 +176,14 @@ function choosePage(
   };
   const fits = (shown: number, part?: number) => fitsBudget(page(shown, part), budget);
   const chosen = (shown: number, part?: number) => ({ result: page(shown, part), shown, part });
-  if (fits(read.count)) return chosen(read.count);
-  if (read.count > 0 && fits(1)) return chosen(largestFitting(1, read.count, (n) => fits(n)));
+  // With item lengths known, no page can show more items than the characters allow (each view
+  // holds every item's text at least once): search below that bound, by bisection.
+  const bound = read.itemLength ? itemsWithin(read, budget.chars) : read.count;
+  if (bound === read.count && fits(read.count)) return chosen(read.count);
+  if (read.count > 0 && fits(1)) {
+    const high = Math.max(1, Math.min(bound, read.count));
+    return chosen(largestFitting(1, high, (n) => fits(n), read.itemLength === undefined));
+  }
   if (read.allowEmpty && fits(0)) return chosen(0);
   const length = read.count > 0 ? read.itemLength?.(0) ?? 0 : 0;
   if (length > 1 && fits(0, 1)) {
