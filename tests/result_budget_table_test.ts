@@ -229,3 +229,29 @@ Deno.test("a write whose echo is over the budget still answers its success (its 
     assert.equal(joined, body);
   });
 });
+
+Deno.test("get_discussion cuts a message of emoji only between characters, never inside one", async () => {
+  // Characters bind here (an emoji is one token but two UTF-16 units), so a cut may fall
+  // between the two halves of one: it must move past it.
+  const budget = { tokens: 1_000_000, chars: 4_000 };
+  const env = { RESULT_MAX_TOKENS: "1000000", RESULT_MAX_CHARS: "4000" };
+  await withMcpClient({ toolsets: "table", env }, async ({ client, kv }) => {
+    const body = "🚀🧪".repeat(3000); // 12,000 UTF-16 units, 24,000 bytes
+    const id = await seedDiscussion(kv, ["first", body]);
+    const pages = await readAllPages(
+      client,
+      "get_discussion",
+      { discussion_id: id },
+      (p) =>
+        p.structured.has_more
+          ? { after_seq: p.structured.next_after_seq, from_char: p.structured.next_from_char }
+          : null,
+      budget,
+    );
+    const parts = pages.flatMap((p) => p.structured.messages as { seq: number; body: string }[])
+      .filter((m) => m.seq === 2).map((m) => m.body);
+    assert.ok(parts.length >= 3, `${parts.length} parts`);
+    assert.ok(parts.every((p) => p.isWellFormed()), "no part ends or starts inside an emoji");
+    assert.equal(parts.join(""), body);
+  });
+});

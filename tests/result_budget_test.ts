@@ -180,3 +180,37 @@ Deno.test("RESULT_MAX_CHARS cuts pages of ASCII the token budget would let throu
     assert.equal(load._meta?.["anthropic/maxResultSizeChars"], 4_000);
   });
 });
+
+Deno.test("handoff_load and get_thought_history cut text of emoji only between characters", async () => {
+  await withMcpClient({ toolsets: "handoff,thinking", env: ENV }, async ({ client }) => {
+    const text = "🚀🧪".repeat(1500);
+    await call(client, "handoff_save", { key: "emoji", summary: "s", conversation: text });
+    const loads = await readAllPages(
+      client,
+      "handoff_load",
+      { key: "emoji" },
+      (p) => p.structured.has_more ? { from_char: p.structured.next_from_char } : null,
+      BUDGET,
+    );
+    const parts = loads.map((p) => p.structured.conversation as string);
+    assert.ok(parts.length >= 3 && parts.every((p) => p.isWellFormed()));
+    assert.equal(parts.join(""), text);
+    const step = await call(client, "sequentialthinking", {
+      thought: text,
+      thoughtNumber: 1,
+      totalThoughts: 1,
+      nextThoughtNeeded: false,
+    });
+    const history = await readAllPages(
+      client,
+      "get_thought_history",
+      { sequenceId: step.structured.sequenceId, maxCharacters: 250_000 },
+      (p) => p.structured.nextCursor ? { cursor: p.structured.nextCursor } : null,
+      BUDGET,
+    );
+    const thoughts = history.flatMap((p) => p.structured.thoughts as { thought: string }[])
+      .map((t) => t.thought);
+    assert.ok(thoughts.length >= 3 && thoughts.every((t) => t.isWellFormed()));
+    assert.equal(thoughts.join(""), text);
+  });
+});

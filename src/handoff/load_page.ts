@@ -6,8 +6,8 @@
 
 import { z } from "zod";
 import { AppError } from "../kit/kv.ts";
-import { characterCount } from "../kit/text.ts";
-import { cutAt, type PagedRead } from "../mcp/result_budget.ts";
+import { characterCount, cutAt } from "../kit/text.ts";
+import type { PagedRead } from "../mcp/result_budget.ts";
 import { nullableInt } from "../mcp/schema.ts";
 import { findMessages, lastMessagesOf, type MessageTail } from "./store_messages.ts";
 import type { LoadedHandoff } from "./store_read.ts";

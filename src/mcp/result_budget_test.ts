@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { AppError } from "../kit/kv.ts";
+import { cutAt } from "../kit/text.ts";
 import {
   budgeted,
-  cutAt,
   fitPage,
   fitsBudget,
   pagedResult,

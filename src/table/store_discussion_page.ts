@@ -5,7 +5,7 @@
 
 import type { Caller } from "../kit/caller.ts";
 import { AppError, listEntries } from "../kit/kv.ts";
-import { characterCount } from "../kit/text.ts";
+import { characterCount, cutAt } from "../kit/text.ts";
 import { checkLimit, sameWorkspace, type TableCtx } from "./store_common.ts";
 import { type Message, messageOut, readDiscussion } from "./store_discussions.ts";
 import { markShown, readPosition } from "./store_reads.ts";
@@ -123,9 +123,10 @@ export function discussionPage(f: FetchedDiscussion, shown: number, part?: numbe
   let next: { after_seq: number; from_char?: number } | null;
   if (part !== undefined) {
     const m = f.messages[shown];
-    messages.push({ ...m, body: m.body.slice(0, part) });
+    const piece = m.body.slice(0, cutAt(m.body, part));
+    messages.push({ ...m, body: piece });
     const before = shown === 0 ? f.fromChar : 0;
-    next = { after_seq: m.seq - 1, from_char: before + characterCount(m.body.slice(0, part)) };
+    next = { after_seq: m.seq - 1, from_char: before + characterCount(piece) };
   } else {
     const last = messages.at(-1)?.seq ?? f.after;
     next = last < latest ? { after_seq: last } : null;

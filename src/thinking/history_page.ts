@@ -5,8 +5,8 @@
  * already shown, so the next page resumes the text where this one stopped).
  */
 
-import { characterCount } from "../kit/text.ts";
-import { cutAt, type PagedRead } from "../mcp/result_budget.ts";
+import { characterCount, cutAt } from "../kit/text.ts";
+import type { PagedRead } from "../mcp/result_budget.ts";
 import type { HistoryPage } from "./store_history.ts";
 import { historyCursor } from "./store_history_cursor.ts";
 
