@@ -43,7 +43,43 @@ export async function benchHandoff(): Promise<Record<string, unknown>> {
     await call(client, "handoff_save", { key: "l10k", summary: "b", conversation: small });
     await call(client, "handoff_save", { key: "l1m", summary: "b", conversation: large });
     const load10k = await measure(load("l10k"), 100, 10);
+    // A 1 MiB conversation comes in pages within the result budget (mcp/result_budget.ts): the
+    // first page, a page from the middle, and every page of it read one after another.
     const load1m = await measure(load("l1m"), 20, 3);
+    const fromChars: number[] = [];
+    for (let args: Record<string, unknown> = { key: "l1m" };;) {
+      const r = await call(client, "handoff_load", args);
+      if (r.isError) throw new Error(r.text);
+      if (!r.structured.has_more) break;
+      fromChars.push(r.structured.next_from_char as number);
+      args = { key: "l1m", from_char: r.structured.next_from_char };
+    }
+    const middle = fromChars[Math.floor(fromChars.length / 2)];
+    const loadMiddle = await measure(
+      async () => {
+        const r = await call(client, "handoff_load", { key: "l1m", from_char: middle });
+        if (r.isError) throw new Error(r.text);
+      },
+      20,
+      3,
+    );
+    const loadAll = await measure(
+      async () => {
+        for (const from of [undefined, ...fromChars]) {
+          const r = await call(
+            client,
+            "handoff_load",
+            from === undefined ? { key: "l1m" } : {
+              key: "l1m",
+              from_char: from,
+            },
+          );
+          if (r.isError) throw new Error(r.text);
+        }
+      },
+      5,
+      1,
+    );
 
     // 1,000 handoffs of ~10 KiB, written through the store to keep the setup short.
     await call(client, "handoff_clear", { confirm: "DELETE ALL" });
@@ -83,6 +119,9 @@ export async function benchHandoff(): Promise<Record<string, unknown>> {
       save_1mib: save1m,
       load_10kib: load10k,
       load_1mib: load1m,
+      load_1mib_pages: fromChars.length + 1,
+      load_1mib_middle_page: loadMiddle,
+      load_1mib_all_pages: loadAll,
       search_1000_by_tag: searchTag,
       search_1000_by_metadata: searchMeta,
       search_1000_full_text: searchText,
@@ -91,6 +130,7 @@ export async function benchHandoff(): Promise<Record<string, unknown>> {
       ratios: {
         save_1mib_vs_10kib: ratio(save1m, save10k),
         load_1mib_vs_10kib: ratio(load1m, load10k),
+        load_1mib_all_pages_vs_first: ratio(loadAll, load1m),
         save_10kib_vs_ping: ratio(save10k, ping),
         load_10kib_vs_ping: ratio(load10k, ping),
         search_full_text_vs_by_tag: ratio(searchText, searchTag),

@@ -5,7 +5,7 @@
 
 import { join } from "node:path";
 import { clientNameProblem, DEFAULT_UNNAMED_CALLER, ownerNameVar, sameName } from "./kit/caller.ts";
-import { resultMaxTokensVar } from "./kit/budget.ts";
+import { resultMaxCharsVar, resultMaxTokensVar } from "./kit/budget.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
 import { type AdmissionSettings, loadAdmissionSettings } from "./http/admission_settings.ts";
 import { loadNoticeSettings, type NoticeSettings } from "./kit/notice_settings.ts";
@@ -61,6 +61,8 @@ export interface Config {
   notices: NoticeSettings;
   /** `RESULT_MAX_TOKENS`: the estimated tokens each view of a tool result may take (`kit/budget.ts`). */
   resultMaxTokens: number;
+  /** `RESULT_MAX_CHARS`: the characters each view of a tool result may take (`kit/budget.ts`). */
+  resultMaxChars: number;
 }
 
 /** One entry of `AUTH_TOKENS`: a token and the name of whoever holds it. */
@@ -138,6 +140,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     oauth,
     notices: loadNoticeSettings(env),
     resultMaxTokens: resultMaxTokensVar(env),
+    resultMaxChars: resultMaxCharsVar(env),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   runCase,
 } from "./support/compat_case.ts";
 import { assertPlanSucceeded, assertUntrustedMarked } from "./support/compat_plan.ts";
+import { assertLargePagesWhole } from "./support/compat_budget.ts";
 
 const clients = await installClients();
 if ("skip" in clients) console.warn(clients.skip);
@@ -113,5 +114,18 @@ for (const agent of ["claude", "claude-newest", "gemini", "codex"] as AgentName[
         agent,
         (outcome) => assertUntrustedMarked(outcome.stub.toolResults(), outcome.label),
       ),
+  });
+}
+
+// Every Claude Code run: its model receives each page of a 1 MiB handoff whole (issue 24).
+for (const agent of ["claude"] as AgentName[]) {
+  Deno.test({
+    name: `compat: ${agent}'s model receives each page of a 1 MiB handoff whole`,
+    ignore,
+    fn: () =>
+      eachOutcome(agent, (outcome) => {
+        const results = outcome.stub.toolResults();
+        assertLargePagesWhole(results, outcome.seed.largePages, outcome.label);
+      }),
   });
 }

@@ -39,11 +39,21 @@ Deno.test("a handoff saved in a stdio client loads byte for byte in an HTTP and 
       for (const kind of ["http", "sse"] as const) {
         const code = await connect(server, kind);
         try {
-          const loaded = await call(code, "handoff_load", { key: "from-desktop" });
-          assert.equal(loaded.isError, false, loaded.text);
-          assert.equal(loaded.structured?.conversation, conversation, `exact over ${kind}`);
-          assert.equal(loaded.structured?.next_action, "Implement the store");
-          assert.ok(loaded.text.includes(conversation), "the text carries it verbatim too");
+          // A conversation this long comes in pages (RESULT_MAX_TOKENS): read on to the end.
+          const parts: string[] = [];
+          let args: Record<string, unknown> = { key: "from-desktop" };
+          for (;;) {
+            const loaded = await call(code, "handoff_load", args);
+            assert.equal(loaded.isError, false, loaded.text);
+            const part = loaded.structured?.conversation as string;
+            assert.equal(loaded.structured?.next_action, "Implement the store");
+            assert.ok(loaded.text.includes(part), "the text carries each page verbatim too");
+            parts.push(part);
+            if (!loaded.structured?.has_more) break;
+            args = { key: "from-desktop", from_char: loaded.structured.next_from_char };
+          }
+          assert.ok(parts.length > 1, `${parts.length} pages`);
+          assert.equal(parts.join(""), conversation, `exact over ${kind}`);
         } finally {
           await code.close();
         }

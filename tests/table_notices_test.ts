@@ -70,9 +70,13 @@ Deno.test("a 2026 listener on one process hears posts and its own handoffs made 
     // Re-reading shows the post; unread counts are right for all three.
     const read = await claude.client.readResource({ uri: uris[0] });
     assert.match((read.contents[0] as { text: string }).text, /two/);
-    const unread = async (client: Client) =>
-      ((await call(client, "get_workspace_context", { workspace: WS })).structured
-        .open_items as { unread: unknown }).unread;
+    // The totals (the discussions it names are checked in result_budget_table_test.ts).
+    const unread = async (client: Client) => {
+      const { discussions, messages } = ((await call(client, "get_workspace_context", {
+        workspace: WS,
+      })).structured.open_items as { unread: { discussions: number; messages: number } }).unread;
+      return { discussions, messages };
+    };
     const claudeV1 = await clientAs(`${a.origin}/${token}`, "claude");
     const third = await clientAs(`${a.origin}/${token}`, "never-read");
     closers.push(claudeV1, third);

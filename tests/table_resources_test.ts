@@ -65,12 +65,15 @@ Deno.test("table resources: listed as templates, completable, read as the caller
     const unreadOf = async (client: typeof claude) => {
       const c = await call(client, "get_workspace_context", { workspace: WS });
       const open = c.structured.open_items as { unread: unknown };
-      return { totals: open.unread, text: c.text, notes: c.structured.notes };
+      const { items, has_more, ...totals } = open.unread as Record<string, unknown>;
+      return { totals, named: { items, has_more }, text: c.text, notes: c.structured.notes };
     };
     const forClaude = await unreadOf(claude);
     assert.deepEqual(forClaude.totals, { discussions: 0, messages: 0 });
+    assert.deepEqual(forClaude.named, { items: [], has_more: false });
     const forOwner = await unreadOf(owner);
     assert.deepEqual(forOwner.totals, { discussions: 1, messages: 60 });
+    assert.deepEqual(forOwner.named, { items: [{ id, title: "T", unread: 60 }], has_more: false });
     assert.match(forOwner.text, /UNREAD FOR YOU: 60 message\(s\) in 1 discussion\(s\)/);
     assert.ok(
       (forOwner.notes as string[]).some((n) => /60 message\(s\) unread.*unread_only=true/.test(n)),

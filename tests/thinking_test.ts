@@ -135,15 +135,26 @@ Deno.test("stdio takes requests and gives answers larger than its read buffer an
   try {
     // A 20,000-character thought of four-byte characters is an 80 KB request, more than one
     // read of stdin takes (the rest of the line must outlive the buffer read into again); four
-    // of them are a 320 KB history page, five times what a Linux pipe holds.
+    // of them are 320 KB of history, read in pages (RESULT_MAX_TOKENS) of about 80 KB of
+    // characters in each view: each answer more than a Linux pipe holds.
     const text = "😀".repeat(DEFAULT_THINKING_LIMITS.thoughtMax - 1);
     const first = await call(client, "sequentialthinking", think(1, { thought: text }));
     const sequenceId = first.structured?.sequenceId;
     for (let n = 2; n <= 4; n++) {
       await call(client, "sequentialthinking", think(n, { thought: text, sequenceId }));
     }
-    const page = await readHistory(client, { sequenceId, maxCharacters: 250_000 });
-    assert.deepEqual(page.thoughts.map((t) => t.thought === text), [true, true, true, true]);
+    const read = new Map<number, string>();
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const args: Record<string, unknown> = { sequenceId, maxCharacters: 250_000 };
+      const page = await readHistory(client, cursor ? { ...args, cursor } : args);
+      for (const t of page.thoughts) read.set(t.index, (read.get(t.index) ?? "") + t.thought);
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    assert.ok(pages > 4, `${pages} pages`);
+    assert.deepEqual([...read.values()].map((t) => t === text), [true, true, true, true]);
     // The next answer still arrives on its own line.
     const next = await call(client, "sequentialthinking", think(5, { sequenceId }));
     assert.equal(next.structured?.thoughtHistoryLength, 5);

@@ -227,3 +227,36 @@ browserTest(
     });
   },
 );
+
+browserTest(
+  "thinking view joins a thought that the result budget cut across pages",
+  async (browser) => {
+    await withMcpClient(
+      { toolsets: "thinking", env: { RESULT_MAX_TOKENS: "1000" } },
+      async ({ client }) => {
+        const long = `${"長い思考の途中。".repeat(300)}END`; // 2,400 tokens: more than a page
+        const feeds: Feed[] = [];
+        let sequenceId: string | undefined;
+        for (const [i, thought] of ["First, a short one.", long, "Done."].entries()) {
+          const input = {
+            thought,
+            thoughtNumber: i + 1,
+            totalThoughts: 3,
+            nextThoughtNeeded: i < 2,
+            ...(sequenceId ? { sequenceId } : {}),
+          };
+          const result = await client.callTool({ name: "sequentialthinking", arguments: input });
+          sequenceId = (result.structuredContent as { sequenceId: string }).sequenceId;
+          feeds.push({ input, result: result as Record<string, unknown> });
+        }
+        const page = await browser.newPage({ viewport: { width: 760, height: 900 } });
+        await openView(page, client, await viewHtmlOf(client), feeds.at(-1)!);
+        const view = page.frameLocator("#view");
+        await view.locator("#process .node").first().waitFor();
+        assert.equal(await view.locator("#process .node").count(), 3);
+        const node = await view.locator('#process .node[data-index="2"]').innerText();
+        assert.ok(node.includes(long), "the long thought is shown whole, once");
+      },
+    );
+  },
+);

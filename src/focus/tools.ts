@@ -1,6 +1,7 @@
 /** The focus toolset: north star, the one focus, demoted follow-ups, and `get_state`. */
 
 import { z } from "zod";
+import { cutPage, pagedResult } from "../mcp/result_budget.ts";
 import { nullableString, toolArgs } from "../mcp/schema.ts";
 import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
@@ -265,21 +266,35 @@ function registerListProjectsTool(server: ToolRegistrar, ctx: FocusToolContext):
     },
     annotations: READ_ONLY,
   }, async ({ limit, cursor }) => {
-    const page = await listProjects(kv, { limit: limit ?? limits.listPageMax, cursor });
-    const projects = page.items.map((p) => ({
-      project_id: p.id,
-      north_star: p.northStar ?? null,
-      updated_at: p.updatedAt,
-    }));
-    const lines = projects.map((p) => `- ${p.project_id}: ${p.north_star ?? "(未設定)"}`);
-    const notes = projects.length === 0 ? ["No projects yet: set_north_star creates one."] : [];
-    if (page.hasMore) notes.push(`(more: call again with cursor "${page.nextCursor}")`);
-    if (projects.length > 0) notes.push(READ_STATE_NOTE);
-    lines.push(...notes);
-    const data = { projects, has_more: page.hasMore, next_cursor: page.nextCursor };
-    return untrustedResult(lines.join("\n"), withNotes(data, notes), {
-      nonce: newNonce(),
-      fields: ["projects[].project_id", "projects[].north_star"],
+    const whole = await listProjects(kv, { limit: limit ?? limits.listPageMax, cursor });
+    const nonce = newNonce();
+    // A page the result budget cuts reads on from the cursor after its last project.
+    return pagedResult({
+      count: whole.items.length,
+      page: (k) => {
+        const { cut, ...page } = cutPage(whole, k);
+        const projects = page.items.map((p) => ({
+          project_id: p.id,
+          north_star: p.northStar ?? null,
+          updated_at: p.updatedAt,
+        }));
+        const lines = projects.map((p) => `- ${p.project_id}: ${p.north_star ?? "(未設定)"}`);
+        const notes = projects.length === 0 ? ["No projects yet: set_north_star creates one."] : [];
+        if (page.hasMore) {
+          notes.push(
+            `(${
+              cut ? "cut to fit RESULT_MAX_TOKENS; " : ""
+            }more: call again with cursor "${page.nextCursor}")`,
+          );
+        }
+        if (projects.length > 0) notes.push(READ_STATE_NOTE);
+        lines.push(...notes);
+        const data = { projects, has_more: page.hasMore, next_cursor: page.nextCursor };
+        return untrustedResult(lines.join("\n"), withNotes(data, notes), {
+          nonce,
+          fields: ["projects[].project_id", "projects[].north_star"],
+        });
+      },
     });
   });
 }

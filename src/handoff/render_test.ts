@@ -26,7 +26,12 @@ function handoff(overrides: Partial<Handoff> = {}): Handoff {
 
 Deno.test("renderList() cuts a long summary without splitting an emoji", () => {
   const summary = `${"a".repeat(299)}🎌 and more`;
-  const text = renderList({ items: [handoff({ summary })], nextCursor: null, hasMore: false }, "N");
+  const text = renderList({
+    items: [handoff({ summary })],
+    nextCursor: null,
+    hasMore: false,
+    cursors: [],
+  }, "N");
   assert.ok(text.isWellFormed(), "no lone surrogate in the output");
   assert.ok(text.includes(`${"a".repeat(299)}…`) || text.includes(`${"a".repeat(299)}🎌…`));
 });

@@ -23,7 +23,7 @@ export function saveShape(limits: HandoffLimits) {
       "What it is about and where it stands",
     ),
     conversation: z.string().describe(
-      `Every message, each opening with "## User" or "## Assistant" (max ${limits.conversationMaxBytes} bytes)`,
+      `Every message, each opening with "## User" or "## Assistant"`,
     ),
     from_ai: z.string().optional().describe(
       'Your client, e.g. "Claude Desktop"',
@@ -89,6 +89,7 @@ export function searchShape(limits: HandoffLimits) {
     limit: z.number().int().min(1).max(limits.listPageMax).optional().describe(
       "Default 20",
     ),
+    cursor: z.string().max(1000).optional().describe("Read on"),
   };
 }
 

@@ -117,7 +117,11 @@ export interface MessageTail {
 
 /** The last `max` messages of `text`, cut at a message start; the whole text when it has fewer. */
 export function lastMessages(text: string, max: number): MessageTail {
-  const starts = findMessages(text);
+  return lastMessagesOf(text, findMessages(text), max);
+}
+
+/** `lastMessages` with the message starts of `text` already found (they cost a scan of it). */
+export function lastMessagesOf(text: string, starts: MessageStart[], max: number): MessageTail {
   const total = starts.length > 0 ? starts.length : text.length > 0 ? 1 : 0;
   if (total <= max) {
     return { text, total, shown: total, omitted: 0, preambleOmitted: false };

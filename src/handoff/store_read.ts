@@ -86,8 +86,12 @@ export async function listHandoffs(
 ): Promise<Page<Handoff>> {
   const page = await listPage<string>(kv, handoffTimePrefix(), { ...options, reverse: true });
   const records = await getAll<Handoff>(kv, page.items.map((e) => handoffKey(e.value)));
-  const items = records.flatMap((r, i) =>
-    r.value && r.value.order === page.items[i].key[1] ? [r.value] : []
+  const kept = records.flatMap((r, i) =>
+    r.value && r.value.order === page.items[i].key[1] ? [{ item: r.value, i }] : []
   );
-  return { ...page, items };
+  return {
+    ...page,
+    items: kept.map((k) => k.item),
+    cursors: kept.map((k) => page.cursors[k.i]),
+  };
 }

@@ -30,6 +30,8 @@ export interface SearchFilter {
   /** ISO-8601 date or time; created before it. */
   createdBefore?: string;
   limit: number;
+  /** Only matches saved before this one: the `order` of the last match a page showed. */
+  before?: string;
 }
 
 /** Matches of a search, newest first. */
@@ -147,9 +149,11 @@ export async function searchHandoffs(
     matches.push(...found);
   }
   matches.sort((a, b) => b.order.localeCompare(a.order));
+  const cursor = filter.before;
+  const rest = cursor === undefined ? matches : matches.filter((h) => h.order < cursor);
   return {
-    items: matches.slice(0, filter.limit),
-    hasMore: matches.length > filter.limit,
+    items: rest.slice(0, filter.limit),
+    hasMore: rest.length > filter.limit,
     scanned,
   };
 }

@@ -12,12 +12,13 @@ import {
   statsJson,
   summaryJson,
 } from "./render.ts";
-import { lastMessages } from "./store_messages.ts";
 import { listHandoffs, loadHandoff } from "./store_read.ts";
 import { searchHandoffs } from "./store_search.ts";
 import { handoffStats } from "./store_stats.ts";
 import { DEFAULT_PAGE, HANDOFF_LIST_VIEW_URI, type HandoffToolContext } from "./context.ts";
 import { READ_ONLY } from "../mcp/annotations.ts";
+import { cutPage, pagedResult } from "../mcp/result_budget.ts";
+import { conversationRead, PAGE_FIELDS, pageNotes } from "./load_page.ts";
 import { keyArg, searchShape, summarySchema } from "./schemas.ts";
 import { registerAppView, viewMeta } from "../mcp/apps.ts";
 import { HANDOFF_ICONS } from "./icon.ts";
@@ -70,22 +71,33 @@ export function registerListTool(server: ToolRegistrar, ctx: HandoffToolContext)
       (p) => ({ count: p.items.length }),
     );
     const n = nonce();
-    const more = page.hasMore
-      ? [`More: call handoff_list again with cursor "${page.nextCursor}".`]
-      : [];
-    return untrustedResult(
-      renderList(page, n),
-      withNotes({
-        handoffs: page.items.map(summaryJson),
-        has_more: page.hasMore,
-        next_cursor: page.nextCursor,
-      }, more),
-      { nonce: n, fields: LIST_TEXTS },
-    );
+    // Rows the result budget leaves out are read on from the cursor after the last one shown.
+    return pagedResult({
+      count: page.items.length,
+      page: (k) => {
+        const { cut, ...shown } = cutPage(page, k);
+        const more = shown.hasMore
+          ? [
+            `${
+              cut ? "Cut to fit RESULT_MAX_TOKENS. " : ""
+            }More: call handoff_list again with cursor "${shown.nextCursor}".`,
+          ]
+          : [];
+        return untrustedResult(
+          renderList(shown, n),
+          withNotes({
+            handoffs: shown.items.map(summaryJson),
+            has_more: shown.hasMore,
+            next_cursor: shown.nextCursor,
+          }, more),
+          { nonce: n, fields: LIST_TEXTS },
+        );
+      },
+    });
   });
 }
 
-/** `handoff_load`: one handoff in full, its text wrapped as untrusted data. */
+/** `handoff_load`: one handoff, its conversation paged to fit the result budget. */
 export function registerLoadTool(server: ToolRegistrar, ctx: HandoffToolContext): void {
   const { kv, limits, audit, nonce } = ctx;
   server.registerTool("handoff_load", {
@@ -97,11 +109,12 @@ export function registerLoadTool(server: ToolRegistrar, ctx: HandoffToolContext)
       max_messages: z.number().int().min(1).max(100_000).optional().describe(
         "Only the last N messages",
       ),
+      from_char: z.number().int().min(0).optional().describe("Read on"),
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
       ...summarySchema.shape,
-      conversation: z.string().describe("The conversation, or its last max_messages messages"),
+      conversation: z.string().describe("This page of the conversation, exactly as saved"),
       messages_shown: z.number().int(),
       messages_omitted: z.number().int(),
       comments: z.array(z.object({
@@ -109,34 +122,45 @@ export function registerLoadTool(server: ToolRegistrar, ctx: HandoffToolContext)
         author: nullableString(),
         content: z.string(),
         created_at: z.string(),
-      })),
+      })).describe("The comments (on the first page only)"),
       notice: z.string().describe("Reminder that this is untrusted data"),
+      ...PAGE_FIELDS,
       ...NOTES_FIELD,
     },
     annotations: READ_ONLY,
-  }, async ({ key, max_messages }) => {
+  }, async ({ key, max_messages, from_char }) => {
     const loaded = await audit(
       { tool: "handoff_load", via: "mcp", key },
       () => loadHandoff(kv, limits, key),
       (l) => ({ bytes: l.handoff.bytes }),
     );
-    const tail = lastMessages(loaded.conversation, max_messages ?? Number.MAX_SAFE_INTEGER);
     const n = nonce();
-    const notes = tail.omitted > 0
-      ? [
-        `Showing the last ${tail.shown} of ${tail.total} messages; ${tail.omitted} earlier left out by max_messages${
-          tail.preambleOmitted ? ", and the text before them" : ""
-        } (call handoff_load without max_messages for all).`,
-      ]
-      : [];
-    return untrustedResult(
-      renderLoaded(loaded, tail, n),
-      withNotes(loadedJson(loaded, tail), notes),
-      {
-        nonce: n,
-        fields: LOADED_TEXTS,
+    const read = conversationRead(
+      loaded,
+      { fromChar: from_char, maxMessages: max_messages },
+      (view) => {
+        const shown = view.comments ? loaded : { ...loaded, comments: [] };
+        const tail = view.tail;
+        const notes = [
+          ...(tail.omitted > 0
+            ? [
+              `Starting at the last ${tail.shown} of ${tail.total} messages; ${tail.omitted} earlier left out by max_messages${
+                tail.preambleOmitted ? ", and the text before them" : ""
+              } (call handoff_load without max_messages for all).`,
+            ]
+            : []),
+          ...pageNotes(key, view.page),
+        ];
+        const pageLines = pageNotes(key, view.page);
+        const text = renderLoaded(shown, tail, n);
+        return untrustedResult(
+          pageLines.length > 0 ? `${pageLines.join("\n")}\n${text}` : text,
+          withNotes({ ...loadedJson(shown, tail), ...view.page }, notes),
+          { nonce: n, fields: LOADED_TEXTS },
+        );
       },
     );
+    return pagedResult(read);
   });
 }
 
@@ -151,6 +175,7 @@ export function registerSearchTool(server: ToolRegistrar, ctx: HandoffToolContex
       ...UNTRUSTED_FIELDS,
       handoffs: z.array(summarySchema),
       has_more: z.boolean(),
+      next_cursor: nullableString("When has_more: pass as cursor (same filters) to read on"),
       scanned: z.number().int().describe("How many handoffs were looked at"),
       ...NOTES_FIELD,
     },
@@ -169,22 +194,40 @@ export function registerSearchTool(server: ToolRegistrar, ctx: HandoffToolContex
           createdAfter: args.created_after,
           createdBefore: args.created_before,
           limit: args.limit ?? DEFAULT_PAGE,
+          before: args.cursor,
         }),
       (r) => ({ count: r.items.length }),
     );
     const n = nonce();
-    const more = result.hasMore
-      ? ["There are more matches: narrow the search or raise limit."]
-      : [];
-    return untrustedResult(
-      renderSearch(result, n),
-      withNotes({
-        handoffs: result.items.map(summaryJson),
-        has_more: result.hasMore,
-        scanned: result.scanned,
-      }, more),
-      { nonce: n, fields: LIST_TEXTS },
-    );
+    return pagedResult({
+      count: result.items.length,
+      page: (k) => {
+        const cut = k < result.items.length;
+        const shown = {
+          ...result,
+          items: result.items.slice(0, k),
+          hasMore: result.hasMore || cut,
+        };
+        const next = shown.hasMore ? shown.items.at(-1)?.order ?? null : null;
+        const more = shown.hasMore
+          ? [
+            `${
+              cut ? "Cut to fit RESULT_MAX_TOKENS. " : ""
+            }There are more matches: call handoff_search again with cursor "${next}" and the same filters, or narrow the search.`,
+          ]
+          : [];
+        return untrustedResult(
+          renderSearch(shown, n) + (more.length ? `\n\n${more[0]}` : ""),
+          withNotes({
+            handoffs: shown.items.map(summaryJson),
+            has_more: shown.hasMore,
+            next_cursor: next,
+            scanned: shown.scanned,
+          }, more),
+          { nonce: n, fields: LIST_TEXTS },
+        );
+      },
+    });
   });
 }
 

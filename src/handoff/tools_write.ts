@@ -121,7 +121,7 @@ export function registerMergeTool(server: ToolRegistrar, ctx: HandoffToolContext
   server.registerTool("handoff_merge", {
     title: "Merge handoffs",
     description:
-      "Merges handoffs of one topic split across chats into one, each part after a source marker. All or nothing.",
+      "Merges handoffs of one topic split across chats, each part after a source marker. All or nothing.",
     inputSchema: toolArgs(mergeShape(limits)),
     outputSchema: {
       ...MAYBE_UNTRUSTED_FIELDS,

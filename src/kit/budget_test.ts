@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { estimateJsonTokens, estimateTokens, resultMaxTokensVar } from "./budget.ts";
+import {
+  estimateJsonTokens,
+  estimateTokens,
+  resultMaxCharsVar,
+  resultMaxTokensVar,
+} from "./budget.ts";
 
 Deno.test("estimateTokens() counts Latin by bytes and CJK by character", () => {
   assert.equal(estimateTokens("abcd".repeat(10)), 10);
@@ -16,4 +21,10 @@ Deno.test("resultMaxTokensVar() reads RESULT_MAX_TOKENS with its bounds", () => 
     () => resultMaxTokensVar(new Map([["RESULT_MAX_TOKENS", "5"]])),
     /RESULT_MAX_TOKENS/,
   );
+});
+
+Deno.test("resultMaxCharsVar() reads RESULT_MAX_CHARS with its bounds", () => {
+  assert.equal(resultMaxCharsVar(new Map()), 40_000);
+  assert.equal(resultMaxCharsVar(new Map([["RESULT_MAX_CHARS", "100000"]])), 100_000);
+  assert.throws(() => resultMaxCharsVar(new Map([["RESULT_MAX_CHARS", "50"]])), /RESULT_MAX_CHARS/);
 });

@@ -265,6 +265,8 @@ export interface Page<T> {
   /** Opaque cursor for the next page, or `null` at the end. */
   nextCursor: string | null;
   hasMore: boolean;
+  /** The cursor after each item, so a page cut short (to a size budget) can still read on. */
+  cursors: string[];
 }
 
 /** Lists one page under `prefix`, resuming after `cursor`; says whether more remain. */
@@ -280,13 +282,15 @@ export async function listPage<T>(
       limit: options.limit + 1,
     });
     const items: Deno.KvEntry<T>[] = [];
-    let nextCursor: string | null = null;
+    const cursors: string[] = [];
     for await (const entry of iter) {
-      if (items.length === options.limit) return { items, nextCursor, hasMore: true };
+      if (items.length === options.limit) {
+        return { items, nextCursor: cursors.at(-1) ?? null, hasMore: true, cursors };
+      }
       items.push(checkStored(entry));
-      nextCursor = iter.cursor;
+      cursors.push(iter.cursor);
     }
-    return { items, nextCursor: null, hasMore: false };
+    return { items, nextCursor: null, hasMore: false, cursors };
   };
   try {
     return await retryLocked(read);

@@ -230,3 +230,15 @@ export function checkText(value: unknown, maxBytes: number, field: TextField): s
   }
   return value;
 }
+
+/**
+ * Where a text asked to be cut at `index` is cut: there, or one unit later when `index` falls
+ * inside a surrogate pair (a character outside the BMP, such as an emoji), so the parts join back
+ * byte for byte and a cut always moves forward. The page is measured as made, so the extra unit
+ * is counted.
+ */
+export function cutAt(text: string, index: number): number {
+  if (index <= 0 || index >= text.length) return Math.max(0, Math.min(index, text.length));
+  const c = text.charCodeAt(index);
+  return c >= 0xdc00 && c <= 0xdfff ? index + 1 : index;
+}

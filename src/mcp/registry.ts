@@ -10,6 +10,9 @@ import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
 import type { CallToolResult, Icon, McpServer, ServerContext, Tool } from "./sdk.ts";
 import type { McpDeps, Toolset } from "./toolset.ts";
 import type { UriTopics } from "../kit/notices.ts";
+import { MCP_APP_MIME } from "./apps.ts";
+import { budgeted, IGNORED_RESERVE, lessReserve, RESULT_CHARS_META } from "./result_budget.ts";
+import type { ResultBudget } from "../kit/budget.ts";
 
 /** A tool's input: an object schema, or the raw shape of one. */
 type Input = z.ZodType | z.ZodRawShape;
@@ -84,7 +87,8 @@ export interface Recorded {
 /** Runs each toolset's `register` once on a recorder and returns what it registered. */
 export function recordToolsets(toolsets: readonly Toolset[], deps: McpDeps): Recorded {
   const recorded: Recorded = { tools: new Map(), others: [], uriTopics: [] };
-  for (const toolset of toolsets) toolset.register(recorder(recorded, toolset.icons), deps);
+  const budget = { tokens: deps.config.resultMaxTokens, chars: deps.config.resultMaxChars };
+  for (const toolset of toolsets) toolset.register(recorder(recorded, budget, toolset.icons), deps);
   return recorded;
 }
 
@@ -104,18 +108,33 @@ export function mergeRecorded(parts: readonly Recorded[]): Recorded {
 
 type Call = (...a: unknown[]) => unknown;
 
-function recorder(into: Recorded, icons: Icon[] | undefined): ToolRegistrar {
+/**
+ * The recorder a toolset registers on. Every tool's handler is held to `budget`
+ * (`result_budget.ts`): pages are cut a little below it, leaving room for the line
+ * `ignored_arguments` may add, and the finished result is checked against it whole.
+ */
+function recorder(
+  into: Recorded,
+  budget: ResultBudget,
+  icons: Icon[] | undefined,
+): ToolRegistrar {
   const registerTool = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
     if (into.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
     const inputSchema = objectSchema(config.inputSchema);
     const schemas = {
       ...(icons === undefined ? {} : { icons }),
       ...config,
+      // Claude Code would otherwise swap any result over 50,000 characters for a preview.
+      _meta: { ...(config._meta as object), [RESULT_CHARS_META]: budget.chars },
       inputSchema: convertedOnce(inputSchema),
       outputSchema: convertedOnce(objectSchema(withIgnoredField(config.outputSchema))),
     };
     // Arguments the tool does not take are dropped before it runs and named in its result.
-    const lenient = lenientHandler(inputSchema, handler) as AnyHandler;
+    // A tool that writes is never refused after its write landed (see `budgeted`).
+    const writes = (config.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint !==
+      true;
+    const inner = budgeted(handler, lessReserve(budget, IGNORED_RESERVE), { writes });
+    const lenient = budgeted(lenientHandler(inputSchema, inner) as AnyHandler, budget, { writes });
     into.tools.set(name, {
       name,
       apply: (server, wrap) =>
@@ -129,6 +148,13 @@ function recorder(into: Recorded, icons: Icon[] | undefined): ToolRegistrar {
     });
   };
   const registerResource = (...args: unknown[]) => {
+    // The read callback comes last; what a resource gives a model keeps a result's budget. An
+    // MCP Apps view is the server's own HTML for the host to render, never shown to a model.
+    const last = args.length - 1;
+    const meta = args[2] as { mimeType?: string } | undefined;
+    if (typeof args[last] === "function" && meta?.mimeType !== MCP_APP_MIME) {
+      args[last] = budgeted(args[last] as AnyHandler, budget);
+    }
     into.others.push({ apply: (server) => (server.registerResource as Call)(...args) });
   };
   const resourceNotices = (uriTopics: UriTopics) => into.uriTopics.push(uriTopics);

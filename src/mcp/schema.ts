@@ -33,6 +33,15 @@ export function nullableString(description?: string) {
   return advertisedAs(z.string().nullable(), { anyOf: [{ type: "string" }, NULL] }, description);
 }
 
+/** An output field holding a whole number or null (a position to read on, or none), as `anyOf`. */
+export function nullableInt(description?: string) {
+  return advertisedAs(
+    z.number().int().nullable(),
+    { anyOf: [{ type: "integer" }, NULL] },
+    description,
+  );
+}
+
 /** The "or null" branch of a nullable field. */
 const NULL = { type: "null", description: "no value" };
 

@@ -61,7 +61,7 @@ const PAGE = {
   notes: z.array(z.string()).optional().describe("What the text says beside the data"),
   ...UNTRUSTED_FIELDS,
 };
-const CURSOR = z.string().max(4096).optional().describe("next_cursor of the previous page");
+const CURSOR = z.string().max(4096).optional().describe("From next_cursor");
 const UNTRUSTED_PATHS = [
   "entities[].name",
   "entities[].entityType",

@@ -231,7 +231,11 @@ export function renderContext(c: WorkspaceContext): string {
     `UNREAD FOR YOU: ${o.unread.messages} message(s) in ${o.unread.discussions} discussion(s)${
       o.unread.messages > 0 ? " (get_discussion unread_only=true reads them)" : ""
     }`,
+    ...o.unread.items.map((d) => `- ${d.id} ${q(d.title)} · ${d.unread} unread`),
   ];
+  if (o.unread.has_more) {
+    lines.push(`- … and ${o.unread.discussions - o.unread.items.length} more (raise limit)`);
+  }
   if (c.elsewhere.total > 0) {
     lines.push(
       `Elsewhere: ${c.elsewhere.total} item(s) wait for you in ${

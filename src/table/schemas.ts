@@ -182,6 +182,14 @@ export const contextSchema = {
     unread: z.object({
       discussions: z.number().int().describe("Discussions of the workspace with unread messages"),
       messages: z.number().int().describe("Unread messages in them, in total"),
+      items: z.array(z.object({
+        id: z.string(),
+        title: z.string(),
+        unread: z.number().int().describe("Messages after your read position"),
+      })).describe(
+        "The discussions with unread messages, most recently active first (at most limit)",
+      ),
+      has_more: z.boolean().describe("True when more discussions are unread than items names"),
     }).describe("What is unread for you in the whole workspace, listed or not"),
     health: z.object({ status: z.enum(["ok", "attention"]), problems: z.array(z.string()) }),
   }),

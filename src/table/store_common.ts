@@ -241,22 +241,29 @@ export async function readIndexed<T>(
 /**
  * One page of the records an index under `prefix` points at, newest first, how many there are
  * and whether the page left some out. Without `keep` the index alone gives the total and only
- * the page's records are read; a filter has to see every record.
+ * the page's records are read; a filter has to see every record. With `after` (an id), the page
+ * starts at the next older record: ids are ULIDs, so "older" is "smaller", even for an id whose
+ * record is gone.
  */
-export async function pageIndexed<T>(
+export async function pageIndexed<T extends { id: string }>(
   ctx: TableCtx,
   prefix: Deno.KvKey,
   keyOf: (id: string) => Deno.KvKey,
   limit: number,
   keep?: (record: T) => boolean,
+  after?: string,
 ): Promise<{ page: T[]; has_more: boolean; total: number }> {
+  if (after !== undefined) checkUlid("after_id", after);
+  const older = (id: string) => after === undefined || id < after;
   const ids = await indexedIds(ctx, prefix);
   if (keep === undefined) {
-    const page = await readRecords<T>(ctx, ids.slice(0, limit), keyOf);
-    return { page, has_more: ids.length > limit, total: ids.length };
+    const rest = ids.filter(older);
+    const page = await readRecords<T>(ctx, rest.slice(0, limit), keyOf);
+    return { page, has_more: rest.length > limit, total: ids.length };
   }
   const all = (await readRecords<T>(ctx, ids, keyOf)).filter(keep);
-  return { page: all.slice(0, limit), has_more: all.length > limit, total: all.length };
+  const rest = all.filter((r) => older(r.id));
+  return { page: rest.slice(0, limit), has_more: rest.length > limit, total: all.length };
 }
 
 /**

@@ -20,7 +20,7 @@ import { type Handoff, readHandoffs } from "./store_handoffs.ts";
 import { latestPlan, type Plan } from "./store_plans.ts";
 import { type CountName, type DiscussionSummary, keys, type Sighting } from "./store_schema.ts";
 import { readTasks } from "./store_tasks.ts";
-import { positionsIn, unreadOf } from "./store_reads.ts";
+import { positionsIn, type UnreadDiscussion, unreadDiscussions, unreadOf } from "./store_reads.ts";
 
 /** A listed discussion with what is unread in it for the caller. */
 export type ListedDiscussion = DiscussionSummary & { unread: number };
@@ -38,10 +38,13 @@ export interface Participant {
 const NAME_LIMITATIONS =
   "A name says how a client connected, not who is behind it: via token is whoever holds that named token (tokens can be passed on); via header is a label the client chose itself; via local is the owner of the machine running stdio; via default is everyone on a shared path; via oauth is a verified OAuth client; via console is the owner signed in to the server's console. Only a decision with decided_by_kind=human (decided_via console or approval_code) proves a person approved it.";
 
-/** Participants of a workspace, most active first, at most `limit`. */
+/**
+ * Participants of a workspace, most active first, at most `limit`; with `after_name`, those
+ * after that participant.
+ */
 export async function getParticipants(
   ctx: TableCtx,
-  input: { workspace?: string; limit?: number },
+  input: { workspace?: string; limit?: number; after_name?: string },
 ): Promise<
   WorkspaceChoice & {
     participants: Participant[];
@@ -53,10 +56,21 @@ export async function getParticipants(
   const choice = chooseWorkspace(ctx, input.workspace);
   const limit = checkLimit(ctx, input.limit);
   const all = await participantsOf(ctx, choice.workspace);
+  // Read on after a name, in the order of this read (most active first).
+  const after = input.after_name?.toLowerCase();
+  const at = after === undefined ? -1 : all.findIndex((p) => p.name.toLowerCase() === after);
+  if (after !== undefined && at < 0) {
+    throw new AppError(
+      "invalid",
+      `after_name "${input.after_name}" is not a participant of workspace "${choice.workspace}": pass the next_after_name of the previous page`,
+    );
+  }
+  const from = at + 1;
+  const rest = all.slice(from);
   return {
     ...choice,
-    participants: all.slice(0, limit),
-    has_more: all.length > limit,
+    participants: rest.slice(0, limit),
+    has_more: rest.length > limit,
     total: all.length,
     limitations: NAME_LIMITATIONS,
   };
@@ -126,7 +140,12 @@ export interface WorkspaceContext {
     handoffs_pending: { total: number; items: Handoff[]; has_more: boolean };
     handoffs_inactive: { total: number; items: Handoff[] };
     waiting_for_you: Waiting;
-    unread: { discussions: number; messages: number };
+    unread: {
+      discussions: number;
+      messages: number;
+      items: UnreadDiscussion[];
+      has_more: boolean;
+    };
     health: { status: "ok" | "attention"; problems: string[] };
   };
   discussions: ListedDiscussion[];
@@ -175,6 +194,7 @@ export async function getWorkspaceContext(
     withMessages: count("discussions") - count("discussions_empty"),
   });
   const listed = (d: DiscussionSummary): ListedDiscussion => ({ ...d, unread: unread.of(d) });
+  const named = await unreadDiscussions(ctx, ws, positions, unread.totals.discussions, limit);
   const inactive = pending.filter((h) => h.state === "stale");
   const here = mine.get(ws) ?? emptyWaiting();
   const problems: string[] = [];
@@ -235,7 +255,11 @@ export async function getWorkspaceContext(
       },
       handoffs_inactive: { total: inactive.length, items: inactive.slice(0, limit) },
       waiting_for_you: here,
-      unread: unread.totals,
+      unread: {
+        ...unread.totals,
+        items: named,
+        has_more: unread.totals.discussions > named.length,
+      },
       health: { status: problems.length === 0 ? "ok" : "attention", problems },
     },
     discussions: recent.map(listed),

@@ -314,7 +314,7 @@ export async function setDecisionScope(
 /** Decisions of a workspace, newest first, optionally of one status. */
 export async function getDecisions(
   ctx: TableCtx,
-  input: { workspace?: string; status?: DecisionStatus; limit?: number },
+  input: { workspace?: string; status?: DecisionStatus; limit?: number; after_id?: string },
 ): Promise<WorkspaceChoice & { decisions: Decision[]; has_more: boolean; total: number }> {
   const choice = chooseWorkspace(ctx, input.workspace);
   const limit = checkLimit(ctx, input.limit);
@@ -327,6 +327,7 @@ export async function getDecisions(
     keys.decision,
     limit,
     keep,
+    input.after_id,
   );
   return { ...choice, decisions: page.map(decisionOut), ...counts };
 }

@@ -9,7 +9,7 @@ import {
   postMessage,
   quietDiscussions,
 } from "./store_discussions.ts";
-import { getDiscussion } from "./store_discussion_page.ts";
+import { discussionPage, fetchDiscussion, getDiscussion } from "./store_discussion_page.ts";
 import { keys, summaryOf } from "./store_schema.ts";
 
 async function count(kv: Deno.Kv, ws: string, name: Parameters<typeof keys.count>[1]) {
@@ -365,5 +365,24 @@ Deno.test("postMessage() on a record restored behind its messages moves past the
     assert.equal(await count(kv, "main", "discussions_empty"), 0);
     const again = await postMessage(fresh, CODEX, { discussion_id: discussion.id, body: "next" });
     assert.equal(again.message.seq, 5);
+  });
+});
+
+Deno.test("discussionPage() cut inside a message never splits an emoji, and reads on after it", async () => {
+  await withTable({}, async ({ ctx }) => {
+    const body = "🚀🧪".repeat(10);
+    const { discussion } = await createDiscussion(ctx, CODEX, { title: "Emoji", body });
+    const fetched = await fetchDiscussion(ctx, { discussion_id: discussion.id });
+    // Three UTF-16 units fall inside the second emoji: the cut moves past it.
+    const page = discussionPage(fetched, 0, 3);
+    assert.equal(page.messages[0].body, "🚀🧪");
+    assert.equal(page.next_after_seq, 0);
+    assert.equal(page.next_from_char, 2);
+    const rest = await fetchDiscussion(ctx, {
+      discussion_id: discussion.id,
+      after_seq: 0,
+      from_char: 2,
+    });
+    assert.equal(rest.messages[0].body, body.slice(4));
   });
 });

@@ -239,6 +239,7 @@ export async function getHandoffs(
     to?: string;
     task_id?: string;
     limit?: number;
+    after_id?: string;
   },
 ): Promise<WorkspaceChoice & { handoffs: Handoff[]; has_more: boolean; total: number }> {
   const choice = chooseWorkspace(ctx, input.workspace);
@@ -259,6 +260,7 @@ export async function getHandoffs(
       keys.handoff,
       limit,
       keep,
+      input.after_id,
     );
     return { ...choice, handoffs: await withTasks(ctx, page), ...counts };
   }
@@ -266,10 +268,12 @@ export async function getHandoffs(
   const stored = await readIndexed<StoredHandoff>(ctx, prefix, keys.handoff);
   const matching = (await withTasks(ctx, keep ? stored.filter(keep) : stored))
     .filter((h) => h.state === input.status);
+  const after = input.after_id === undefined ? undefined : checkUlid("after_id", input.after_id);
+  const rest = after === undefined ? matching : matching.filter((h) => h.id < after);
   return {
     ...choice,
-    handoffs: matching.slice(0, limit),
-    has_more: matching.length > limit,
+    handoffs: rest.slice(0, limit),
+    has_more: rest.length > limit,
     total: matching.length,
   };
 }

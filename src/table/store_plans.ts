@@ -130,6 +130,7 @@ export async function getPlans(
     discussion_id?: string;
     include_superseded?: boolean;
     limit?: number;
+    after_id?: string;
   },
 ): Promise<WorkspaceChoice & { plans: Plan[]; has_more: boolean; total: number }> {
   const choice = chooseWorkspace(ctx, input.workspace);
@@ -147,6 +148,7 @@ export async function getPlans(
     keys.plan,
     limit,
     keep,
+    input.after_id,
   );
   const successors = await getAll<string>(ctx.kv, page.map((p) => keys.planSuccessor(p.id)));
   return {

@@ -7,7 +7,7 @@
  */
 
 import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, getAll, listAll, readKey } from "../kit/kv.ts";
+import { commitWithRetry, getAll, listAll, listEntries, readKey } from "../kit/kv.ts";
 import type { TableCtx } from "./store_common.ts";
 import { type Discussion, type DiscussionSummary, keys } from "./store_schema.ts";
 
@@ -118,4 +118,39 @@ export async function unreadOf(
       messages: Math.max(0, counts.messages - shown),
     },
   };
+}
+
+/** A discussion with unread messages, as the workspace context names it. */
+export interface UnreadDiscussion {
+  id: string;
+  title: string;
+  unread: number;
+}
+
+/**
+ * The discussions of `ws` with messages unread for the participant of `positions`, most recently
+ * active first, at most `max`. Reads the workspace's activity index newest first and stops as
+ * soon as it has `max` of them or all `total` there are (`Unread.totals.discussions`): unread
+ * discussions are mostly the recently active ones, so the read seldom goes far.
+ */
+export async function unreadDiscussions(
+  ctx: TableCtx,
+  ws: string,
+  positions: ReadonlyMap<string, number>,
+  total: number,
+  max: number,
+): Promise<UnreadDiscussion[]> {
+  const found: UnreadDiscussion[] = [];
+  const want = Math.min(total, max);
+  if (want <= 0) return found;
+  const entries = listEntries<DiscussionSummary>(ctx.kv, { prefix: keys.activityIn(ws) }, {
+    reverse: true,
+    batchSize: 500,
+  });
+  for await (const { value: d } of entries) {
+    const unread = d.latest_seq - (positions.get(d.id) ?? 0);
+    if (unread > 0) found.push({ id: d.id, title: d.title, unread });
+    if (found.length >= want) break;
+  }
+  return found;
 }

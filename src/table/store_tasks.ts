@@ -273,7 +273,13 @@ export function requireTask(entry: Deno.KvEntryMaybe<StoredTask>, id: string): S
 /** Tasks of a workspace, newest first, filtered by status and owner (case-insensitive). */
 export async function getTasks(
   ctx: TableCtx,
-  input: { workspace?: string; status?: TaskStatus; assigned_to?: string; limit?: number },
+  input: {
+    workspace?: string;
+    status?: TaskStatus;
+    assigned_to?: string;
+    limit?: number;
+    after_id?: string;
+  },
 ): Promise<WorkspaceChoice & { tasks: Task[]; has_more: boolean; total: number }> {
   const choice = chooseWorkspace(ctx, input.workspace);
   const limit = checkLimit(ctx, input.limit);
@@ -291,6 +297,7 @@ export async function getTasks(
     keys.task,
     limit,
     keep,
+    input.after_id,
   );
   return { ...choice, tasks: page.map(taskOut), ...counts };
 }

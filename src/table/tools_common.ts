@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { dataResult, withNotes } from "../mcp/results.ts";
+import type { PagedRead } from "../mcp/result_budget.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
@@ -34,6 +35,52 @@ export interface ResultExtras {
 /** A text result with the raw values as structured content. */
 export function result(text: string, structured: object, extras: ResultExtras = {}) {
   return dataResult(text, withNotes(structured, extras.notes), extras.untrusted);
+}
+
+/** How a list reads on: the row's key, the argument taking it, and the field giving it. */
+export interface ReadOn<Row> {
+  keyOf(row: Row): string;
+  /** The argument (`after_id`). */
+  arg: string;
+  /** The result field holding the value that reads on (`next_after_id`). */
+  field: string;
+}
+
+/** Lists of records read on by id. */
+export const BY_ID: ReadOn<{ id: string }> = {
+  keyOf: (row) => row.id,
+  arg: "after_id",
+  field: "next_after_id",
+};
+
+/**
+ * A list result whose rows the result budget may cut (`mcp/result_budget.ts`): page `k` shows
+ * the first `k` rows of `key`, and whenever rows are left out (by `limit` or by the budget) it
+ * gives the value that reads on (`next_after_id` by default) in its data, notes and text.
+ */
+export function listRead<R extends { has_more: boolean }, Row>(
+  r: R,
+  key: keyof R & string,
+  tool: string,
+  build: (shown: R, more: string[]) => { content: { type: "text"; text: string }[] },
+  readOn: ReadOn<Row>,
+): PagedRead {
+  const rows = r[key] as unknown as Row[];
+  return {
+    count: rows.length,
+    page: (k) => {
+      const cut = k < rows.length;
+      const shown: R = { ...r, [key]: rows.slice(0, k), has_more: r.has_more || cut };
+      const last = k > 0 ? readOn.keyOf(rows[k - 1]) : undefined;
+      if (!shown.has_more || last === undefined) return build(shown, []);
+      const more = `${
+        cut ? "Cut to fit RESULT_MAX_TOKENS. " : ""
+      }To read on, call ${tool} again with ${readOn.arg} "${last}" and the same filters.`;
+      const result = build({ ...shown, [readOn.field]: last }, [more]);
+      const [first, ...others] = result.content;
+      return { ...result, content: [{ ...first, text: `${first.text}\n\n${more}` }, ...others] };
+    },
+  };
 }
 
 /** The note a cut list gives: how to see the rest (none when nothing was cut). */
@@ -69,6 +116,7 @@ export function fields(settings: TableSettings) {
     limit: z.number().int().optional().describe(
       `1–${l.pageMax} (default ${l.pageDefault})`,
     ),
+    afterId: z.string().optional().describe("Read on"),
     title: z.string().describe("One line"),
     kind: z.enum(MESSAGE_KINDS).optional().describe(
       "Default note",
@@ -96,6 +144,9 @@ export const LIST_FIELDS = {
   has_more: z.boolean(),
   total: z.number().int(),
   workspace_source: workspaceSource,
+  next_after_id: z.string().optional().describe(
+    "When has_more: pass as after_id (with the same filters) to read on",
+  ),
 };
 
 /** The approval code field of the tools a person's verdict passes through. */

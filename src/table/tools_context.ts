@@ -8,6 +8,8 @@ import type { ToolRegistrar } from "../mcp/registry.ts";
 import { renderContext } from "./render.ts";
 import { contextSchema } from "./schemas.ts";
 import { getWorkspaceContext } from "./store_context.ts";
+import { contextRead } from "./context_page.ts";
+import { pagedResult } from "../mcp/result_budget.ts";
 import {
   contractDescription,
   fields,
@@ -28,6 +30,7 @@ const CONTEXT_TEXTS = [
   ...textsAt("open_items.handoffs_inactive.items[]", "handoff"),
   ...textsAt("discussions[]", "discussion"),
   ...textsAt("quiet_discussions.items[]", "discussion"),
+  ...textsAt("open_items.unread.items[]", "discussion"),
 ];
 
 /** Registers get_workspace_context. */
@@ -48,17 +51,23 @@ export function registerContextTool(server: ToolRegistrar, t: TableToolDeps): vo
     outputSchema: { ...UNTRUSTED_FIELDS, ...contextSchema, ...NOTES_FIELD },
     annotations: READ_ONLY,
   }, async (args, call) => {
-    const c = await getWorkspaceContext(t.ctx, callerOf(call, t.deps), args);
-    return result(renderContext(c), c, {
-      untrusted: { nonce: nonce(), fields: CONTEXT_TEXTS },
-      notes: [
+    const whole = await getWorkspaceContext(t.ctx, callerOf(call, t.deps), args);
+    const n = nonce();
+    return pagedResult(contextRead(whole, (c, cut) => {
+      const notes = [
         ...moreNotes(c, "raise limit to see more discussions"),
         ...(c.open_items.unread.messages > 0
           ? [
             `${c.open_items.unread.messages} message(s) unread for you in ${c.open_items.unread.discussions} discussion(s): get_discussion with unread_only=true reads them.`,
           ]
           : []),
-      ],
-    });
+        ...cut,
+      ];
+      const text = renderContext(c);
+      return result(cut.length ? `${text}\n\n⚠ ${cut.join("\n")}` : text, c, {
+        untrusted: { nonce: n, fields: CONTEXT_TEXTS },
+        notes,
+      });
+    }));
   });
 }

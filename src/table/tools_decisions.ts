@@ -1,6 +1,7 @@
 /** Decision and plan tools: propose, resolve (people decide), scope, and plans that supersede. */
 
 import { z } from "zod";
+import { pagedResult } from "../mcp/result_budget.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
 import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
@@ -18,9 +19,11 @@ import { getPlans, recordPlan } from "./store_plans.ts";
 import { DECISION_SCOPES, DECISION_STATUSES } from "./store_schema.ts";
 import {
   APPROVAL_CODE,
+  BY_ID,
   contractDescription,
   fields,
   LIST_FIELDS,
+  listRead,
   moreNotes,
   nonce,
   result,
@@ -84,6 +87,7 @@ function registerGetDecisionsTool(server: ToolRegistrar, t: TableToolDeps): void
       workspace: f.workspace,
       status: z.enum(DECISION_STATUSES).optional().describe("Only this status"),
       limit: f.limit,
+      after_id: f.afterId,
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
@@ -95,10 +99,19 @@ function registerGetDecisionsTool(server: ToolRegistrar, t: TableToolDeps): void
   }, async (args) => {
     const r = await getDecisions(t.ctx, args);
     const n = nonce();
-    return result(renderDecisions(r, n), r, {
-      untrusted: { nonce: n, fields: textsAt("decisions[]", "decision") },
-      notes: moreNotes(r, "raise limit or filter by status"),
-    });
+    return pagedResult(
+      listRead(
+        r,
+        "decisions",
+        "get_decisions",
+        (shown, more) =>
+          result(renderDecisions(shown, n), shown, {
+            untrusted: { nonce: n, fields: textsAt("decisions[]", "decision") },
+            notes: [...moreNotes(shown, "raise limit or filter by status"), ...more],
+          }),
+        BY_ID,
+      ),
+    );
   });
 }
 
@@ -211,6 +224,7 @@ function registerGetPlansTool(server: ToolRegistrar, t: TableToolDeps): void {
       discussion_id: f.id("discussion").optional(),
       include_superseded: z.boolean().optional().describe("Also superseded plans"),
       limit: f.limit,
+      after_id: f.afterId,
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
@@ -222,9 +236,12 @@ function registerGetPlansTool(server: ToolRegistrar, t: TableToolDeps): void {
   }, async (args) => {
     const r = await getPlans(t.ctx, args);
     const n = nonce();
-    return result(renderPlans(r, n), r, {
-      untrusted: { nonce: n, fields: textsAt("plans[]", "plan") },
-      notes: moreNotes(r, "raise limit"),
-    });
+    return pagedResult(
+      listRead(r, "plans", "get_plans", (shown, more) =>
+        result(renderPlans(shown, n), shown, {
+          untrusted: { nonce: n, fields: textsAt("plans[]", "plan") },
+          notes: [...moreNotes(shown, "raise limit"), ...more],
+        }), BY_ID),
+    );
   });
 }

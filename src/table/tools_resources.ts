@@ -15,7 +15,8 @@ import { renderDiscussion } from "./render.ts";
 import { chooseWorkspace, type TableCtx } from "./store_common.ts";
 import { getWaiting } from "./store_context.ts";
 import { workspacesStartingWith } from "./store_workspaces.ts";
-import { getDiscussion } from "./store_discussion_page.ts";
+import { discussionPage, fetchDiscussion, settleRead } from "./store_discussion_page.ts";
+import { pagedResult } from "../mcp/result_budget.ts";
 import { recentDiscussions } from "./store_discussions.ts";
 import { discussionTopic, waitingTopic } from "./store_notices.ts";
 import { nonce, type TableToolDeps } from "./tools_common.ts";
@@ -105,24 +106,38 @@ export function registerTableResources(server: ToolRegistrar, t: TableToolDeps):
     async (uri, variables, call) => {
       const ws = workspaceOf(variables.workspace).workspace;
       const id = decoded(String(variables.discussion_id), "discussion id");
-      const page = await getDiscussion(
+      const f = await fetchDiscussion(
         ctx,
         { discussion_id: id, latest: true, workspace: ws },
         callerOf(call, deps),
       );
-      const first = page.messages[0]?.seq ?? 1;
-      const notes = first > 1
-        ? [`Earlier messages (seq 1–${first - 1}): get_discussion after_seq=0 reads them.`]
-        : [];
-      const text = renderDiscussion(page, nonce(), notes);
-      return {
-        contents: [{
-          uri: uri.href,
-          mimeType: "text/plain",
-          text,
-          _meta: { latest_seq: page.latest_seq, unread_before: page.unread_before ?? 0 },
-        }],
-      };
+      const n = nonce();
+      const count = f.messages.length;
+      // Items from the latest back: a page the result budget cuts keeps the newest messages.
+      return pagedResult({
+        count,
+        page: (k) => {
+          const older = f.messages[count - k - 1]?.seq ?? f.after;
+          const page = discussionPage(
+            { ...f, messages: f.messages.slice(count - k), after: older },
+            k,
+          );
+          const first = page.messages[0]?.seq ?? 1;
+          const notes = first > 1
+            ? [`Earlier messages (seq 1–${first - 1}): get_discussion after_seq=0 reads them.`]
+            : [];
+          return {
+            contents: [{
+              uri: uri.href,
+              mimeType: "text/plain",
+              text: renderDiscussion(page, n, notes),
+              _meta: { latest_seq: page.latest_seq, unread_before: page.unread_before ?? 0 },
+            }],
+          };
+        },
+        // As before the budget: reading the resource moves the position to the latest message.
+        settle: () => settleRead(ctx, f, discussionPage(f, count)),
+      });
     },
   );
 

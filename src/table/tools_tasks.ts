@@ -1,6 +1,7 @@
 /** Task and handoff tools: owners, status, and work handed over with its context. */
 
 import { z } from "zod";
+import { pagedResult } from "../mcp/result_budget.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { callerOf } from "../mcp/caller.ts";
 import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
@@ -12,9 +13,11 @@ import { acceptHandoff, createHandoff, getHandoffs } from "./store_handoffs.ts";
 import { HANDOFF_STATES, TASK_STATUSES } from "./store_schema.ts";
 import { createTask, getTasks, updateTask } from "./store_tasks.ts";
 import {
+  BY_ID,
   contractDescription,
   fields,
   LIST_FIELDS,
+  listRead,
   moreNotes,
   nonce,
   result,
@@ -111,6 +114,7 @@ function registerGetTasksTool(server: ToolRegistrar, t: TableToolDeps): void {
       status: z.enum(TASK_STATUSES).optional().describe("Only this status"),
       assigned_to: f.name("Only this owner's").optional(),
       limit: f.limit,
+      after_id: f.afterId,
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
@@ -121,10 +125,14 @@ function registerGetTasksTool(server: ToolRegistrar, t: TableToolDeps): void {
     annotations: READ_ONLY,
   }, async (args) => {
     const r = await getTasks(t.ctx, args);
-    return result(renderTasks(r), r, {
-      untrusted: { nonce: nonce(), fields: textsAt("tasks[]", "task") },
-      notes: moreNotes(r, "raise limit or filter"),
-    });
+    const n = nonce();
+    return pagedResult(
+      listRead(r, "tasks", "get_tasks", (shown, more) =>
+        result(renderTasks(shown), shown, {
+          untrusted: { nonce: n, fields: textsAt("tasks[]", "task") },
+          notes: [...moreNotes(shown, "raise limit or filter"), ...more],
+        }), BY_ID),
+    );
   });
 }
 
@@ -179,6 +187,7 @@ function registerGetHandoffsTool(server: ToolRegistrar, t: TableToolDeps): void 
       to: f.name("Only those to").optional(),
       task_id: f.id("task").optional(),
       limit: f.limit,
+      after_id: f.afterId,
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
@@ -190,10 +199,19 @@ function registerGetHandoffsTool(server: ToolRegistrar, t: TableToolDeps): void 
   }, async (args) => {
     const r = await getHandoffs(t.ctx, args);
     const n = nonce();
-    return result(renderHandoffs(r, n), r, {
-      untrusted: { nonce: n, fields: textsAt("handoffs[]", "handoff") },
-      notes: moreNotes(r, "raise limit or filter"),
-    });
+    return pagedResult(
+      listRead(
+        r,
+        "handoffs",
+        "get_handoffs",
+        (shown, more) =>
+          result(renderHandoffs(shown, n), shown, {
+            untrusted: { nonce: n, fields: textsAt("handoffs[]", "handoff") },
+            notes: [...moreNotes(shown, "raise limit or filter"), ...more],
+          }),
+        BY_ID,
+      ),
+    );
   });
 }
 

@@ -205,6 +205,7 @@ Deno.test("result keys of every table tool are pinned (contract 1: keys are only
         "has_more",
         "latest_seq",
         "messages",
+        "next_after_seq",
         "total",
         "unread_before",
         "untrusted",

@@ -104,11 +104,15 @@ function describeThought(t: HistoryThought): string {
   }
   if (t.needsMoreThoughts) parts.push("needs more thoughts");
   if (!t.nextThoughtNeeded) parts.push("last");
+  if (t.fromCharacter) parts.push(`continued from character ${t.fromCharacter}`);
+  if (t.continues) {
+    parts.push("cut to fit RESULT_MAX_TOKENS: it goes on in the next page (cursor above)");
+  }
   if (t.truncated) {
     parts.push(
-      `truncated: first ${
-        characterCount(t.thought)
-      } of ${t.characters} characters; raise maxCharacters to read it whole`,
+      `truncated: first ${characterCount(t.thought)} of ${t.characters} characters from character ${
+        t.fromCharacter ?? 0
+      }; the cursor reads on from the cut (or raise maxCharacters)`,
     );
   }
   return parts.join(" · ");

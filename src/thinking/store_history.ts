@@ -21,6 +21,7 @@ import {
 } from "./store_keys.ts";
 import { type Clock, live, retentionOf } from "./store_retention.ts";
 import { readTexts } from "./store_text.ts";
+import { decodeCursor, historyCursor } from "./store_history_cursor.ts";
 
 /** The live sequence record, or `null` when unknown, malformed, being deleted or expired. */
 export async function getSequence(
@@ -69,6 +70,10 @@ export interface HistoryThought extends Omit<ThoughtRecord, "text" | "parts"> {
   thought: string;
   /** True when only the first `maxCharacters` characters are shown. */
   truncated: boolean;
+  /** When the page starts inside this thought: how many of its characters earlier pages showed. */
+  fromCharacter?: number;
+  /** True when the page ends inside this thought (cut to the result budget): it goes on next. */
+  continues?: boolean;
 }
 
 /** Options of one history page. */
@@ -89,45 +94,6 @@ export interface HistoryPage {
   branchId: string | null;
   /** Opaque cursor of the next page, or `null` at the end. */
   nextCursor: string | null;
-}
-
-interface CursorState {
-  v: 1;
-  o: "asc" | "desc";
-  b: string | null;
-  i: number;
-}
-
-function encodeCursor(state: CursorState): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(state));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replaceAll("=", "");
-}
-
-function decodeCursor(cursor: string, order: "asc" | "desc", branch: string | null): number {
-  const bad = (why: string): never =>
-    fail("INVALID_CURSOR", `cursor ${why}; pass the nextCursor of the previous page unchanged`);
-  let state: CursorState;
-  try {
-    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
-    state = JSON.parse(new TextDecoder().decode(Uint8Array.from(text, (c) => c.charCodeAt(0))));
-  } catch {
-    return bad("is not one this server made");
-  }
-  if (state?.v !== 1 || !Number.isInteger(state.i) || state.i < 0) {
-    return bad("is not one this server made");
-  }
-  if (state.o !== order) {
-    return bad(`was made for order "${state.o}", not "${order}"; keep the same order`);
-  }
-  if (state.b !== branch) {
-    return bad(
-      `was made for ${state.b === null ? "the whole sequence" : `branch "${state.b}"`}, not ${
-        branch === null ? "the whole sequence" : `branch "${branch}"`
-      }; keep the same branchId`,
-    );
-  }
-  return state.i;
 }
 
 function summarize(
@@ -174,7 +140,8 @@ function checkPage(name: string, value: number, max: number): void {
 /**
  * One page of a sequence's thoughts in history order (or newest first), within `limit`
  * thoughts and `maxCharacters` of thought text. A page always holds at least one thought when
- * any remain: a thought longer than the budget comes alone, truncated to it.
+ * any remain: a thought longer than the budget comes alone, truncated to it, and the page's
+ * cursor reads on from where it was cut.
  */
 export async function getHistory(
   kv: Deno.Kv,
@@ -192,7 +159,8 @@ export async function getHistory(
   if (branch !== null) {
     checkId(branch, limits.branchIdMax, { name: "branchId", code: "BRANCH_ID_INVALID" });
   }
-  const after = options.cursor ? decodeCursor(options.cursor, order, branch) : undefined;
+  const at = options.cursor ? decodeCursor(options.cursor, order, branch) : undefined;
+  const after = at?.after;
 
   const seq = await getSequence(kv, limits, sequenceId, clock);
   if (seq === null) sequenceNotFound(sequenceId);
@@ -201,25 +169,41 @@ export async function getHistory(
     .map((e) => e.value);
   const mainFrom = mainIndexFrom(seq, branchRecords);
   const records = await listThoughts(kv, sequenceId, branch, order, after, limit + 1, mainFrom);
-  const page = fitPage(records, limit, maxCharacters);
+  const page = fitPage(records, limit, maxCharacters, at?.chars ?? 0);
   const texts = await readTexts(kv, sequenceId, page);
   const thoughts = page.map((record, i): HistoryThought => {
     const { text: _text, parts: _parts, ...rest } = record;
-    const truncated = record.characters > maxCharacters;
+    // A cursor cut inside the first thought resumes it where the previous page stopped.
+    const from = i === 0 && at?.chars ? Math.min(at.chars, record.characters) : 0;
+    const text = from > 0 ? [...texts[i]].slice(from).join("") : texts[i];
+    const truncated = record.characters - from > maxCharacters;
     return {
       ...rest,
-      thought: truncated ? [...texts[i]].slice(0, maxCharacters).join("") : texts[i],
+      thought: truncated ? [...text].slice(0, maxCharacters).join("") : text,
       truncated,
+      ...(from > 0 ? { fromCharacter: from } : {}),
     };
   });
   const more = records.length > page.length;
   const last = page.at(-1);
+  // A thought longer than maxCharacters comes alone and cut: the cursor resumes it at the cut.
+  const cut = thoughts.length === 1 && thoughts[0].truncated ? thoughts[0] : undefined;
+  if (cut !== undefined) {
+    const before = order === "asc" ? cut.index - 1 : cut.index + 1;
+    return {
+      sequence: summarize(seq, branchRecords, limits),
+      thoughts,
+      order,
+      branchId: branch,
+      nextCursor: historyCursor(order, branch, before, (cut.fromCharacter ?? 0) + maxCharacters),
+    };
+  }
   return {
     sequence: summarize(seq, branchRecords, limits),
     thoughts,
     order,
     branchId: branch,
-    nextCursor: more && last ? encodeCursor({ v: 1, o: order, b: branch, i: last.index }) : null,
+    nextCursor: more && last ? historyCursor(order, branch, last.index) : null,
   };
 }
 
@@ -312,17 +296,25 @@ async function listRange(
 }
 
 /**
- * The leading records that fit `limit` thoughts and `maxCharacters` of text; always at least
- * one, so a page advances even past a thought longer than the budget.
+ * The leading records that fit `limit` thoughts and `maxCharacters` of text (of the first, what
+ * is left after `firstFrom`); always at least one, so a page advances even through a thought
+ * longer than the budget.
  */
-function fitPage(records: ThoughtRecord[], limit: number, maxCharacters: number): ThoughtRecord[] {
+function fitPage(
+  records: ThoughtRecord[],
+  limit: number,
+  maxCharacters: number,
+  firstFrom: number,
+): ThoughtRecord[] {
   const page: ThoughtRecord[] = [];
   let budget = maxCharacters;
   for (const record of records) {
     if (page.length === limit) break;
-    if (page.length > 0 && record.characters > budget) break;
+    // The first thought may resume inside itself: only what is left of it counts.
+    const characters = record.characters - (page.length === 0 ? firstFrom : 0);
+    if (page.length > 0 && characters > budget) break;
     page.push(record);
-    budget -= record.characters;
+    budget -= characters;
   }
   return page;
 }

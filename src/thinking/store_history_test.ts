@@ -35,7 +35,7 @@ Deno.test("getHistory() pages 1,000 thoughts in pages of 7 exactly once in both 
   });
 });
 
-Deno.test("getHistory() keeps pages within maxCharacters and always advances", async () => {
+Deno.test("getHistory() keeps pages within maxCharacters, always advances, and reads a cut thought on", async () => {
   await withKv(async (kv) => {
     const sizes = [10, 10, 500, 10, 10];
     const { sequenceId } = await addThought(kv, LIMITS, step(1, { thought: "a".repeat(sizes[0]) }));
@@ -49,11 +49,16 @@ Deno.test("getHistory() keeps pages within maxCharacters and always advances", a
       pages.push(page.thoughts);
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
-    assert.deepEqual(pages.map((p) => p.map((t) => t.index)), [[1, 2], [3], [4, 5]]);
-    const big = pages[1][0];
-    assert.equal(big.truncated, true);
-    assert.equal(big.thought.length, 100);
-    assert.equal(big.characters, 500);
+    // The long thought comes alone, 100 characters a page, read on from each cut.
+    assert.deepEqual(
+      pages.map((p) => p.map((t) => t.index)),
+      [[1, 2], [3], [3], [3], [3], [3], [4, 5]],
+    );
+    const big = pages.slice(1, 6).map((p) => p[0]);
+    assert.deepEqual(big.map((t) => t.truncated), [true, true, true, true, false]);
+    assert.deepEqual(big.map((t) => t.fromCharacter), [undefined, 100, 200, 300, 400]);
+    assert.equal(big.map((t) => t.thought).join(""), "b".repeat(500));
+    assert.equal(big[0].characters, 500);
     assert.equal(pages[0][0].truncated, false);
   });
 });

@@ -16,6 +16,8 @@ import { SequenceCache } from "./store_cache.ts";
 import { deleteSequence } from "./store_delete.ts";
 import { AppError } from "../kit/kv.ts";
 import { getHistory } from "./store_history.ts";
+import { historyRead } from "./history_page.ts";
+import { pagedResult } from "../mcp/result_budget.ts";
 import { MAIN_BRANCH } from "./store_keys.ts";
 import type { ThoughtInput } from "./store_validate.ts";
 import { addThought, type AddThoughtResult, type ThoughtFlag } from "./store_write.ts";
@@ -47,7 +49,7 @@ export const THINKING_INSTRUCTIONS =
   "For step-by-step reasoning call sequentialthinking once per thought, sending back the sequenceId the first call returns.";
 
 const DESCRIPTION =
-  `Records one reasoning step for get_thought_history; call it once per thought. totalThoughts is an estimate to adjust; thoughtNumber may pass it. Revise: isRevision, revisesThought. Branch: branchFromThought and a new branchId, kept for the branch (branchFromBranchId forks off one). Numbers count per branch. nextThoughtNeeded false only at the answer. Send back the sequenceId the first call returns.`;
+  `Records one stored reasoning step; call it once per thought. totalThoughts is an estimate to adjust; thoughtNumber may pass it. Revise: isRevision, revisesThought. Branch: branchFromThought and a new branchId, kept for the branch (branchFromBranchId forks off one). Numbers count per branch. nextThoughtNeeded false only at the answer. Send back the sequenceId the first call returns.`;
 
 /** What every thinking tool uses, built once per server. */
 interface ThinkingToolContext {
@@ -176,7 +178,15 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
     createdAt: z.string(),
     characters: z.number().describe("Length of the whole thought"),
     thought: z.string(),
-    truncated: z.boolean().describe("True when only the first maxCharacters are shown"),
+    truncated: z.boolean().describe(
+      "True when the thought was cut at maxCharacters: nextCursor reads on from the cut",
+    ),
+    fromCharacter: z.number().optional().describe(
+      "When this page starts inside the thought: the characters of it earlier pages showed",
+    ),
+    continues: z.boolean().optional().describe(
+      "True when the thought was cut to fit the result budget: nextCursor reads on from the cut",
+    ),
   });
   const branchSchema = z.object({
     branchId: z.string(),
@@ -191,7 +201,7 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
   server.registerTool("get_thought_history", {
     title: "Get thought history",
     description:
-      "Reads a stored thinking sequence back (branches, thoughts in order) to resume or review it. Paged by nextCursor.",
+      "Reads a thinking sequence back (branches, thoughts in order) to resume or review it.",
     // Open like the standard server's, so unknown names are ignored (and named) as elsewhere.
     inputSchema: z.looseObject({
       sequenceId: ctx.sequenceId.describe("From sequentialthinking"),
@@ -200,9 +210,7 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
         limits.historyPageMax,
         `Per page (default ${limits.historyPageDefault})`,
       ).optional(),
-      cursor: z.string().max(1000).optional().describe(
-        "nextCursor of the last page (same order, branchId)",
-      ),
+      cursor: z.string().max(1000).optional().describe("Read on"),
       order: z.enum(["asc", "desc"]).optional().describe(
         "asc (default) or desc",
       ),
@@ -210,7 +218,7 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
       maxCharacters: wholeNumberArg(
         1,
         limits.historyCharactersMax,
-        `Text per page (default ${limits.historyCharactersDefault}); a longer thought comes alone, cut`,
+        `Text per page (default ${limits.historyCharactersDefault})`,
       ).optional(),
     }),
     outputSchema: {
@@ -238,14 +246,17 @@ function registerHistoryTool(server: ToolRegistrar, ctx: ThinkingToolContext): v
     annotations: READ_ONLY,
     _meta: ctx.ui,
   }, async ({ sequenceId, ...options }) => {
-    const page = await getHistory(kv, limits, sequenceId, options);
-    const more = page.nextCursor === null ? [] : [
-      `More: call get_thought_history again with cursor "${page.nextCursor}" (same order and branchId).`,
-    ];
-    return untrustedResult(renderHistory(page), withNotes({ ...page }, more), {
-      nonce: newNonce(),
-      fields: ["sequence.title", "thoughts[].thought"],
-    });
+    const whole = await getHistory(kv, limits, sequenceId, options);
+    const nonce = newNonce();
+    return pagedResult(historyRead(whole, (page) => {
+      const more = page.nextCursor === null ? [] : [
+        `More: call get_thought_history again with cursor "${page.nextCursor}" (same order and branchId).`,
+      ];
+      return untrustedResult(renderHistory(page), withNotes({ ...page }, more), {
+        nonce,
+        fields: ["sequence.title", "thoughts[].thought"],
+      });
+    }));
   });
 }
 

@@ -48,7 +48,12 @@ Deno.test("thinking tools are listed with honest annotations, schemas and the vi
     for (const field of ["sequenceId", "thoughtNumber", "branches", "thoughtHistoryLength"]) {
       assert.ok(seq.outputSchema?.properties?.[field], `outputSchema has ${field}`);
     }
-    const link = { ui: { resourceUri: THINKING_VIEW_URI }, "ui/resourceUri": THINKING_VIEW_URI };
+    // Beside the view link, every tool's result size for Claude Code (mcp/result_budget.ts).
+    const link = {
+      ui: { resourceUri: THINKING_VIEW_URI },
+      "ui/resourceUri": THINKING_VIEW_URI,
+      "anthropic/maxResultSizeChars": 40_000,
+    };
     assert.deepEqual(seq._meta, link, "the MCP Apps key and the legacy flat key");
     const history = byName.get("get_thought_history")!;
     assert.equal(history.annotations?.readOnlyHint, true);

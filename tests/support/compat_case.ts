@@ -9,6 +9,7 @@ import { type AgentOptions, type AgentRun, startDialRecorder, stdioTarget } from
 import { runClaude, runCodex, runGemini } from "./agent_runners.ts";
 import type { Clients } from "./clients.ts";
 import { fullPlan, type Seed, seedUntrusted } from "./compat_plan.ts";
+import { largeSteps } from "./compat_budget.ts";
 import { connect, connectStdio, startServer, tempKvPath } from "./harness.ts";
 import type { PlanStep } from "./stub_model.ts";
 import { startStubModel, type StubModel } from "./stub_model.ts";
@@ -30,6 +31,8 @@ const RUNNERS: Record<AgentName, (o: AgentOptions) => Promise<AgentRun>> = {
 export interface CaseOutcome {
   label: string;
   plan: PlanStep[];
+  /** What the other session stored (the plan's targets). */
+  seed: Seed;
   run: AgentRun;
   stub: StubModel;
   /** Proxied dials the CLI tried (anything but loopback). */
@@ -68,7 +71,7 @@ export async function runCase(
   const cleanups: (() => Promise<void>)[] = [];
   try {
     let mcp: AgentOptions["mcp"];
-    let seed;
+    let seed: Seed;
     if (transport === "http") {
       const server = await startServer();
       cleanups.push(() => server.close());
@@ -84,7 +87,13 @@ export async function runCase(
       await other.close();
       mcp = await stdioTarget(kv.path);
     }
-    const plan = planOf(seed);
+    // Every Claude Code run also loads the 1 MiB handoff page by page (compat_budget.ts). Other
+    // CLIs are left out: Gemini CLI masks earlier large results in its history, which the stub
+    // would count as results of more steps.
+    const plan = [
+      ...planOf(seed),
+      ...(agent.startsWith("claude") ? largeSteps(seed.largePages) : []),
+    ];
     const stub = await startStubModel({ plan });
     cleanups.push(() => stub.close());
     const recorder = startDialRecorder();
@@ -99,7 +108,7 @@ export async function runCase(
     cleanups.push(() => run.cleanup());
     assert.equal(run.code, 0, `${label}: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
     const failedCalls = agent === "codex" ? codexFailures(run.stdout) : [];
-    return { label, plan, run, stub, dials: [...recorder.dials], failedCalls };
+    return { label, plan, seed, run, stub, dials: [...recorder.dials], failedCalls };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
