@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import {
   Client,
   ResourceUpdatedNotificationSchema,
+  SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "../src/mcp/sdk_client.ts";
 import { connectStdio, startServer, tempKvPath, type TestServer } from "./support/harness.ts";
@@ -88,5 +89,26 @@ Deno.test("memory: a stdio subscriber hears another process's writes to its grap
     await listener.close();
     await writer.close();
     await kv.cleanup();
+  }
+});
+
+Deno.test("memory: a legacy SSE connector's ?graph= reaches its calls (not the default graph)", async () => {
+  const server = await startServer();
+  try {
+    const sse = new Client({ name: "graphs-sse", version: "1.0.0" });
+    const url = `${server.origin}/${server.token}/sse?toolsets=memory&graph=shop`;
+    await sse.connect(new SSEClientTransport(new URL(url)));
+    await call(sse, "create_entities", {
+      entities: [{ name: "Cart", entityType: "feature", observations: [] }],
+    });
+    const inShop = await call(sse, "read_graph");
+    assert.deepEqual((inShop.structured.entities as { name: string }[]).map((e) => e.name), [
+      "Cart",
+    ]);
+    await sse.close();
+    const stored = await Array.fromAsync(server.kv.list({ prefix: ["memory_entity"] }));
+    assert.deepEqual(stored.map((e) => e.key.slice(1)), [["shop", "Cart"]]);
+  } finally {
+    await server.close();
   }
 });

@@ -48,8 +48,16 @@ export class SseSessions {
     return this.#sessions.size;
   }
 
-  /** Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. */
-  async open(messagesPath: string, toolsets: readonly Toolset[]): Promise<Response> {
+  /**
+   * Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. The
+   * connector URL's `query` is kept on that path: a session's calls arrive there, and what the
+   * connector chose by query (memory's `?graph=`) must reach every one of them.
+   */
+  async open(
+    messagesPath: string,
+    toolsets: readonly Toolset[],
+    query: URLSearchParams = new URLSearchParams(),
+  ): Promise<Response> {
     if (this.#closing) return SHUTTING_DOWN();
     const { maxSessions } = this.#options;
     if (this.#sessions.size >= maxSessions) {
@@ -61,9 +69,11 @@ export class SseSessions {
       );
     }
     const sessionId = crypto.randomUUID();
+    const endpoint = new URLSearchParams(query);
+    endpoint.set("sessionId", sessionId);
     const transport = new SseTransport(
       sessionId,
-      `${messagesPath}?sessionId=${sessionId}`,
+      `${messagesPath}?${endpoint}`,
       this.#options,
       () => this.#sessions.delete(sessionId),
     );
