@@ -54,15 +54,18 @@ export function issuerOf(origin: string): string {
   return `${origin}/`;
 }
 
-/** The query parameters a pasted MCP URL may carry (`/mcp?toolsets=…`); nothing else is ours. */
-const RESOURCE_QUERY = ["toolsets"];
+/**
+ * The query parameters a pasted MCP URL may carry (`/mcp?toolsets=…&graph=…`, the graph the
+ * memory toolset uses); nothing else is ours.
+ */
+const RESOURCE_QUERY = ["toolsets", "graph"];
 
 /**
  * True when `resource` (RFC 8707) names exactly this server: its origin, or one of its MCP
- * endpoints, with or without a trailing slash or a `toolsets` query. Refused: userinfo (even
- * empty: `http://x@host/mcp` is not how anyone writes this server), a fragment, any other path or
- * query parameter, and text a URL parser would first have to clean (spaces, backslashes). A token
- * asked for anywhere else is refused, so it cannot be replayed at another server.
+ * endpoints, with or without a trailing slash or a `toolsets` / `graph` query. Refused: userinfo
+ * (even empty: `http://x@host/mcp` is not how anyone writes this server), a fragment, any other
+ * path or query parameter, and text a URL parser would first have to clean (spaces, backslashes).
+ * A token asked for anywhere else is refused, so it cannot be replayed at another server.
  */
 export function isOwnResource(resource: string, origin: string): boolean {
   // The parser drops an empty userinfo and turns backslashes into slashes; the raw text must not
