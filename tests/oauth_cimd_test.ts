@@ -40,13 +40,13 @@ Deno.test("CIMD: a client known by its document signs in, is recorded by it, lis
     const request = await authorizationUrl(world.as, client);
     const form = await openConsent(request.url);
     assert.equal(form.status, 200, form.html);
-    assert.match(form.html, /Connect <q>Doc App<\/q>\?/);
+    assert.match(form.html, /Connect <q><bdi>Doc App<\/bdi><\/q>\?/);
     assert.match(
       form.html,
       new RegExp(
-        `described by a document at</dt><dd><strong>127\\.0\\.0\\.1:${
+        `described by a document at</dt><dd><strong><bdi>127\\.0\\.0\\.1:${
           new URL(clientId).port
-        }</strong>`,
+        }</bdi></strong>`,
       ),
     );
     const callback = await consentTo(world.as, client, request);
@@ -86,7 +86,10 @@ Deno.test("CIMD: a client known by its document signs in, is recorded by it, lis
     const apps = await (await fetch(`${world.server.origin}/console/apps`, {
       headers: { cookie: s.cookie },
     })).text();
-    assert.match(apps, new RegExp(`data-id="${clientId.replaceAll(".", "\\.")}"><td>Doc App</td>`));
+    assert.match(
+      apps,
+      new RegExp(`data-id="${clientId.replaceAll(".", "\\.")}"><td><bdi>Doc App</bdi></td>`),
+    );
     const revoked = await fetch(`${world.server.origin}/console/apps`, {
       method: "POST",
       redirect: "manual",
