@@ -14,6 +14,7 @@ import {
 import { connectStdio, startServer, tempKvPath, type TestServer } from "./support/harness.ts";
 import { type Heard, heardUntil } from "./support/heard.ts";
 import { call } from "./support/mcp.ts";
+import { digest } from "../src/memory/page.ts";
 
 async function connectTo(server: TestServer, query: string) {
   const client = new Client({ name: "graphs", version: "1.0.0" });
@@ -109,6 +110,40 @@ Deno.test("memory: a legacy SSE connector's ?graph= reaches its calls (not the d
     const stored = await Array.fromAsync(server.kv.list({ prefix: ["memory_entity"] }));
     assert.deepEqual(stored.map((e) => e.key.slice(1)), [["shop", "Cart"]]);
   } finally {
+    await server.close();
+  }
+});
+
+Deno.test("memory: a forged cursor is refused as not this server's, never walked", async () => {
+  const server = await startServer();
+  const client = await connectTo(server, "?toolsets=memory&graph=forge");
+  try {
+    await call(client, "create_entities", {
+      entities: [{ name: "A", entityType: "t", observations: [] }],
+    });
+    // Cursors are base64url JSON the client holds: well-formed ones with a bad position.
+    const forge = (tool: string, args: string, at: unknown) =>
+      btoa(JSON.stringify({ tool, graph: "forge", args, at })).replaceAll("+", "-")
+        .replaceAll("/", "_").replace(/=+$/, "");
+    const searchArgs = digest("");
+    const cases: [string, Record<string, unknown>][] = [
+      ...[-5, null, 1.5, "3", {}].map((at): [string, Record<string, unknown>] => [
+        "search_nodes",
+        { query: "", cursor: forge("search_nodes", searchArgs, at) },
+      ]),
+      ...[null, { phase: "r", after: {} }, { phase: "e", after: [{}] }, { phase: "e", after: [] }]
+        .map((at): [string, Record<string, unknown>] => [
+          "read_graph",
+          { cursor: forge("read_graph", "", at) },
+        ]),
+    ];
+    for (const [tool, args] of cases) {
+      const refused = await call(client, tool, args);
+      assert.equal(refused.isError, true, JSON.stringify(args));
+      assert.match(refused.text, /cursor is not one this server gave/, refused.text);
+    }
+  } finally {
+    await client.close();
     await server.close();
   }
 });

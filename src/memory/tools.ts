@@ -19,12 +19,13 @@ import {
   encodeCursor,
   fromPosition,
   type GraphPage,
+  isIndex,
   takePage,
 } from "./page.ts";
 import type { MemorySettings } from "./settings.ts";
 import { checkGraphName } from "./store_keys.ts";
 import { GraphCopies } from "./store_snapshot.ts";
-import { type GraphPosition, openGraph, searchGraph, walkGraph } from "./store_read.ts";
+import { isGraphPosition, openGraph, searchGraph, walkGraph } from "./store_read.ts";
 import {
   addObservations,
   createEntities,
@@ -226,7 +227,7 @@ export function registerMemoryTools(
     const graph = graphIn(call);
     const from = cursor === undefined
       ? { phase: "e" as const }
-      : decodeCursor<GraphPosition>(cursor, "read_graph", graph, "");
+      : decodeCursor(cursor, "read_graph", graph, "", isGraphPosition);
     const page = await takePage(
       walkGraph(ctx, graph, from),
       budget,
@@ -256,7 +257,7 @@ export function registerMemoryTools(
     const args = digest(query);
     const from = cursor === undefined
       ? 0
-      : decodeCursor<number>(cursor, "search_nodes", graph, args);
+      : decodeCursor(cursor, "search_nodes", graph, args, isIndex);
     const all = await searchGraph(ctx, copies, graph, query);
     const page = await takePage(
       fromPosition(all, from),
@@ -280,7 +281,9 @@ export function registerMemoryTools(
     checkItems(names, "names", settings.limits);
     names.forEach((n, i) => checkName(n, `names[${i}]`, settings.limits));
     const args = digest(JSON.stringify(names));
-    const from = cursor === undefined ? 0 : decodeCursor<number>(cursor, "open_nodes", graph, args);
+    const from = cursor === undefined
+      ? 0
+      : decodeCursor(cursor, "open_nodes", graph, args, isIndex);
     const all = await openGraph(ctx, graph, names);
     const page = await takePage(
       fromPosition(all, from),
