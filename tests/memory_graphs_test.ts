@@ -147,3 +147,24 @@ Deno.test("memory: a forged cursor is refused as not this server's, never walked
     await server.close();
   }
 });
+
+Deno.test("memory: names of NULs are measured as KV stores them, refused by MEMORY_NAME_MAX_BYTES, never a KV error", async () => {
+  const server = await startServer();
+  const client = await connectTo(server, "?toolsets=memory&graph=nul");
+  try {
+    const nuls = "\0".repeat(400);
+    const refused = await call(client, "create_relations", {
+      relations: [{ from: nuls, to: nuls, relationType: nuls }],
+    });
+    assert.equal(refused.isError, true);
+    assert.match(refused.text, /relations\[0\]\.from is 800 bytes .*MEMORY_NAME_MAX_BYTES/);
+    const fine = await call(client, "create_relations", {
+      relations: [{ from: "\0".repeat(200), to: "b", relationType: "c" }],
+    });
+    assert.equal(fine.isError, false, fine.text);
+    assert.equal((fine.structured.relations as unknown[]).length, 1);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
