@@ -8,9 +8,18 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError } from "../kit/kv.ts";
-import type { Entity, Relation } from "./store_keys.ts";
-import { checkEntities, checkRelations } from "./validate.ts";
+import { AppError, getAll, readKey } from "../kit/kv.ts";
+import { MEMORY_SETTING_OF } from "./settings.ts";
+import {
+  asEntity,
+  asGraph,
+  type Entity,
+  entityKey,
+  graphKey,
+  type Relation,
+  relationKey,
+} from "./store_keys.ts";
+import { checkEntities, checkEntitySize, checkRelations } from "./validate.ts";
 import { addObservations, createEntities, createRelations, type MemoryCtx } from "./store_write.ts";
 
 /** What an import did. */
@@ -139,6 +148,7 @@ export async function importMemory(
   const unlimited = { ...ctx.limits, itemsMax: Number.MAX_SAFE_INTEGER };
   const entities = checkEntities([...merged.values()], unlimited);
   const relations = checkRelations(parsed.relations, unlimited);
+  await checkRoom(ctx, graph, entities, relations);
   const report: MemoryImportReport = {
     entitiesAdded: 0,
     observationsAdded: 0,
@@ -173,4 +183,47 @@ export async function importMemory(
     progress(`relations: ${Math.min(i + step, relations.length)} of ${relations.length}`);
   }
   return report;
+}
+
+/**
+ * Refuses, before the first write, a file the graph's limits cannot hold: its new entities and
+ * relations beside the graph's, and each existing entity with the observations it would gain.
+ * Each call checks its own part again; without this, the calls before the one that passes a
+ * limit would be written and the import left half done. (A writer adding meanwhile can still
+ * make a later call refuse; running the import again completes it.)
+ */
+async function checkRoom(
+  ctx: MemoryCtx,
+  graph: string,
+  entities: Entity[],
+  relations: Relation[],
+): Promise<void> {
+  const refuse = (message: string) => new AppError("full", `${message}; nothing was imported`);
+  const entry = await readKey(ctx.kv, graphKey(graph));
+  const record = asGraph(entry.key, entry.value) ?? { entities: 0, relations: 0 };
+  const found = await getAll(ctx.kv, entities.map((e) => entityKey(graph, e.name)));
+  let fresh = 0;
+  entities.forEach((e, i) => {
+    if (found[i].value === null) return void fresh++;
+    const stored = asEntity(found[i].key, found[i].value).observations;
+    const gained = e.observations.filter((o) => !stored.includes(o));
+    try {
+      checkEntitySize({ ...e, observations: [...stored, ...gained] }, ctx.limits);
+    } catch (error) {
+      throw error instanceof AppError ? refuse(error.message) : error;
+    }
+  });
+  const { entitiesMax, relationsMax } = ctx.limits;
+  if (record.entities + fresh > entitiesMax) {
+    throw refuse(
+      `the file has ${fresh} new entities; with the ${record.entities} this graph holds they pass the limit of ${entitiesMax} (${MEMORY_SETTING_OF.entitiesMax})`,
+    );
+  }
+  const there = await getAll(ctx.kv, relations.map((r) => relationKey(graph, r)));
+  const newRelations = there.filter((r) => r.versionstamp === null).length;
+  if (record.relations + newRelations > relationsMax) {
+    throw refuse(
+      `the file has ${newRelations} new relations; with the ${record.relations} this graph holds they pass the limit of ${relationsMax} (${MEMORY_SETTING_OF.relationsMax})`,
+    );
+  }
 }
