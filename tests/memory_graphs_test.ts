@@ -168,3 +168,34 @@ Deno.test("memory: names of NULs are measured as KV stores them, refused by MEMO
     await server.close();
   }
 });
+
+Deno.test("memory: a call within the item limits but larger than one KV atomic is refused clearly, nothing written", async () => {
+  const server = await startServer();
+  const client = await connectTo(server, "?toolsets=memory&graph=big");
+  try {
+    // 30 entities of ~31 KiB each (each within MEMORY_ENTITY_MAX_BYTES): ~930 KiB in one atomic.
+    const entities = Array.from({ length: 30 }, (_, i) => ({
+      name: `big${i}`,
+      entityType: "t",
+      observations: Array.from({ length: 8 }, (_, j) => `${i}-${j}-${"x".repeat(3900)}`),
+    }));
+    const tooBig = await call(client, "create_entities", { entities });
+    assert.equal(tooBig.isError, true);
+    assert.match(tooBig.text, /larger than one atomic KV write holds.*fewer items per call/);
+    // 100 relations of three 500-byte names: ~300 KiB of keys, past KV's 80 KiB per atomic.
+    const long = (c: string, i: number) => `${c.repeat(500)}${i}`;
+    const relations = Array.from({ length: 100 }, (_, i) => ({
+      from: long("a", i),
+      to: long("b", i),
+      relationType: long("c", i),
+    }));
+    const tooLong = await call(client, "create_relations", { relations });
+    assert.equal(tooLong.isError, true);
+    assert.match(tooLong.text, /larger than one atomic KV write holds.*fewer items per call/);
+    assert.deepEqual(await Array.fromAsync(server.kv.list({ prefix: ["memory_entity"] })), []);
+    assert.deepEqual(await Array.fromAsync(server.kv.list({ prefix: ["memory_relation"] })), []);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
