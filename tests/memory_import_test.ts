@@ -133,3 +133,40 @@ Deno.test("import-memory refuses a file the graph's limits cannot hold before wr
     await kv.cleanup();
   }
 });
+
+Deno.test("import-memory writes large entities and long-named relations in calls KV's atomic limits hold", async () => {
+  const kv = await tempKvPath();
+  const file = `${kv.path}.jsonl`;
+  try {
+    const lines = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({
+        type: "entity",
+        name: `big${i}`,
+        entityType: "t",
+        observations: Array.from({ length: 8 }, (_, j) => `${i}-${j}-${"x".repeat(3900)}`),
+      }));
+    const long = (c: string, i: number) => `${c.repeat(500)}${i}`;
+    for (let i = 0; i < 60; i++) {
+      lines.push(JSON.stringify({
+        type: "relation",
+        from: long("a", i),
+        to: long("b", i),
+        relationType: long("c", i),
+      }));
+    }
+    await Deno.writeTextFile(file, lines.join("\n"));
+    const done = await importMemory(kv.path, file);
+    assert.equal(done.code, 0, done.err);
+    const db = await Deno.openKv(kv.path);
+    try {
+      const count = async (family: string) =>
+        (await Array.fromAsync(db.list({ prefix: [family, "default"] }))).length;
+      assert.equal(await count("memory_entity"), 40);
+      assert.equal(await count("memory_relation"), 60);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await kv.cleanup();
+  }
+});

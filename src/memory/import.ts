@@ -19,7 +19,8 @@ import {
   type Relation,
   relationKey,
 } from "./store_keys.ts";
-import { checkEntities, checkEntitySize, checkRelations } from "./validate.ts";
+import { utf8Bytes } from "../kit/text.ts";
+import { checkEntities, checkEntitySize, checkRelations, entityBytes } from "./validate.ts";
 import { addObservations, createEntities, createRelations, type MemoryCtx } from "./store_write.ts";
 
 /** What an import did. */
@@ -156,8 +157,8 @@ export async function importMemory(
     skipped: 0,
   };
   const step = ctx.limits.itemsMax;
-  for (let i = 0; i < entities.length; i += step) {
-    const batch = entities.slice(i, i + step);
+  let done = 0;
+  for (const batch of calls(entities, step, ENTITY_CALL_BYTES, (e) => entityBytes(e) + 256)) {
     const created = await createEntities(ctx, graph, batch, caller);
     report.entitiesAdded += created.length;
     const made = new Set(created.map((e) => e.name));
@@ -173,16 +174,45 @@ export async function importMemory(
         report.skipped += additions[j].contents.length - a.addedObservations.length;
       });
     }
-    progress(`entities: ${Math.min(i + step, entities.length)} of ${entities.length}`);
+    done += batch.length;
+    progress(`entities: ${done} of ${entities.length}`);
   }
-  for (let i = 0; i < relations.length; i += step) {
-    const batch = relations.slice(i, i + step);
+  done = 0;
+  const relationBytes = (r: Relation) =>
+    2 * (utf8Bytes(r.from) + utf8Bytes(r.to) + utf8Bytes(r.relationType) + graph.length + 64);
+  for (const batch of calls(relations, step, RELATION_CALL_KEY_BYTES, relationBytes)) {
     const created = await createRelations(ctx, graph, batch, caller);
     report.relationsAdded += created.length;
     report.skipped += batch.length - created.length;
-    progress(`relations: ${Math.min(i + step, relations.length)} of ${relations.length}`);
+    done += batch.length;
+    progress(`relations: ${done} of ${relations.length}`);
   }
   return report;
+}
+
+/** Bytes of entities one import call writes, under KV's 800 KiB per atomic. */
+const ENTITY_CALL_BYTES = 512 * 1024;
+/** Key bytes of relations one import call writes (two keys each), under KV's 80 KiB per atomic. */
+const RELATION_CALL_KEY_BYTES = 60 * 1024;
+
+/**
+ * `items` in calls of at most `count` items and `max` bytes (by `size`): a file's items are each
+ * within their limits, but a call of many large ones would pass KV's limits on one atomic.
+ */
+function* calls<T>(items: T[], count: number, max: number, size: (item: T) => number) {
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const b = size(item);
+    if (batch.length > 0 && (batch.length === count || bytes + b > max)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(item);
+    bytes += b;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /**
