@@ -15,6 +15,7 @@ import { connectStdio, startServer, tempKvPath, type TestServer } from "./suppor
 import { type Heard, heardUntil } from "./support/heard.ts";
 import { call } from "./support/mcp.ts";
 import { digest } from "../src/memory/page.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
 
 async function connectTo(server: TestServer, query: string) {
   const client = new Client({ name: "graphs", version: "1.0.0" });
@@ -196,6 +197,86 @@ Deno.test("memory: a call within the item limits but larger than one KV atomic i
     assert.deepEqual(await Array.fromAsync(server.kv.list({ prefix: ["memory_relation"] })), []);
   } finally {
     await client.close();
+    await server.close();
+  }
+});
+
+Deno.test("memory: a named graph's resource URI that is not percent-encoded UTF-8 gets a clear error", async () => {
+  const server = await startServer();
+  const client = await connectTo(server, "?toolsets=memory");
+  try {
+    await assert.rejects(
+      client.readResource({ uri: "memory://knowledge-graph/%E0" }),
+      /graph in the URI is not percent-encoded UTF-8/,
+    );
+    const read = await client.readResource({ uri: "memory://knowledge-graph/sh%6Fp" });
+    assert.equal(read.contents[0].uri, "memory://knowledge-graph/sh%6Fp");
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+Deno.test("memory: subscribing to memory://knowledge-graph on a ?graph= connector hears that graph (SSE)", async () => {
+  const server = await startServer();
+  const sse = new Client({ name: "graphs-sub", version: "1.0.0" });
+  const other = await connectTo(server, "?toolsets=memory");
+  try {
+    const url = `${server.origin}/${server.token}/sse?toolsets=memory&graph=shop`;
+    await sse.connect(new SSEClientTransport(new URL(url)));
+    const heard: Heard = [];
+    sse.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.push(n.params.uri);
+    });
+    await sse.subscribeResource({ uri: "memory://knowledge-graph" });
+    await call(sse, "create_entities", {
+      entities: [{ name: "Cart", entityType: "f", observations: [] }],
+    });
+    await heardUntil(heard, ["memory://knowledge-graph"], "a write to the connector's graph");
+    // The default graph changing is not this connector's graph changing: the next write to
+    // the connector's graph is the only one heard after it.
+    await call(other, "create_entities", {
+      entities: [{ name: "Elsewhere", entityType: "f", observations: [] }],
+    });
+    await call(sse, "add_observations", {
+      observations: [{ entityName: "Cart", contents: ["holds items"] }],
+    });
+    await heardUntil(
+      heard,
+      ["memory://knowledge-graph", "memory://knowledge-graph"],
+      "only the connector's graph is heard",
+    );
+    const read = await sse.readResource({ uri: "memory://knowledge-graph" });
+    assert.match(String((read.contents[0] as { text: string }).text), /"Cart"/);
+  } finally {
+    await sse.close();
+    await other.close();
+    await server.close();
+  }
+});
+
+Deno.test("memory: a 2026 listen to memory://knowledge-graph on a ?graph= connector hears that graph", async () => {
+  const server = await startServer();
+  const url = `${server.origin}/${server.token}/mcp?toolsets=memory&graph=shop`;
+  const modern = new ClientV2({ name: "graphs-listen", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  const writer = await connectTo(server, "?toolsets=memory&graph=shop");
+  try {
+    await modern.connect(new StreamableHTTPClientTransportV2(new URL(url)));
+    const heard: Heard = [];
+    modern.setNotificationHandler("notifications/resources/updated", (n) => {
+      heard.push(n.params.uri);
+    });
+    const sub = await modern.listen({ resourceSubscriptions: ["memory://knowledge-graph"] });
+    await call(writer, "create_entities", {
+      entities: [{ name: "Cart", entityType: "f", observations: [] }],
+    });
+    await heardUntil(heard, ["memory://knowledge-graph"], "a write to the connector's graph");
+    await sub.close();
+  } finally {
+    await modern.close().catch(() => {});
+    await writer.close();
     await server.close();
   }
 });

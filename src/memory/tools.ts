@@ -75,7 +75,12 @@ const UNTRUSTED_PATHS = [
 /** The graph a call uses: `?graph=` on the connector's URL, else `MEMORY_GRAPH`. */
 export function graphOf(call: unknown, settings: MemorySettings): string {
   const req = (call as { http?: { req?: Request } } | undefined)?.http?.req;
-  const asked = req?.url ? new URL(req.url).searchParams.get("graph") : null;
+  return graphOfQuery(req?.url ? new URL(req.url).searchParams : undefined, settings);
+}
+
+/** The graph a connector URL's `query` chooses (`?graph=`), else `MEMORY_GRAPH`. */
+export function graphOfQuery(query: URLSearchParams | undefined, settings: MemorySettings): string {
+  const asked = query?.get("graph") ?? null;
   return asked === null || asked === "" ? settings.defaultGraph : checkGraphName(asked, "graph");
 }
 
