@@ -23,7 +23,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "../mcp/sdk.ts";
-import { isJson, readRpcBody, rpcError } from "./body.ts";
+import { BATCH_MAX, isJson, readRpcBody, rpcError } from "./body.ts";
 import { isCancel, isListen, type ListenOptions, ListenStreams } from "./listen_streams.ts";
 
 /**
@@ -188,9 +188,6 @@ export function needsOfHeaders(headers: Headers): RequestNeeds {
   const method = headers.get("mcp-method") ?? "";
   return needsOf({ method, params: { name: headers.get("mcp-name") ?? undefined } });
 }
-
-/** Most messages in one batch: the SDK transport's own limit, kept on every batch path. */
-const BATCH_MAX = 100;
 
 /** The one 2025 revision with JSON-RPC batches (2025-06-18 removed them). */
 const BATCH_VERSION = "2025-03-26";

@@ -7,7 +7,7 @@
 import { AppError } from "../kit/kv.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { json, plain, readJson } from "../kit/web.ts";
-import { isJson } from "./body.ts";
+import { BATCH_MAX, isJson } from "./body.ts";
 import { statusOf } from "./status.ts";
 import { InFlight } from "../mcp/in_flight.ts";
 import {
@@ -115,10 +115,12 @@ export class SseSessions {
       return plain(404, "Session closed: open a new one with GET on the sse endpoint");
     }
     const parsed = (Array.isArray(raw) ? raw : [raw]).map(parseMessage);
-    if (parsed.length === 0 || parsed.some((p) => p === undefined)) {
+    if (parsed.length === 0 || parsed.length > BATCH_MAX || parsed.some((p) => p === undefined)) {
       // The body was JSON (else readJson refused it): what is wrong is the request itself.
       const message = parsed.length === 0
         ? "Invalid Request: an empty batch holds no message"
+        : parsed.length > BATCH_MAX
+        ? `Invalid Request: Batch must not exceed ${BATCH_MAX} messages`
         : "Invalid Request: not a JSON-RPC 2.0 message";
       return json(400, { jsonrpc: "2.0", id: null, error: { code: -32600, message } });
     }
