@@ -93,10 +93,12 @@ function pageResult(page: GraphPage, tool: string) {
     );
   }
   if (page.cut.length > 0) {
+    // Counted, not named: a name is stored text, and the notes stand outside the fence.
+    const n = page.cut.length;
     notes.push(
-      `Observations cut to fit RESULT_MAX_TOKENS for: ${
-        page.cut.map((n) => JSON.stringify(n)).join(", ")
-      }.`,
+      `Observations cut to fit RESULT_MAX_TOKENS for ${n} ${
+        n === 1 ? "entity" : "entities"
+      }: the last observation of each says how many are not shown.`,
     );
   }
   const graph = { entities: page.entities, relations: page.relations };
