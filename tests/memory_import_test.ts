@@ -10,11 +10,11 @@ import { call } from "./support/mcp.ts";
 import { memoryScript } from "./support/memory_script.ts";
 import { connectOfficialMemory } from "./support/official_memory.ts";
 
-async function importMemory(kvPath: string, file: string) {
+async function importMemory(kvPath: string, file: string, env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "import-memory", file],
     cwd: ROOT,
-    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+    env: { KV_PATH: kvPath, NO_COLOR: "1", ...env },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -83,6 +83,89 @@ Deno.test("import-memory refuses a malformed line by number and writes nothing",
     assert.equal(refused.code, 1);
     assert.match(refused.err, /line 3: not JSON; nothing was imported/);
     assert.deepEqual(await versionstamps(kv.path), []);
+  } finally {
+    await kv.cleanup();
+  }
+});
+
+Deno.test("import-memory refuses a file the graph's limits cannot hold before writing any of it", async () => {
+  const kv = await tempKvPath();
+  const file = `${kv.path}.jsonl`;
+  const entity = (name: string, observations: string[] = []) =>
+    JSON.stringify({ type: "entity", name, entityType: "t", observations });
+  const relation = (from: string, to: string) =>
+    JSON.stringify({ type: "relation", from, to, relationType: "knows" });
+  // Small limits and calls, so the file spans several calls: a check per call would write the
+  // first ones before refusing.
+  const limits = {
+    MEMORY_ENTITIES_MAX: "5",
+    MEMORY_RELATIONS_MAX: "3",
+    MEMORY_OBSERVATIONS_MAX: "3",
+    MEMORY_ITEMS_MAX: "2",
+  };
+  try {
+    await Deno.writeTextFile(file, ["a", "b", "c"].map((n) => entity(n, ["x"])).join("\n"));
+    assert.equal((await importMemory(kv.path, file, limits)).code, 0);
+    const before = await versionstamps(kv.path);
+    const files: [string[], RegExp][] = [
+      [
+        ["a", "b", "c", "d", "e", "f"].map((n) => entity(n)),
+        /3 new entities.*3 this graph holds.*limit of 5 \(MEMORY_ENTITIES_MAX\)/,
+      ],
+      [
+        ["a-b", "b-c", "c-a", "a-c"].map((r) => relation(r[0], r[2])),
+        /4 new relations.*limit of 3 \(MEMORY_RELATIONS_MAX\)/,
+      ],
+      [
+        [entity("d"), entity("a", ["y", "z", "w"])],
+        /Entity "a" would hold 4 observations.*MEMORY_OBSERVATIONS_MAX/,
+      ],
+    ];
+    for (const [lines, why] of files) {
+      await Deno.writeTextFile(file, lines.join("\n"));
+      const refused = await importMemory(kv.path, file, limits);
+      assert.equal(refused.code, 1, refused.err);
+      assert.match(refused.err, why);
+      assert.match(refused.err, /nothing was imported/);
+      assert.deepEqual(await versionstamps(kv.path), before, "nothing written");
+    }
+  } finally {
+    await kv.cleanup();
+  }
+});
+
+Deno.test("import-memory writes large entities and long-named relations in calls KV's atomic limits hold", async () => {
+  const kv = await tempKvPath();
+  const file = `${kv.path}.jsonl`;
+  try {
+    const lines = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({
+        type: "entity",
+        name: `big${i}`,
+        entityType: "t",
+        observations: Array.from({ length: 8 }, (_, j) => `${i}-${j}-${"x".repeat(3900)}`),
+      }));
+    const long = (c: string, i: number) => `${c.repeat(500)}${i}`;
+    for (let i = 0; i < 60; i++) {
+      lines.push(JSON.stringify({
+        type: "relation",
+        from: long("a", i),
+        to: long("b", i),
+        relationType: long("c", i),
+      }));
+    }
+    await Deno.writeTextFile(file, lines.join("\n"));
+    const done = await importMemory(kv.path, file);
+    assert.equal(done.code, 0, done.err);
+    const db = await Deno.openKv(kv.path);
+    try {
+      const count = async (family: string) =>
+        (await Array.fromAsync(db.list({ prefix: [family, "default"] }))).length;
+      assert.equal(await count("memory_entity"), 40);
+      assert.equal(await count("memory_relation"), 60);
+    } finally {
+      db.close();
+    }
   } finally {
     await kv.cleanup();
   }

@@ -218,3 +218,24 @@ Deno.test("CIMD: without the testing setting a loopback document is refused, and
     await world.close();
   }
 });
+
+Deno.test("CIMD: a document whose body stalls after its headers is refused naming the time limit, not a 500", async () => {
+  const world = await oauthWorld({ ...LOOPBACK, OAUTH_CIMD_TIMEOUT_MS: "500" });
+  const docs = documentHost();
+  try {
+    const clientId = docs.url("/slow.json");
+    const start = JSON.stringify(clientDocument(clientId)).slice(0, 10);
+    docs.set("/slow.json", () =>
+      new Response(
+        new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(start)) }),
+        { headers: { "content-type": "application/json" } },
+      ));
+    assert.match(
+      await refusal(await authorizationUrl(world.as, { client_id: clientId })),
+      /did not arrive within 500 ms \(OAUTH_CIMD_TIMEOUT_MS\)/,
+    );
+  } finally {
+    await docs.close();
+    await world.close();
+  }
+});

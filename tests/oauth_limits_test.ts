@@ -225,3 +225,38 @@ Deno.test("TRUST_PROXY: a new X-Forwarded-For each time still meets the total ce
     await server.close();
   }
 });
+
+Deno.test("TRUST_PROXY: an X-Forwarded-For value too long for a KV key is not an address; the caller is counted, never a 500", async () => {
+  const server = await startServer({
+    env: { OAUTH: "on", OAUTH_OWNER_SECRET: OWNER_SECRET, TRUST_PROXY: "on" },
+  });
+  try {
+    const long = "a".repeat(3000);
+    const registered = await fetch(`${server.origin}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": long },
+      body: JSON.stringify({ client_name: "n", redirect_uris: ["https://app.example/cb"] }),
+    });
+    assert.equal(registered.status, 201, await registered.text());
+    const form = await fetch(`${server.origin}/console/login`);
+    const csrf = (await form.text()).match(/name="csrf" value="([^"]+)"/)?.[1] ?? "";
+    const cookie = (form.headers.get("set-cookie") ?? "").split(";")[0];
+    const guess = await fetch(`${server.origin}/console/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        cookie,
+        "content-type": "application/x-www-form-urlencoded",
+        "x-forwarded-for": `203.0.113.9, ${long}`,
+      },
+      body: new URLSearchParams({ csrf, secret: "wrong-guess" }),
+    });
+    assert.equal(guess.status, 401, await guess.text());
+    const counted = await Array.fromAsync(
+      server.kv.list<AttemptsRecord>({ prefix: ["oauth_attempts", "address"] }),
+    );
+    assert.deepEqual(counted.map((e) => [e.key[2], e.value.count]), [["127.0.0.1", 1]]);
+  } finally {
+    await server.close();
+  }
+});

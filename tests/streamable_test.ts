@@ -149,6 +149,24 @@ Deno.test("a 2025-03-26 batch calling one tool twice answers both; later 2025 re
     }
   }));
 
+Deno.test("a 2025-03-26 batch repeating an id is held to the SDK's 100-message limit too", () =>
+  withServer(async (server) => {
+    const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+    const v2025 = { "mcp-protocol-version": "2025-03-26" };
+    // Unique ids go to the SDK's transport, repeated ones are answered one by one here: both
+    // paths refuse 101 messages alike (one 4 MiB batch of 40,000 once took 2 GiB and 40 s).
+    for (const ids of [[...Array(101).keys()], Array(101).fill(1)]) {
+      const res = await post(server, ids.map(ping), v2025);
+      assert.equal(res.status, 400);
+      const answer = await res.json();
+      assert.equal(answer.error.code, -32600);
+      assert.match(answer.error.message, /Batch must not exceed 100 messages/);
+    }
+    const full = await post(server, Array(100).fill(1).map(ping), v2025);
+    assert.equal(full.status, 200);
+    assert.equal((await full.json()).length, 100);
+  }));
+
 Deno.test("malformed POSTs get the SDK transport's JSON-RPC errors and statuses", () =>
   withServer(async (server) => {
     const cases: [unknown, Record<string, string>, number, number][] = [

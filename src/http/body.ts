@@ -9,6 +9,12 @@ import { json, readText } from "../kit/web.ts";
 /** The parsed body, or a refusal. */
 export type RpcBody = { parsed: unknown } | Response;
 
+/**
+ * Most messages in one JSON-RPC batch: the SDK transport's own limit, kept on every path that
+ * takes batches (each message is a request in flight).
+ */
+export const BATCH_MAX = 100;
+
 /** Reads and parses a JSON body under `maxBytes`; the caller has checked it is declared JSON. */
 export async function readRpcBody(req: Request, maxBytes: number): Promise<RpcBody> {
   let text: string;

@@ -144,7 +144,8 @@ function mcpRoutes(
     {
       path: "sse",
       methods: {
-        GET: (_req, { url, base }) => sse.open(`${base}messages`, toolsetsOf(url, enabled)),
+        GET: (_req, { url, base }) =>
+          sse.open(`${base}messages`, toolsetsOf(url, enabled), url.searchParams),
       },
     },
     {

@@ -77,8 +77,9 @@ export class ListenStreams {
     let stop: () => void;
     const uris = resourceSubscriptionsOf(message.params);
     try {
-      stop = this.#hold(toolsets, uris, listsChangesOf(message.params), caller, (event) => {
-        deliver?.(event);
+      const connector = new URL(req.url).searchParams;
+      stop = this.#hold(toolsets, uris, listsChangesOf(message.params), caller, connector, (e) => {
+        deliver?.(e);
       });
     } catch (error) {
       const refused = protocolErrorOf(error);
@@ -131,6 +132,7 @@ export class ListenStreams {
     uris: readonly string[],
     lists: boolean,
     caller: Caller,
+    connector: URLSearchParams,
     tell: (event: ServerEvent) => void,
   ): () => void {
     const told = later((uri) => {
@@ -139,7 +141,7 @@ export class ListenStreams {
     const stops: (() => void)[] = [];
     const stopAll = () => stops.forEach((stop) => stop());
     try {
-      if (uris.length > 0) stops.push(this.#app.listen(toolsets, uris, caller, told));
+      if (uris.length > 0) stops.push(this.#app.listen(toolsets, uris, caller, told, connector));
       if (lists) stops.push(this.#app.notices.listen(RESOURCE_LIST_CHANGED, () => told(LIST)));
     } catch (error) {
       stopAll();

@@ -23,7 +23,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "../mcp/sdk.ts";
-import { isJson, readRpcBody, rpcError } from "./body.ts";
+import { BATCH_MAX, isJson, readRpcBody, rpcError } from "./body.ts";
 import { isCancel, isListen, type ListenOptions, ListenStreams } from "./listen_streams.ts";
 
 /**
@@ -85,7 +85,7 @@ export class McpEndpoint {
     ) {
       if (isSubscribe(parsed)) return noSubscriptions(parsed);
       if (Array.isArray(parsed)) {
-        const refused = batchRefusal(req);
+        const refused = batchRefusal(req, parsed);
         if (refused !== undefined) return refused;
         if (repeatsAnId(parsed)) return await this.#each(req, parsed, toolsets, authInfo);
       }
@@ -193,18 +193,26 @@ export function needsOfHeaders(headers: Headers): RequestNeeds {
 const BATCH_VERSION = "2025-03-26";
 
 /**
- * The refusal of a 2025 batch whose `MCP-Protocol-Version` is a revision without batches, or
+ * The refusal of a 2025 batch of more than `BATCH_MAX` messages or whose `MCP-Protocol-Version`
+ * is a revision without batches, or
  * nothing when it may be answered: the 2025-03-26 revision has them, and a request without the
  * header is read as that revision (as the 2025-06-18 transport rules say a server should).
  */
-function batchRefusal(req: Request): Response | undefined {
+function batchRefusal(req: Request, batch: unknown[]): Response | undefined {
   const version = req.headers.get("mcp-protocol-version");
-  if (version === null || version === BATCH_VERSION) return undefined;
-  return rpcError(
-    400,
-    -32600,
-    `Invalid Request: protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
-  );
+  if (version !== null && version !== BATCH_VERSION) {
+    return rpcError(
+      400,
+      -32600,
+      `Invalid Request: protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
+    );
+  }
+  // A batch repeating an id is answered here one by one, past the SDK's own check: each message
+  // costs a server, so the SDK's limit is kept before either path.
+  if (batch.length > BATCH_MAX) {
+    return rpcError(400, -32600, `Invalid Request: Batch must not exceed ${BATCH_MAX} messages`);
+  }
+  return undefined;
 }
 
 /** Whether two requests of `batch` share an id. */

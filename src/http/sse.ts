@@ -7,7 +7,7 @@
 import { AppError } from "../kit/kv.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { json, plain, readJson } from "../kit/web.ts";
-import { isJson } from "./body.ts";
+import { BATCH_MAX, isJson } from "./body.ts";
 import { statusOf } from "./status.ts";
 import { InFlight } from "../mcp/in_flight.ts";
 import {
@@ -48,8 +48,16 @@ export class SseSessions {
     return this.#sessions.size;
   }
 
-  /** Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. */
-  async open(messagesPath: string, toolsets: readonly Toolset[]): Promise<Response> {
+  /**
+   * Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. The
+   * connector URL's `query` is kept on that path: a session's calls arrive there, and what the
+   * connector chose by query (memory's `?graph=`) must reach every one of them.
+   */
+  async open(
+    messagesPath: string,
+    toolsets: readonly Toolset[],
+    query: URLSearchParams = new URLSearchParams(),
+  ): Promise<Response> {
     if (this.#closing) return SHUTTING_DOWN();
     const { maxSessions } = this.#options;
     if (this.#sessions.size >= maxSessions) {
@@ -61,9 +69,11 @@ export class SseSessions {
       );
     }
     const sessionId = crypto.randomUUID();
+    const endpoint = new URLSearchParams(query);
+    endpoint.set("sessionId", sessionId);
     const transport = new SseTransport(
       sessionId,
-      `${messagesPath}?sessionId=${sessionId}`,
+      `${messagesPath}?${endpoint}`,
       this.#options,
       () => this.#sessions.delete(sessionId),
     );
@@ -105,10 +115,12 @@ export class SseSessions {
       return plain(404, "Session closed: open a new one with GET on the sse endpoint");
     }
     const parsed = (Array.isArray(raw) ? raw : [raw]).map(parseMessage);
-    if (parsed.length === 0 || parsed.some((p) => p === undefined)) {
+    if (parsed.length === 0 || parsed.length > BATCH_MAX || parsed.some((p) => p === undefined)) {
       // The body was JSON (else readJson refused it): what is wrong is the request itself.
       const message = parsed.length === 0
         ? "Invalid Request: an empty batch holds no message"
+        : parsed.length > BATCH_MAX
+        ? `Invalid Request: Batch must not exceed ${BATCH_MAX} messages`
         : "Invalid Request: not a JSON-RPC 2.0 message";
       return json(400, { jsonrpc: "2.0", id: null, error: { code: -32600, message } });
     }

@@ -114,6 +114,23 @@ export function commitWithRetry<T>(
     : inKeyQueue(queue.kv, queue.key, () => commitLoop(attempt));
 }
 
+/**
+ * KV's refusal of an atomic past its byte limits, as the clear error a caller can act on: every
+ * item of a call may be within its own limits while the call's atomic is not. Nothing was written.
+ */
+function atomicTooLarge(error: unknown): AppError | undefined {
+  const found = error instanceof Error &&
+    /^Total (mutation|key) size too large \(max (\d+) bytes\)/.exec(error.message);
+  if (!found) return undefined;
+  const what = found[1] === "key" ? "keys" : "keys and values";
+  return new AppError(
+    "too_large",
+    `This change is larger than one atomic KV write holds (its ${what} take at most ${
+      found[2]
+    } bytes; nothing was written): send fewer items per call`,
+  );
+}
+
 async function commitLoop<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
   const started = Date.now();
   for (let round = 0;; round++) {
@@ -124,7 +141,9 @@ async function commitLoop<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
     if (tried !== undefined) {
       const { op, value, committed: onCommit } = tried;
       if (op === undefined) return value;
-      const committed = await retryLocked(() => op.commit());
+      const committed = await retryLocked(() => op.commit()).catch((error) => {
+        throw atomicTooLarge(error) ?? error;
+      });
       if (committed.ok) {
         onCommit?.(committed.versionstamp);
         return value;

@@ -40,7 +40,11 @@ export type NoticeListener = (topic: string) => void;
 export interface UriTopics {
   /** The URI templates it knows, for the error a URI nobody knows gets. */
   templates: readonly string[];
-  topicOf(uri: string, caller: Caller): string | undefined;
+  /**
+   * `connector` is the query of the URL the client connected to (what it chose there, such as
+   * memory's `?graph=`), when it connected by URL.
+   */
+  topicOf(uri: string, caller: Caller, connector?: URLSearchParams): string | undefined;
 }
 
 /** Publishes topics to the listeners of this process, and across processes once connected. */
@@ -141,6 +145,7 @@ export class NoticeBus {
     caller: Caller,
     onChanged: (uri: string) => void,
     known: readonly UriTopics[],
+    connector?: URLSearchParams,
   ): () => void {
     const unique = [...new Set(uris)];
     const max = this.#settings.urisMax;
@@ -150,7 +155,7 @@ export class NoticeBus {
         `At most ${max} resources can be listened to at once (${NOTICE_SETTING_OF.urisMax}), got ${unique.length}`,
       );
     }
-    const topics = unique.map((uri) => [uri, topicOf(known, uri, caller)] as const);
+    const topics = unique.map((uri) => [uri, topicOf(known, uri, caller, connector)] as const);
     const stops: (() => void)[] = [];
     const stopAll = () => stops.forEach((stop) => stop());
     try {
@@ -186,9 +191,14 @@ export class NoticeBus {
 }
 
 /** The topic `uri` tells of for `caller`; throws naming the URIs that can be listened to. */
-function topicOf(known: readonly UriTopics[], uri: string, caller: Caller): string {
+function topicOf(
+  known: readonly UriTopics[],
+  uri: string,
+  caller: Caller,
+  connector: URLSearchParams | undefined,
+): string {
   for (const u of known) {
-    const topic = u.topicOf(uri, caller);
+    const topic = u.topicOf(uri, caller, connector);
     if (topic !== undefined) return topic;
   }
   const templates = known.flatMap((u) => u.templates);

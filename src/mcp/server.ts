@@ -101,6 +101,7 @@ export interface McpApp {
     uris: readonly string[],
     caller: Caller,
     onChanged: (uri: string) => void,
+    connector?: URLSearchParams,
   ): () => void;
   /** The caller of a request that carries `authInfo` (else the process default). */
   callerOf(authInfo: AuthInfo | undefined): Caller;
@@ -181,8 +182,8 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
     },
     listing: (subset = toolsets) => listingOf(variantOf(subset)),
     notices,
-    listen: (subset, uris, caller, onChanged) =>
-      notices.listenUris(uris, caller, onChanged, variantOf(subset).recorded.uriTopics),
+    listen: (subset, uris, caller, onChanged, connector) =>
+      notices.listenUris(uris, caller, onChanged, variantOf(subset).recorded.uriTopics, connector),
     callerOf: (authInfo) => callerOf({ http: { authInfo } }, deps),
     subscriptions: (subset, notify) => subscriptionsFor(variantOf(subset), notify),
   };

@@ -52,7 +52,12 @@ export class ConnectionSubscriptions {
    * All or nothing: a URI no toolset of the connection tells of, more than `NOTICE_URIS_MAX`
    * URIs on the connection, or a limit of the bus throws (an `AppError`) and changes nothing.
    */
-  add(holder: string, uris: readonly string[], caller: Caller): void {
+  add(
+    holder: string,
+    uris: readonly string[],
+    caller: Caller,
+    connector?: URLSearchParams,
+  ): void {
     if (this.#closed) throw new AppError("invalid", "This connection is closed");
     const fresh = [...new Set(uris)].filter((uri) => !this.#held.has(uri));
     const max = this.#bus.settings.urisMax;
@@ -65,7 +70,8 @@ export class ConnectionSubscriptions {
     const stops: [string, () => void][] = [];
     try {
       for (const uri of fresh) {
-        stops.push([uri, this.#bus.listenUris([uri], caller, this.#notify, this.#known)]);
+        const stop = this.#bus.listenUris([uri], caller, this.#notify, this.#known, connector);
+        stops.push([uri, stop]);
       }
     } catch (error) {
       for (const [, stop] of stops) stop();
@@ -107,7 +113,10 @@ export function serveResourceSubscriptions(
   server.server.registerCapabilities({ resources: { subscribe: true } });
   server.server.setRequestHandler("resources/subscribe", (request, ctx: ServerContext) => {
     try {
-      subscriptions.add(SUBSCRIBED, [request.params.uri], callerOf(ctx, deps));
+      // An SSE session's POSTs carry its connector URL's query (see http/sse.ts).
+      const url = (ctx as { http?: { req?: Request } }).http?.req?.url;
+      const connector = url === undefined ? undefined : new URL(url).searchParams;
+      subscriptions.add(SUBSCRIBED, [request.params.uri], callerOf(ctx, deps), connector);
     } catch (error) {
       throw protocolErrorOf(error);
     }

@@ -8,9 +8,19 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError } from "../kit/kv.ts";
-import type { Entity, Relation } from "./store_keys.ts";
-import { checkEntities, checkRelations } from "./validate.ts";
+import { AppError, getAll, readKey } from "../kit/kv.ts";
+import { MEMORY_SETTING_OF } from "./settings.ts";
+import {
+  asEntity,
+  asGraph,
+  type Entity,
+  entityKey,
+  graphKey,
+  type Relation,
+  relationKey,
+} from "./store_keys.ts";
+import { utf8Bytes } from "../kit/text.ts";
+import { checkEntities, checkEntitySize, checkRelations, entityBytes } from "./validate.ts";
 import { addObservations, createEntities, createRelations, type MemoryCtx } from "./store_write.ts";
 
 /** What an import did. */
@@ -139,6 +149,7 @@ export async function importMemory(
   const unlimited = { ...ctx.limits, itemsMax: Number.MAX_SAFE_INTEGER };
   const entities = checkEntities([...merged.values()], unlimited);
   const relations = checkRelations(parsed.relations, unlimited);
+  await checkRoom(ctx, graph, entities, relations);
   const report: MemoryImportReport = {
     entitiesAdded: 0,
     observationsAdded: 0,
@@ -146,8 +157,8 @@ export async function importMemory(
     skipped: 0,
   };
   const step = ctx.limits.itemsMax;
-  for (let i = 0; i < entities.length; i += step) {
-    const batch = entities.slice(i, i + step);
+  let done = 0;
+  for (const batch of calls(entities, step, ENTITY_CALL_BYTES, (e) => entityBytes(e) + 256)) {
     const created = await createEntities(ctx, graph, batch, caller);
     report.entitiesAdded += created.length;
     const made = new Set(created.map((e) => e.name));
@@ -163,14 +174,86 @@ export async function importMemory(
         report.skipped += additions[j].contents.length - a.addedObservations.length;
       });
     }
-    progress(`entities: ${Math.min(i + step, entities.length)} of ${entities.length}`);
+    done += batch.length;
+    progress(`entities: ${done} of ${entities.length}`);
   }
-  for (let i = 0; i < relations.length; i += step) {
-    const batch = relations.slice(i, i + step);
+  done = 0;
+  const relationBytes = (r: Relation) =>
+    2 * (utf8Bytes(r.from) + utf8Bytes(r.to) + utf8Bytes(r.relationType) + graph.length + 64);
+  for (const batch of calls(relations, step, RELATION_CALL_KEY_BYTES, relationBytes)) {
     const created = await createRelations(ctx, graph, batch, caller);
     report.relationsAdded += created.length;
     report.skipped += batch.length - created.length;
-    progress(`relations: ${Math.min(i + step, relations.length)} of ${relations.length}`);
+    done += batch.length;
+    progress(`relations: ${done} of ${relations.length}`);
   }
   return report;
+}
+
+/** Bytes of entities one import call writes, under KV's 800 KiB per atomic. */
+const ENTITY_CALL_BYTES = 512 * 1024;
+/** Key bytes of relations one import call writes (two keys each), under KV's 80 KiB per atomic. */
+const RELATION_CALL_KEY_BYTES = 60 * 1024;
+
+/**
+ * `items` in calls of at most `count` items and `max` bytes (by `size`): a file's items are each
+ * within their limits, but a call of many large ones would pass KV's limits on one atomic.
+ */
+function* calls<T>(items: T[], count: number, max: number, size: (item: T) => number) {
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const b = size(item);
+    if (batch.length > 0 && (batch.length === count || bytes + b > max)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(item);
+    bytes += b;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * Refuses, before the first write, a file the graph's limits cannot hold: its new entities and
+ * relations beside the graph's, and each existing entity with the observations it would gain.
+ * Each call checks its own part again; without this, the calls before the one that passes a
+ * limit would be written and the import left half done. (A writer adding meanwhile can still
+ * make a later call refuse; running the import again completes it.)
+ */
+async function checkRoom(
+  ctx: MemoryCtx,
+  graph: string,
+  entities: Entity[],
+  relations: Relation[],
+): Promise<void> {
+  const refuse = (message: string) => new AppError("full", `${message}; nothing was imported`);
+  const entry = await readKey(ctx.kv, graphKey(graph));
+  const record = asGraph(entry.key, entry.value) ?? { entities: 0, relations: 0 };
+  const found = await getAll(ctx.kv, entities.map((e) => entityKey(graph, e.name)));
+  let fresh = 0;
+  entities.forEach((e, i) => {
+    if (found[i].value === null) return void fresh++;
+    const stored = asEntity(found[i].key, found[i].value).observations;
+    const gained = e.observations.filter((o) => !stored.includes(o));
+    try {
+      checkEntitySize({ ...e, observations: [...stored, ...gained] }, ctx.limits);
+    } catch (error) {
+      throw error instanceof AppError ? refuse(error.message) : error;
+    }
+  });
+  const { entitiesMax, relationsMax } = ctx.limits;
+  if (record.entities + fresh > entitiesMax) {
+    throw refuse(
+      `the file has ${fresh} new entities; with the ${record.entities} this graph holds they pass the limit of ${entitiesMax} (${MEMORY_SETTING_OF.entitiesMax})`,
+    );
+  }
+  const there = await getAll(ctx.kv, relations.map((r) => relationKey(graph, r)));
+  const newRelations = there.filter((r) => r.versionstamp === null).length;
+  if (record.relations + newRelations > relationsMax) {
+    throw refuse(
+      `the file has ${newRelations} new relations; with the ${record.relations} this graph holds they pass the limit of ${relationsMax} (${MEMORY_SETTING_OF.relationsMax})`,
+    );
+  }
 }

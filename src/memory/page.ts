@@ -40,8 +40,17 @@ export function encodeCursor<P>(state: CursorState<P>): string {
     .replace(/=+$/, "");
 }
 
-/** Decodes `cursor` for `tool` on `graph` with `args`, or throws saying what is wrong. */
-export function decodeCursor<P>(cursor: string, tool: string, graph: string, args: string): P {
+/**
+ * Decodes `cursor` for `tool` on `graph` with `args`, or throws saying what is wrong. A cursor is
+ * the client's text: `valid` checks its position, so a forged one is refused, not walked.
+ */
+export function decodeCursor<P>(
+  cursor: string,
+  tool: string,
+  graph: string,
+  args: string,
+  valid: (at: unknown) => at is P,
+): P {
   let state: CursorState<P>;
   try {
     const b64 = cursor.replaceAll("-", "+").replaceAll("_", "/");
@@ -53,13 +62,24 @@ export function decodeCursor<P>(cursor: string, tool: string, graph: string, arg
       `cursor is not one this server gave: pass next_cursor as it was returned`,
     );
   }
-  if (state?.tool !== tool || state.graph !== graph || state.args !== args) {
+  if (typeof state !== "object" || state === null || !valid(state.at)) {
+    throw new AppError(
+      "invalid",
+      `cursor is not one this server gave: pass next_cursor as it was returned`,
+    );
+  }
+  if (state.tool !== tool || state.graph !== graph || state.args !== args) {
     throw new AppError(
       "invalid",
       `cursor belongs to another read (another tool, graph or arguments): call ${tool} again with the arguments that returned it, or without cursor to start over`,
     );
   }
   return state.at;
+}
+
+/** True when `at` is a position in a list: a whole number from 0. */
+export function isIndex(at: unknown): at is number {
+  return Number.isSafeInteger(at) && (at as number) >= 0;
 }
 
 /** A short digest of a read's arguments, for its cursor. */

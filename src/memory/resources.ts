@@ -9,13 +9,13 @@ import { newNonce } from "../kit/untrusted.ts";
 import type { UriTopics } from "../kit/notices.ts";
 import { ResourceTemplate } from "../mcp/sdk.ts";
 import type { ToolRegistrar } from "../mcp/registry.ts";
-import { listAll } from "../kit/kv.ts";
+import { AppError, listAll } from "../kit/kv.ts";
 import { encodeCursor, takePage } from "./page.ts";
 import type { MemorySettings } from "./settings.ts";
 import { checkGraphName, GRAPHS_PREFIX } from "./store_keys.ts";
 import { walkGraph } from "./store_read.ts";
 import { graphTopic, type MemoryCtx } from "./store_write.ts";
-import { graphOf } from "./tools.ts";
+import { graphOf, graphOfQuery } from "./tools.ts";
 
 /** The upstream resource: the connector's own graph. */
 export const GRAPH_URI = "memory://knowledge-graph";
@@ -27,12 +27,11 @@ const NAMED = /^memory:\/\/knowledge-graph\/([^/?#]+)$/;
 export function memoryUriTopics(settings: MemorySettings): UriTopics {
   return {
     templates: [GRAPH_URI, NAMED_GRAPH_TEMPLATE],
-    topicOf(uri: string) {
-      if (uri === GRAPH_URI) return graphTopic(settings.defaultGraph);
+    topicOf(uri: string, _caller, connector) {
+      // The plain URI is the connector's graph, as reading it is.
+      if (uri === GRAPH_URI) return graphTopic(graphOfQuery(connector, settings));
       const m = NAMED.exec(uri);
-      return m
-        ? graphTopic(checkGraphName(decodeURIComponent(m[1]), "The graph in the URI"))
-        : undefined;
+      return m ? graphTopic(checkGraphName(decodedGraph(m[1]), "The graph in the URI")) : undefined;
     },
   };
 }
@@ -100,7 +99,15 @@ export function registerMemoryResources(
       description: "One named graph (first page; read_graph with ?graph= reads on)",
       mimeType: "application/json",
     },
-    (uri, variables) =>
-      read(uri, checkGraphName(decodeURIComponent(String(variables.graph)), "graph")),
+    (uri, variables) => read(uri, checkGraphName(decodedGraph(String(variables.graph)), "graph")),
   );
+}
+
+/** A URI's graph part, percent-decoded; a part that is not UTF-8 gets a clear error. */
+function decodedGraph(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new AppError("invalid", "graph in the URI is not percent-encoded UTF-8");
+  }
 }

@@ -31,6 +31,15 @@ export interface GraphPosition {
   after?: string[];
 }
 
+/** True when `at` is a `GraphPosition` (a cursor's, checked before its keys are walked). */
+export function isGraphPosition(at: unknown): at is GraphPosition {
+  const p = at as Partial<GraphPosition> | null;
+  if (typeof p !== "object" || p === null || (p.phase !== "e" && p.phase !== "r")) return false;
+  if (p.after === undefined) return true;
+  return Array.isArray(p.after) && p.after.length === (p.phase === "e" ? 1 : 3) &&
+    p.after.every((part) => typeof part === "string");
+}
+
 /** Every entity then every relation of `graph` from `from` on, with each one's position. */
 export async function* walkGraph(
   ctx: MemoryCtx,

@@ -19,12 +19,13 @@ import {
   encodeCursor,
   fromPosition,
   type GraphPage,
+  isIndex,
   takePage,
 } from "./page.ts";
 import type { MemorySettings } from "./settings.ts";
 import { checkGraphName } from "./store_keys.ts";
 import { GraphCopies } from "./store_snapshot.ts";
-import { type GraphPosition, openGraph, searchGraph, walkGraph } from "./store_read.ts";
+import { isGraphPosition, openGraph, searchGraph, walkGraph } from "./store_read.ts";
 import {
   addObservations,
   createEntities,
@@ -74,7 +75,12 @@ const UNTRUSTED_PATHS = [
 /** The graph a call uses: `?graph=` on the connector's URL, else `MEMORY_GRAPH`. */
 export function graphOf(call: unknown, settings: MemorySettings): string {
   const req = (call as { http?: { req?: Request } } | undefined)?.http?.req;
-  const asked = req?.url ? new URL(req.url).searchParams.get("graph") : null;
+  return graphOfQuery(req?.url ? new URL(req.url).searchParams : undefined, settings);
+}
+
+/** The graph a connector URL's `query` chooses (`?graph=`), else `MEMORY_GRAPH`. */
+export function graphOfQuery(query: URLSearchParams | undefined, settings: MemorySettings): string {
+  const asked = query?.get("graph") ?? null;
   return asked === null || asked === "" ? settings.defaultGraph : checkGraphName(asked, "graph");
 }
 
@@ -87,10 +93,12 @@ function pageResult(page: GraphPage, tool: string) {
     );
   }
   if (page.cut.length > 0) {
+    // Counted, not named: a name is stored text, and the notes stand outside the fence.
+    const n = page.cut.length;
     notes.push(
-      `Observations cut to fit RESULT_MAX_TOKENS for: ${
-        page.cut.map((n) => JSON.stringify(n)).join(", ")
-      }.`,
+      `Observations cut to fit RESULT_MAX_TOKENS for ${n} ${
+        n === 1 ? "entity" : "entities"
+      }: the last observation of each says how many are not shown.`,
     );
   }
   const graph = { entities: page.entities, relations: page.relations };
@@ -226,7 +234,7 @@ export function registerMemoryTools(
     const graph = graphIn(call);
     const from = cursor === undefined
       ? { phase: "e" as const }
-      : decodeCursor<GraphPosition>(cursor, "read_graph", graph, "");
+      : decodeCursor(cursor, "read_graph", graph, "", isGraphPosition);
     const page = await takePage(
       walkGraph(ctx, graph, from),
       budget,
@@ -256,7 +264,7 @@ export function registerMemoryTools(
     const args = digest(query);
     const from = cursor === undefined
       ? 0
-      : decodeCursor<number>(cursor, "search_nodes", graph, args);
+      : decodeCursor(cursor, "search_nodes", graph, args, isIndex);
     const all = await searchGraph(ctx, copies, graph, query);
     const page = await takePage(
       fromPosition(all, from),
@@ -280,7 +288,9 @@ export function registerMemoryTools(
     checkItems(names, "names", settings.limits);
     names.forEach((n, i) => checkName(n, `names[${i}]`, settings.limits));
     const args = digest(JSON.stringify(names));
-    const from = cursor === undefined ? 0 : decodeCursor<number>(cursor, "open_nodes", graph, args);
+    const from = cursor === undefined
+      ? 0
+      : decodeCursor(cursor, "open_nodes", graph, args, isIndex);
     const all = await openGraph(ctx, graph, names);
     const page = await takePage(
       fromPosition(all, from),

@@ -36,9 +36,21 @@ function checkPiece(value: string, what: string, max: number, setting: string): 
   }
 }
 
-/** Checks a name, entity type or relation type. */
+/**
+ * Checks a name, entity type or relation type. Names are KV key parts, where each NUL takes two
+ * bytes: they are measured so, or three NUL-filled names would pass and overflow a relation's key.
+ */
 export function checkName(value: string, what: string, limits: MemoryLimits): void {
-  checkPiece(value, what, limits.nameMaxBytes, MEMORY_SETTING_OF.nameMaxBytes);
+  const max = limits.nameMaxBytes;
+  checkPiece(value, what, max, MEMORY_SETTING_OF.nameMaxBytes);
+  const nuls = value.split("\0").length - 1;
+  const bytes = utf8Bytes(value) + nuls;
+  if (nuls > 0 && bytes > max) {
+    throw new AppError(
+      "too_large",
+      `${what} is ${bytes} bytes as stored (UTF-8, each NUL counted twice as KV keys store it); at most ${max} are allowed (${MEMORY_SETTING_OF.nameMaxBytes})`,
+    );
+  }
 }
 
 /** Checks one observation. */

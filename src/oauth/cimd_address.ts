@@ -63,6 +63,13 @@ function ipv6Problem(h: number[], allowLoopback: boolean): string | undefined {
   if (h[0] === 0x64 && h[1] === 0xff9b && h.slice(2, 6).every((x) => x === 0)) {
     return ipv4Problem(embedded, allowLoopback);
   }
+  // IPv4-compatible (::a.b.c.d, deprecated) carries an IPv4 host in its last 32 bits, 6to4
+  // (2002:AABB:CCDD::) in bits 16–48; local-use NAT64 (RFC 8215) reaches whatever IPv4 the
+  // local translator serves, private ones included.
+  if (zeroUpTo(6)) return ipv4Problem(embedded, allowLoopback);
+  if (h[0] === 0x2002) return ipv4Problem(((h[1] << 16) | h[2]) >>> 0, allowLoopback);
+  if (h[0] === 0x64 && h[1] === 0xff9b && h[2] === 1) return "a local-use NAT64 address";
+  if ((h[0] & 0xffc0) === 0xfec0) return "a site-local address";
   if ((h[0] & 0xfe00) === 0xfc00) return "a private (unique local) address";
   if ((h[0] & 0xffc0) === 0xfe80) return "a link-local address";
   if ((h[0] & 0xff00) === 0xff00) return "a multicast address";

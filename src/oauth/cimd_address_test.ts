@@ -40,3 +40,18 @@ Deno.test("addressProblem() lets only public addresses through; loopback only wh
   assert.equal(isLoopbackHost("127.0.0.1"), true);
   assert.equal(isLoopbackHost("example.com"), false);
 });
+
+Deno.test("addressProblem() refuses IPv6 forms that carry or reach a private IPv4 or site", () => {
+  const refused: [string, RegExp][] = [
+    // IPv4-compatible (deprecated ::a.b.c.d), 6to4 (2002:AABB:CCDD::) and local-use NAT64.
+    ["::127.0.0.1", /loopback/],
+    ["::7f00:1", /loopback/],
+    ["::10.0.0.1", /private/],
+    ["2002:7f00:1::1", /loopback/],
+    ["2002:a9fe:a9fe::", /link-local/],
+    ["64:ff9b:1::a00:1", /local-use NAT64/],
+    ["fec0::1", /site-local/],
+  ];
+  for (const [ip, why] of refused) assert.match(addressProblem(ip, false) ?? "", why, ip);
+  assert.equal(addressProblem("2002:808:808::1", false), undefined, "6to4 of a public IPv4");
+});

@@ -148,17 +148,25 @@ async function readCapped(res: Response, max: number, timeoutMs: number): Promis
   const chunks: Uint8Array[] = [];
   let size = 0;
   const deadline = Date.now() + timeoutMs;
+  const late = () =>
+    new CimdError(`the document did not arrive within ${timeoutMs} ms (OAUTH_CIMD_TIMEOUT_MS)`);
   while (true) {
-    const { done, value } = await reader.read();
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await reader.read();
+    } catch (error) {
+      // The fetch's time limit also ends a body that stalls after its headers.
+      if (error instanceof DOMException && error.name === "TimeoutError") throw late();
+      throw new CimdError(`the document could not be read (${(error as Error).message})`);
+    }
+    const { done, value } = read;
     if (done) break;
     size += value.byteLength;
     if (size > max || Date.now() > deadline) {
       await reader.cancel();
-      throw new CimdError(
-        size > max
-          ? `the document is larger than ${max} bytes (OAUTH_CIMD_MAX_BYTES)`
-          : `the document did not arrive within ${timeoutMs} ms (OAUTH_CIMD_TIMEOUT_MS)`,
-      );
+      throw size > max
+        ? new CimdError(`the document is larger than ${max} bytes (OAUTH_CIMD_MAX_BYTES)`)
+        : late();
     }
     chunks.push(value);
   }

@@ -26,6 +26,9 @@ export function publicOrigin(req: Request, settings: OAuthSettings): string {
   return `${scheme}://${host !== undefined && HOST_HEADER.test(host) ? host : url.host}`;
 }
 
+/** What a proxy's `X-Forwarded-For` entry looks like: an IP (a port or RFC 7239 `_name` too). */
+const FORWARDED_ADDRESS = /^[0-9A-Za-z.:_\[\]-]{1,64}$/;
+
 /**
  * The calling address, for counting failed attempts: with `TRUST_PROXY=on`, the last
  * `X-Forwarded-For` value, the one the proxy in front of this server appended (the values before
@@ -38,7 +41,9 @@ export function clientAddress(
 ): string {
   if (settings.trustProxy) {
     const forwarded = req.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
-    if (forwarded) return forwarded;
+    // A proxy appends an address; anything else (a caller's kilobytes, which no KV key holds)
+    // is not one, and the connection's own address counts instead.
+    if (forwarded && FORWARDED_ADDRESS.test(forwarded)) return forwarded;
   }
   const addr = info?.remoteAddr;
   return addr && "hostname" in addr ? addr.hostname : "unknown";
@@ -54,15 +59,18 @@ export function issuerOf(origin: string): string {
   return `${origin}/`;
 }
 
-/** The query parameters a pasted MCP URL may carry (`/mcp?toolsets=…`); nothing else is ours. */
-const RESOURCE_QUERY = ["toolsets"];
+/**
+ * The query parameters a pasted MCP URL may carry (`/mcp?toolsets=…&graph=…`, the graph the
+ * memory toolset uses); nothing else is ours.
+ */
+const RESOURCE_QUERY = ["toolsets", "graph"];
 
 /**
  * True when `resource` (RFC 8707) names exactly this server: its origin, or one of its MCP
- * endpoints, with or without a trailing slash or a `toolsets` query. Refused: userinfo (even
- * empty: `http://x@host/mcp` is not how anyone writes this server), a fragment, any other path or
- * query parameter, and text a URL parser would first have to clean (spaces, backslashes). A token
- * asked for anywhere else is refused, so it cannot be replayed at another server.
+ * endpoints, with or without a trailing slash or a `toolsets` / `graph` query. Refused: userinfo
+ * (even empty: `http://x@host/mcp` is not how anyone writes this server), a fragment, any other
+ * path or query parameter, and text a URL parser would first have to clean (spaces, backslashes).
+ * A token asked for anywhere else is refused, so it cannot be replayed at another server.
  */
 export function isOwnResource(resource: string, origin: string): boolean {
   // The parser drops an empty userinfo and turns backslashes into slashes; the raw text must not

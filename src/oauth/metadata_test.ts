@@ -11,6 +11,8 @@ Deno.test("isOwnResource() accepts this server's origin and MCP endpoints, nothi
       "https://handoff.example/mcp",
       "https://handoff.example/mcp/",
       "https://handoff.example/mcp?toolsets=focus",
+      "https://handoff.example/mcp?toolsets=memory&graph=shop",
+      "https://handoff.example/sse?graph=shop",
       "https://handoff.example/sse",
     ]
   ) assert.equal(isOwnResource(ok, origin), true, ok);
