@@ -45,6 +45,22 @@ function savePost(
   return { request: fetch(url, { method: "POST", headers, body: body ?? json }), json };
 }
 
+/** A handoff's conversation read page by page (results keep RESULT_MAX_TOKENS). */
+async function loadWhole(client: Parameters<typeof call>[0], key: string): Promise<string> {
+  let text = "";
+  let from: number | undefined;
+  for (;;) {
+    const page = await call(
+      client,
+      "handoff_load",
+      from === undefined ? { key } : { key, from_char: from },
+    );
+    text += page.structured?.conversation as string;
+    if (!page.structured?.has_more) return text;
+    from = page.structured.next_from_char as number;
+  }
+}
+
 /** The JSON-RPC message of a response, plain JSON or the one event of a stream. */
 async function rpcOf(response: Response): Promise<Record<string, unknown>> {
   const text = await response.text();
@@ -69,8 +85,11 @@ Deno.test("concurrent large saves in both eras are admitted in turn and all stor
     const client = await connect(server, "http");
     try {
       for (let i = 0; i < 12; i++) {
-        const loaded = await call(client, "handoff_load", { key: `big-${i}` });
-        assert.equal(loaded.structured?.conversation, conversation(i, 150_000), `big-${i} whole`);
+        assert.equal(
+          await loadWhole(client, `big-${i}`),
+          conversation(i, 150_000),
+          `big-${i} whole`,
+        );
       }
     } finally {
       await client.close();
@@ -130,8 +149,7 @@ Deno.test("a large save that finds the write budget held is refused busy after W
       push.close();
       const stored = await rpcOf(await held.request);
       assert.ok(!(stored.result as { isError?: boolean }).isError, "the held save completes");
-      const whole = await call(client, "handoff_load", { key: "big-0" });
-      assert.equal(whole.structured?.conversation, conversation(0, 150_000));
+      assert.equal(await loadWhole(client, "big-0"), conversation(0, 150_000));
       for (const key of ["big-1", "big-2"]) {
         const missing = await call(client, "handoff_load", { key });
         assert.ok(missing.isError, `${key} was never written`);
