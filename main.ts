@@ -5,7 +5,8 @@ import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
-import { defaultSelection, loadToolsets } from "./src/toolsets.ts";
+import { defaultSelection, loadToolsets, prepareToolsets } from "./src/toolsets.ts";
+import { checkSpeedSwitches } from "./src/kit/speed_switches.ts";
 import { ownerConsole } from "./src/console/console.ts";
 
 /** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
@@ -38,10 +39,12 @@ const config: Config = await orExit(
   () => loadConfig(Deno.env, projectDir),
 );
 const toolsets = await orExit("configuration error", () => loadToolsets(Deno.env));
+await orExit("configuration error", checkSpeedSwitches);
 const kv = await orExit(
   `cannot open KV at ${config.kvPath ?? "the platform default"}`,
   () => openKv(config.kvPath),
 );
+await orExit("cannot bring the stored data up to date", () => prepareToolsets(toolsets, kv));
 
 if (Deno.args.includes("--stdio")) {
   const caller = await orExit("configuration error", () => stdioCaller(config, Deno.args));

@@ -2,6 +2,7 @@
 
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
 import { loadFocusSettings } from "./settings.ts";
+import { migrateLegacyFollowUps } from "./store_migrate.ts";
 import { FOCUS_INSTRUCTIONS, registerFocusTools } from "./tools.ts";
 
 /** The focus toolset's entry in the toolset list. */
@@ -13,6 +14,8 @@ export const focusToolset: ToolsetDefinition = {
       name: "focus",
       instructions: FOCUS_INSTRUCTIONS,
       register: (server, { kv, notices }) => registerFocusTools(server, { kv, limits, notices }),
+      // Databases from before the follow-up blocks are moved into them once, at start.
+      prepare: async (kv) => void await migrateLegacyFollowUps(kv),
     };
   },
 };

@@ -14,7 +14,7 @@ import {
   InMemoryTransportV2 as InMemoryTransport,
   StreamableHTTPClientTransportV2 as StreamableHTTPClientTransport,
 } from "../mcp/sdk_client_v2.ts";
-import { loadToolsets } from "../toolsets.ts";
+import { loadToolsets, prepareToolsets } from "../toolsets.ts";
 import type { EnvSource } from "../kit/env.ts";
 
 /** A tool call's outcome. */
@@ -60,6 +60,7 @@ async function connectLocal(options: ConnectOptions): Promise<HookConnection> {
   const where = `the KV at ${config.kvPath ?? "the platform default"}`;
   const kv = await openKv(config.kvPath);
   try {
+    await prepareToolsets(toolsets, kv);
     const server = createMcpServer({ kv, config, caller }, toolsets);
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
     const client = new Client(CLIENT_INFO);

@@ -4,6 +4,7 @@
  */
 
 import { atomic, keyText, MAX_ATOMIC_CHECKS, roughSize } from "./group_commit.ts";
+import { speedOn } from "./speed_switches.ts";
 
 /**
  * What went wrong, so the HTTP layer can choose a status without parsing messages:
@@ -101,7 +102,7 @@ export function commitWithRetry<T>(
   attempt: () => Promise<Attempt<T>>,
   queue?: WriteQueue,
 ): Promise<T> {
-  return queue === undefined
+  return queue === undefined || !speedOn("key_queue")
     ? commitLoop(attempt)
     : inKeyQueue(queue.kv, queue.key, () => commitLoop(attempt));
 }
