@@ -10,6 +10,7 @@ import { httpGroup } from "./http.ts";
 import { liveGroup } from "./live.ts";
 import { memoryGroup } from "./memory.ts";
 import { oauthGroup } from "./oauth.ts";
+import { switchesGroup } from "./switches.ts";
 import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
@@ -23,6 +24,7 @@ const GROUPS: BenchGroup[] = [
   handoffGroup,
   oauthGroup,
   memoryGroup,
+  switchesGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);
