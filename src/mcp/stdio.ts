@@ -255,7 +255,7 @@ class LineTransport implements Transport {
 
   #line(raw: string): void {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (this.#closed || isBlank(line)) return;
+    if (this.#closed || line.trim() === "") return;
     let message;
     try {
       message = JSON.parse(line);
@@ -278,12 +278,6 @@ class LineTransport implements Transport {
     if (this.listens?.isListen(message) !== true) this.#inFlight.received(message);
     this.onmessage?.(message);
   }
-}
-
-/** True when `line` holds only whitespace (JSON's and Unicode's, as `trim` sees it). */
-function isBlank(line: string): boolean {
-  // A message starts with `{`: checking the first character spares trimming the whole line.
-  return line.length === 0 || (line.charCodeAt(0) !== 0x7b && line.trim() === "");
 }
 
 /**
