@@ -7,49 +7,21 @@
  * not goes (the house rule).
  */
 
-import { DEFAULT_FOCUS_LIMITS } from "../src/focus/settings.ts";
-import { addTask, setFocus, setNorthStar } from "../src/focus/store.ts";
+import { CASES, seed } from "./http.ts";
 import { tempKvPath } from "../tests/support/harness.ts";
 import { type BenchGroup, goal, type GroupReport, median, medianOf, round } from "./lib.ts";
-import { type CaseResult, type CaseSpec, runLoad } from "./load.ts";
+import { type CaseResult, runLoad } from "./load.ts";
 import { type ServerProcess, startServerProcess } from "./process.ts";
 
 const REPEATS = 3;
 /** The least a mechanism must earn on its goal to stay. */
 const EARNS = 1.5;
-const TEXT =
-  "Consider the trade-off between caching the hot reads and adding the missing index: the cache hides latency but needs invalidation on every write, while the index fixes the cause.";
-
-const CASES = {
-  add_task_16_projects: {
-    call: {
-      tool: "add_task",
-      args: { project_id: "spread-${client}", body: "a step", kind: "main" },
-    },
-  },
-  add_task_1_project: {
-    call: { tool: "add_task", args: { project_id: "hot", body: "a step", kind: "main" } },
-  },
-  get_state_500: { call: { tool: "get_state", args: { project_id: "bench-500" } } },
-  sequentialthinking: {
-    setup: {
-      tool: "sequentialthinking",
-      args: { thought: TEXT, nextThoughtNeeded: true, thoughtNumber: 1, totalThoughts: 100_000 },
-      keep: "sequenceId",
-    },
-    call: {
-      tool: "sequentialthinking",
-      args: {
-        thought: TEXT,
-        nextThoughtNeeded: true,
-        thoughtNumber: "$n",
-        totalThoughts: 100_000,
-        sequenceId: "$kept",
-      },
-    },
-  },
-} satisfies Record<string, CaseSpec>;
-type CaseName = keyof typeof CASES;
+/** The cases the rows need, as the `http` group runs them. */
+type CaseName =
+  | "add_task_16_projects"
+  | "add_task_1_project"
+  | "get_state_500"
+  | "sequentialthinking";
 
 /** Each setting: what `BENCH_SWITCHES` says, and the cases its rows need. */
 const SETTINGS: Record<string, { switches: string; cases: CaseName[] }> = {
@@ -113,22 +85,6 @@ const ROWS: Row[] = [
     by: "cpu",
   },
 ];
-
-/** Seeds the project with 500 open follow-ups the get_state row reads. */
-async function seed(path: string): Promise<void> {
-  const kv = await Deno.openKv(path);
-  try {
-    const limits = DEFAULT_FOCUS_LIMITS;
-    await setNorthStar(kv, limits, "bench-500", "Serve a tool call in a fraction of a millisecond");
-    await setFocus(kv, limits, "bench-500", "Measure it", "numbers beat guesses");
-    for (let i = 0; i < 500; i++) {
-      const kind = i % 2 ? "record" : "cleanup";
-      await addTask(kv, limits, "bench-500", `follow-up ${i}: tidy the notes`, kind);
-    }
-  } finally {
-    kv.close();
-  }
-}
 
 type Results = Record<string, Record<string, CaseResult>>;
 

@@ -7,7 +7,7 @@
 
 import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
-import { stdioCaller } from "../mcp/stdio.ts";
+import { clientNameFlag, stdioCaller } from "../mcp/stdio.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import {
   ClientV2 as Client,
@@ -95,13 +95,6 @@ async function connectRemote(raw: string, options: ConnectOptions): Promise<Hook
   const client = new Client(CLIENT_INFO);
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
   return await ready(client, where, secrets.filter((s) => s !== ""), () => client.close());
-}
-
-/** The `--client-name` value, for the remote server's `X-Client-Name`. */
-function clientNameFlag(args: readonly string[]): string | undefined {
-  const i = args.indexOf("--client-name");
-  if (i >= 0) return args[i + 1];
-  return args.find((a) => a.startsWith("--client-name="))?.slice("--client-name=".length);
 }
 
 async function ready(

@@ -59,21 +59,15 @@ export async function readText(req: Request, maxBytes: number): Promise<string> 
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge();
   if (!req.body) return "";
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   for await (const chunk of req.body) {
     size += chunk.byteLength;
     if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
   try {
-    return UTF8.decode(all);
+    return UTF8.decode(await new Blob(chunks).arrayBuffer());
   } catch {
     throw new AppError("invalid", "Request body is not valid UTF-8");
   }

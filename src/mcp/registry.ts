@@ -8,7 +8,6 @@
 import { z } from "zod";
 import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
 import type { CallToolResult, McpServer, ServerContext, Tool } from "./sdk.ts";
-import type { McpDeps, Toolset } from "./toolset.ts";
 import type { UriTopics } from "../kit/notices.ts";
 
 /** A tool's input: an object schema, or the raw shape of one. */
@@ -81,8 +80,14 @@ export interface Recorded {
   uriTopics: UriTopics[];
 }
 
-/** Runs each toolset's `register` once on a recorder and returns what it registered. */
-export function recordToolsets(toolsets: readonly Toolset[], deps: McpDeps): Recorded {
+/**
+ * Runs each toolset's `register` once on a recorder and returns what it registered. Typed by
+ * the one method it calls, so this file needs nothing of `toolset.ts` (which imports it).
+ */
+export function recordToolsets<D>(
+  toolsets: readonly { register(server: ToolRegistrar, deps: D): void }[],
+  deps: D,
+): Recorded {
   const recorded: Recorded = { tools: new Map(), others: [], uriTopics: [] };
   for (const toolset of toolsets) toolset.register(recorder(recorded), deps);
   return recorded;

@@ -286,6 +286,15 @@ class LineTransport implements Transport {
  * Throws naming the flag when its value is missing or not a valid client name.
  */
 export function stdioCaller(config: Config, args: readonly string[]): Caller {
+  const flag = clientNameFlag(args);
+  return { name: flag ?? config.clientName ?? config.defaultClientName, via: "local" };
+}
+
+/**
+ * The `--client-name <name>` (or `--client-name=<name>`) of a command line, checked as a client
+ * name, or `undefined`; throws naming the flag when its value is missing or not a valid name.
+ */
+export function clientNameFlag(args: readonly string[]): string | undefined {
   let flag: string | undefined;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--client-name") {
@@ -301,5 +310,5 @@ export function stdioCaller(config: Config, args: readonly string[]): Caller {
     const problem = clientNameProblem(flag, "--client-name");
     if (problem) throw new Error(problem);
   }
-  return { name: flag ?? config.clientName ?? config.defaultClientName, via: "local" };
+  return flag;
 }

@@ -42,11 +42,6 @@ export function chooseWorkspace(ctx: TableCtx, asked: string | undefined): Works
   return { workspace: asked.trim().toLowerCase(), workspace_source: "caller" };
 }
 
-/** The current time as ISO-8601 UTC, from the settings' clock. */
-export function nowIso(ctx: TableCtx): string {
-  return new Date(ctx.settings.now()).toISOString();
-}
-
 /** Checks a one-line title against the title limit; returns it trimmed. */
 export function checkTitle(ctx: TableCtx, name: string, title: string): string {
   return checkLine(title, ctx.settings.limits.titleMaxChars, { name });

@@ -3,7 +3,7 @@
 import { atomic } from "../kit/group_commit.ts";
 import { type BatchAttempt, commitBatched, type Outcome } from "../kit/key_batch.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, listAll, readKey } from "../kit/kv.ts";
+import { AppError, commitWithRetry, listAll, nowIso, readKey } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -12,7 +12,6 @@ import {
   chooseWorkspace,
   newRecord,
   noteParticipant,
-  nowIso,
   requireRecord,
   sameWorkspace,
   type TableCtx,
@@ -77,7 +76,7 @@ export async function createDiscussion(
     ? undefined
     : checkBody(ctx, "body", input.body, "messageMaxBytes");
   return await commitWithRetry(() => {
-    const at = nowIso(ctx);
+    const at = nowIso(ctx.settings.now());
     const { id, op, author } = newRecord(ctx, ws, caller, keys.discussion);
     const discussion: Discussion = {
       id,
@@ -259,7 +258,7 @@ function addMessage(
     body: pack(input.body),
     ...(input.in_reply_to === undefined ? {} : { in_reply_to: input.in_reply_to }),
     author,
-    created_at: nowIso(ctx),
+    created_at: nowIso(ctx.settings.now()),
   };
   op.check({ key: keys.message(current.id, seq), versionstamp: null })
     .set(keys.message(current.id, seq), message);

@@ -4,6 +4,7 @@
  */
 
 import type { ThinkingLimits } from "./settings.ts";
+import { base64url } from "../kit/base64url.ts";
 import { getAll, listAll, readKey } from "../kit/kv.ts";
 import { checkId } from "../kit/text.ts";
 import { fail, sequenceNotFound } from "./store_errors.ts";
@@ -100,8 +101,7 @@ interface CursorState {
 
 function encodeCursor(state: CursorState): string {
   const bytes = new TextEncoder().encode(JSON.stringify(state));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replaceAll("=", "");
+  return base64url(bytes);
 }
 
 function decodeCursor(cursor: string, order: "asc" | "desc", branch: string | null): number {
