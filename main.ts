@@ -5,7 +5,8 @@ import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
-import { defaultSelection, loadToolsets } from "./src/toolsets.ts";
+import { defaultSelection, loadToolsets, prepareToolsets } from "./src/toolsets.ts";
+import { checkSpeedSwitches } from "./src/kit/speed_switches.ts";
 import { ownerConsole } from "./src/console/console.ts";
 import { unfinishedImport } from "./src/backup/marker.ts";
 
@@ -39,10 +40,12 @@ const config: Config = await orExit(
   () => loadConfig(Deno.env, projectDir),
 );
 const toolsets = await orExit("configuration error", () => loadToolsets(Deno.env));
+await orExit("configuration error", checkSpeedSwitches);
 const kv = await orExit(
   `cannot open KV at ${config.kvPath ?? "the platform default"}`,
   () => openKv(config.kvPath),
 );
+await orExit("cannot bring the stored data up to date", () => prepareToolsets(toolsets, kv));
 
 // A database an import left unfinished holds part of a file: serving it would hide the rest.
 const unfinished = await orExit("cannot read KV", () => unfinishedImport(kv));

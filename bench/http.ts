@@ -21,7 +21,7 @@ const TEXT =
   "Consider the trade-off between caching the hot reads and adding the missing index: the cache hides latency but needs invalidation on every write, while the index fixes the cause.";
 
 /** Seeds the projects the read cases use, before the server starts. */
-async function seed(path: string): Promise<void> {
+export async function seed(path: string): Promise<void> {
   const kv = await Deno.openKv(path);
   try {
     const limits = DEFAULT_FOCUS_LIMITS;
@@ -43,7 +43,8 @@ async function seed(path: string): Promise<void> {
   }
 }
 
-const CASES: Record<string, CaseSpec> = {
+/** The cases of the load, by name (the `switches` group runs some of them too). */
+export const CASES: Record<string, CaseSpec> = {
   ping: { call: { tool: "ping" } },
   get_state: { call: { tool: "get_state", args: { project_id: "bench-3" } } },
   get_state_500: { call: { tool: "get_state", args: { project_id: "bench-500" } } },

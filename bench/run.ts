@@ -13,6 +13,7 @@ import { liveGroup } from "./live.ts";
 import { memoryGroup } from "./memory.ts";
 import { oauthGroup } from "./oauth.ts";
 import { rssGroup } from "./rss.ts";
+import { switchesGroup } from "./switches.ts";
 import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
@@ -29,6 +30,7 @@ const GROUPS: BenchGroup[] = [
   definitionsGroup,
   chatsGroup,
   rssGroup,
+  switchesGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);

@@ -55,3 +55,8 @@ export function loadToolsets(env: { get(name: string): string | undefined }): To
 export function defaultSelection(enabled: readonly Toolset[]): Toolset[] {
   return enabled.filter((t) => t.byDefault !== false);
 }
+
+/** Runs each toolset's start-up `prepare` (its migrations) on `kv`, in registration order. */
+export async function prepareToolsets(toolsets: readonly Toolset[], kv: Deno.Kv): Promise<void> {
+  for (const toolset of toolsets) await toolset.prepare?.(kv);
+}

@@ -1,7 +1,7 @@
 /** Many sessions writing at once, over HTTP and across processes sharing one KV file. */
 
 import assert from "node:assert/strict";
-import { focusKey } from "../src/focus/store.ts";
+import { focusKey } from "../src/focus/store_keys.ts";
 import { call, connect, connectStdio, startServer, tempKvPath } from "./support/harness.ts";
 
 Deno.test("100 add_task calls from 10 sessions at once: 100 tasks, none lost", async () => {

@@ -3,18 +3,20 @@
  * (`main → http → mcp → <toolset> → kit`), `http/` and `mcp/server.ts` learn about features only
  * through `toolsets.ts`, no toolset reaches into another, the console (wired by `main.ts`) uses
  * the toolsets' stores but no tools and nothing depends on it, and every write goes through the
- * kit's `atomic(kv)` (group commit).
+ * kit's `atomic(kv)` (group commit). The map stays true: every source file is on
+ * ARCHITECTURE.md, no import circle, every bench group in bench/README.md (`support/map.ts`).
  */
 
 import assert from "node:assert/strict";
-import { dirname, join, normalize, relative } from "node:path";
+import { join, relative } from "node:path";
 import { ROOT } from "./support/harness.ts";
-
-/** One source file: its path from the repository root and its text. */
-interface SourceFile {
-  path: string;
-  text: string;
-}
+import {
+  importCircles,
+  importsOf,
+  type SourceFile,
+  undescribedBenchGroups,
+  unmappedFiles,
+} from "./support/map.ts";
 
 /** The toolset folders: every folder of `src/` holding a `toolset.ts`. */
 function toolsetsOf(files: SourceFile[]): string[] {
@@ -22,18 +24,6 @@ function toolsetsOf(files: SourceFile[]): string[] {
     const match = f.path.match(/^src\/([^/]+)\/toolset\.ts$/);
     return match && match[1] !== "mcp" ? [match[1]] : [];
   });
-}
-
-/** The repository paths `file` imports (relative specifiers only), normalized. */
-function importsOf(file: SourceFile): string[] {
-  const specifiers = [
-    ...file.text.matchAll(/(?:import|export)\s[^;]*?from\s+"([^"]+)"/g),
-    ...file.text.matchAll(/import\s*\(\s*"([^"]+)"\s*\)/g),
-    ...file.text.matchAll(/^import\s+"([^"]+)"/gm),
-  ].map((m) => m[1]);
-  return specifiers.filter((s) => s.startsWith(".")).map((s) =>
-    normalize(join(dirname(file.path), s))
-  );
 }
 
 /** The text without comments, so a rule about names is about code and strings. */
@@ -149,7 +139,7 @@ function violations(files: SourceFile[]): string[] {
   return out;
 }
 
-async function sourceFiles(): Promise<SourceFile[]> {
+async function sourceFiles(root = "src"): Promise<SourceFile[]> {
   const files: SourceFile[] = [];
   const walk = async (dir: string) => {
     for await (const entry of Deno.readDir(dir)) {
@@ -160,7 +150,7 @@ async function sourceFiles(): Promise<SourceFile[]> {
       }
     }
   };
-  await walk(join(ROOT, "src"));
+  await walk(join(ROOT, root));
   return files;
 }
 
@@ -224,6 +214,55 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/console/pages.ts (console) imports src/alpha/tools.ts",
     "src/console/wire.ts (console) imports src/http/serve.ts",
     "src/http/routes.ts imports src/console/",
+  ]);
+});
+
+Deno.test("the map is true: every source file on it, no import circle, every bench group described", async () => {
+  const files = await sourceFiles();
+  const architecture = await Deno.readTextFile(join(ROOT, "ARCHITECTURE.md"));
+  const readme = await Deno.readTextFile(join(ROOT, "bench/README.md"));
+  assert.deepEqual(unmappedFiles(files, architecture), []);
+  assert.deepEqual(importCircles(files), []);
+  assert.deepEqual(undescribedBenchGroups(await sourceFiles("bench"), readme), []);
+});
+
+Deno.test("the map check reports a file off the map, a circle and a bench group not described", () => {
+  const file = (path: string, text = "") => ({ path, text });
+  const architecture = [
+    "## Layout\n\n```",
+    "src/",
+    "  config.ts        settings",
+    "  alpha/           store.ts, tools_*.ts",
+    "  kit/             kv.ts",
+    "tests/             render.ts and gone.ts here are not map lines of src/",
+    "```",
+    "Elsewhere: beta/api.ts.",
+  ].join("\n");
+  const files = [
+    file("src/config.ts"),
+    file("src/toolsets.ts"),
+    file("src/alpha/store.ts", 'import type { T } from "./tools_a.ts";'),
+    file("src/alpha/tools_a.ts", 'import { s } from "./store.ts";'),
+    file("src/alpha/render.ts"),
+    file("src/alpha/render_test.ts"),
+    file("src/beta/api.ts"),
+    file("src/beta/gone.ts"),
+    file("src/kit/kv.ts", 'import "./text.ts";'),
+  ];
+  assert.deepEqual(unmappedFiles(files, architecture), [
+    "src/toolsets.ts is not on the map: add a line for src/toolsets.ts to ARCHITECTURE.md (Layout)",
+    "src/alpha/render.ts is not on the map: add a line for src/alpha/render.ts to ARCHITECTURE.md (Layout)",
+    "src/beta/gone.ts is not on the map: add a line for src/beta/gone.ts to ARCHITECTURE.md (Layout)",
+  ]);
+  assert.deepEqual(importCircles(files), [
+    "import circle: src/alpha/store.ts → src/alpha/tools_a.ts → src/alpha/store.ts (move what both need into a third file)",
+  ]);
+  const bench = [
+    file("bench/a.ts", 'export const aGroup: BenchGroup = {\n  name: "a",\n  what: "x",'),
+  ];
+  assert.deepEqual(undescribedBenchGroups(bench, "| `a` | described |"), []);
+  assert.deepEqual(undescribedBenchGroups(bench, "| `ab` | another |"), [
+    'bench group "a" (bench/a.ts) has no row in bench/README.md: add "| `a` | what it measures |"',
   ]);
 });
 

@@ -88,6 +88,10 @@ Deno.test("start-up problems end the process with one clear line, not a stack tr
     [{ HOST: "no such host" }, /configuration error: HOST must be a host name or IP address/],
     [{ TOOLSETS: "focus,nope" }, /configuration error: TOOLSETS has unknown toolset "nope"/],
     [{ KV_PATH: "/proc/no-such-dir/x.kv" }, /cannot open KV at \/proc\/no-such-dir\/x.kv/],
+    [
+      { BENCH_SWITCHES: "off:group_comit" },
+      /configuration error: BENCH_SWITCHES names "group_comit"/,
+    ],
   ];
   for (const [env, pattern] of cases) {
     const { code, stderr } = await new Deno.Command(Deno.execPath(), {

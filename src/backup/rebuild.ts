@@ -14,28 +14,9 @@ import { focusRebuilder } from "./rebuild_focus.ts";
 import { handoffRebuilder } from "./rebuild_handoff.ts";
 import { tableRebuilder } from "./rebuild_table.ts";
 import { thinkingRebuilder } from "./rebuild_thinking.ts";
+import type { DerivedPlan, Rebuilder } from "./rebuild_types.ts";
 
-/** A prefix whose entries are all derived: whatever is under it and not planned is deleted. */
-export interface OwnedPrefix {
-  prefix: Deno.KvKey;
-  /** Entries under the prefix that are not derived (kept as they are). */
-  keep?: (key: Deno.KvKey) => boolean;
-  /** A value that means the same as no entry (a zero counter): kept where planned absent. */
-  absent?: (value: unknown) => boolean;
-}
-
-/** What one toolset's derived data should be, computed from its records. */
-export interface DerivedPlan {
-  owned: OwnedPrefix[];
-  /** What derived keys (under `owned`) and corrected records (anywhere) must hold. */
-  entries: { key: Deno.KvKey; value: unknown }[];
-}
-
-/** One toolset's derived data. */
-export interface Rebuilder {
-  name: string;
-  plan(kv: Deno.Kv): Promise<DerivedPlan>;
-}
+export type { DerivedPlan, OwnedPrefix, Rebuilder } from "./rebuild_types.ts";
 
 /** Every rebuilder, run in order. */
 export const REBUILDERS: readonly Rebuilder[] = [

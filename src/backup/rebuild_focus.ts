@@ -7,16 +7,17 @@
  */
 
 import { listEntries } from "../kit/kv.ts";
-import { type Project, projectKey, type Task, taskProjectKey } from "../focus/store.ts";
 import {
   followUpBlockKey,
   followUpBlockPrefix,
   legacyFollowUpPrefix,
-  lineOf,
-  type OpenFollowUp,
-  packBlocks,
-} from "../focus/store_followups.ts";
-import type { DerivedPlan, OwnedPrefix, Rebuilder } from "./rebuild.ts";
+  type Project,
+  projectKey,
+  type Task,
+  taskProjectKey,
+} from "../focus/store_keys.ts";
+import { lineOf, type OpenFollowUp, packBlocks } from "../focus/store_followups.ts";
+import type { DerivedPlan, OwnedPrefix, Rebuilder } from "./rebuild_types.ts";
 
 type Entries = DerivedPlan["entries"];
 

@@ -11,7 +11,7 @@ import {
   handoffTimeKey,
   handoffTimePrefix,
 } from "../handoff/store_schema.ts";
-import type { DerivedPlan, Rebuilder } from "./rebuild.ts";
+import type { DerivedPlan, Rebuilder } from "./rebuild_types.ts";
 
 /** The handoff toolset's rebuilder. */
 export const handoffRebuilder: Rebuilder = {

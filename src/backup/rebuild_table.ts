@@ -18,7 +18,7 @@ import {
   type StoredTask,
   summaryOf,
 } from "../table/store_schema.ts";
-import type { DerivedPlan, Rebuilder } from "./rebuild.ts";
+import type { DerivedPlan, Rebuilder } from "./rebuild_types.ts";
 
 type Entries = DerivedPlan["entries"];
 

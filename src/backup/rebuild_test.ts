@@ -14,8 +14,8 @@ import { exportKv, importKv } from "./transfer.ts";
 import { LIMITS as THINKING, step } from "../../tests/support/thinking_store.ts";
 import { addThought } from "../thinking/store_write.ts";
 import { DEFAULT_FOCUS_LIMITS } from "../focus/settings.ts";
-import { addTask, completeTask, projectKey } from "../focus/store.ts";
-import { followUpBlockKey } from "../focus/store_followups.ts";
+import { addTask, completeTask } from "../focus/store.ts";
+import { followUpBlockKey, projectKey } from "../focus/store_keys.ts";
 import { branchKey, sequenceKey, thoughtNumberKey } from "../thinking/store_keys.ts";
 import { rebuildDerived } from "./rebuild.ts";
 

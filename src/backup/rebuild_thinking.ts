@@ -22,7 +22,7 @@ import {
   thoughtPrefix,
   type ThoughtRecord,
 } from "../thinking/store_keys.ts";
-import type { DerivedPlan, OwnedPrefix, Rebuilder } from "./rebuild.ts";
+import type { DerivedPlan, OwnedPrefix, Rebuilder } from "./rebuild_types.ts";
 
 type Entries = DerivedPlan["entries"];
 

@@ -31,9 +31,7 @@ export function ownerConsole(
   const settings = loadConsoleSettings(env, config);
   if (settings.ownerSecret === undefined) return [];
   const on = (name: string) => toolsets.some((t) => t.name === name);
-  // The table's settings are read from the same environment as the toolset's. This context has
-  // its own memo, which is only a hint checked by versionstamp (store_common.ts), so the two
-  // never disagree about what is committed.
+  // The table's settings are read from the same environment as the toolset's.
   const table = on("table") ? tableCtx(kv, loadTableSettings(env)) : undefined;
   const o = config.oauth;
   const ctx: ConsoleCtx = {

@@ -1,6 +1,6 @@
 /** The fixed `get_state` text format. It lives here and nowhere else. */
 
-import type { FocusState } from "./store.ts";
+import type { FocusState } from "./store_keys.ts";
 
 /** Shown where a north star or focus has not been set. */
 export const UNSET = "(未設定)";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { FocusState, Task } from "./store.ts";
+import type { FocusState, Task } from "./store_keys.ts";
 import { renderState } from "./render.ts";
 
 const at = "2026-11-30T00:00:00.000Z";

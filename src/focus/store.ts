@@ -9,13 +9,9 @@ import {
   commitWithRetry,
   invalid,
   isUlid,
-  listEntries,
-  listPage,
   nowIso,
-  type Page,
   readKey,
   readKeys,
-  StaleRead,
   ulid,
 } from "../kit/kv.ts";
 import type { FocusStateCache } from "./store_cache.ts";
@@ -25,71 +21,21 @@ import {
   readOpenFollowUps,
   unindexFollowUp,
 } from "./store_followups.ts";
+import {
+  type Focus,
+  focusKey,
+  type FocusState,
+  type Project,
+  projectKey,
+  type Task,
+  TASK_KINDS,
+  taskKey,
+  type TaskKind,
+  taskProjectKey,
+} from "./store_keys.ts";
 import { type BatchAttempt, commitBatched } from "../kit/key_batch.ts";
 import { checkId, checkLine } from "../kit/text.ts";
 
-/** A project: its north star once set, and how many follow-ups are open. */
-export interface Project {
-  id: string;
-  /** Never empty once set; absent until `set_north_star` is first called. */
-  northStar?: string;
-  /** Open cleanup/record tasks, kept in the same atomics as the tasks so the limit holds. */
-  openFollowUps: number;
-  /** True once the open follow-up index is in blocks (see `store_followups.ts`). */
-  followUpsPacked?: true;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** The one thing to do now. */
-export interface Focus {
-  statement: string;
-  why?: string;
-  updatedAt: string;
-}
-
-/** The kinds of task; only `main` is not demoted. */
-export const TASK_KINDS = ["main", "cleanup", "record"] as const;
-/** One kind of task. */
-export type TaskKind = typeof TASK_KINDS[number];
-
-/** A task of a project. `demoted` is derived from `kind` here, never taken from a caller. */
-export interface Task {
-  id: string;
-  projectId: string;
-  body: string;
-  kind: TaskKind;
-  demoted: boolean;
-  status: "open" | "done";
-  createdAt: string;
-  doneAt?: string;
-}
-
-/** Everything `get_state` shows. */
-export interface FocusState {
-  projectId: string;
-  project: Project | null;
-  focus: Focus | null;
-  /** Open demoted tasks, oldest first. */
-  followUps: Task[];
-}
-
-/** Key of a project record. */
-export function projectKey(projectId: string): Deno.KvKey {
-  return ["project", projectId];
-}
-/** Key of a project's single focus. */
-export function focusKey(projectId: string): Deno.KvKey {
-  return ["focus", projectId];
-}
-/** Key of one task; task ids are ULIDs, so a prefix list is creation order. */
-export function taskKey(projectId: string, taskId: string): Deno.KvKey {
-  return ["task", projectId, taskId];
-}
-/** Pointer from a task id to its project, so a task can be completed by id alone. */
-export function taskProjectKey(taskId: string): Deno.KvKey {
-  return ["task_project", taskId];
-}
 /** Checks a project id: 1–max characters, not blank, no control characters or lone surrogates. */
 export function validateProjectId(projectId: string, limits: FocusLimits): string {
   return checkId(projectId, limits.projectIdMax, { name: "project_id" });
@@ -203,10 +149,9 @@ const TASK_BATCH = { tasks: 24, chars: 64 * 1024 };
  * Adds a task and returns the project's state just after it, as `getState` would read it: what
  * the write read is guarded by its check of the project record (every write to the focus or
  * the follow-up index also writes that record), so no second read is needed. With `cache`, the
- * first try starts from the cached state without reading at all; if that was stale, its check
- * fails and the retry reads. Tasks added to one project at once from this process go in one
- * atomic (see `commitBatched`); each is refused or added on its own, and the state returned is
- * the one that batch committed.
+ * state committed is kept for the next `get_state`. Tasks added to one project at once from
+ * this process go in one atomic (see `commitBatched`); each is refused or added on its own, and
+ * the state returned is the one that batch committed.
  */
 export async function addTaskWithState(
   kv: Deno.Kv,
@@ -230,7 +175,7 @@ export async function addTaskWithState(
   return await commitBatched<NewTask, { task: Task; state: FocusState }>(
     { kv, key: projectKey(projectId) },
     item,
-    (items, tries) => addTasksAttempt(kv, limits, projectId, items, tries, cache, notices),
+    (items) => addTasksAttempt(kv, limits, projectId, items, cache, notices),
     (batch, next) =>
       batch.length < TASK_BATCH.tasks &&
       batch.reduce((n, t) => n + t.body.length, next.body.length) <= TASK_BATCH.chars,
@@ -238,32 +183,18 @@ export async function addTaskWithState(
 }
 
 /**
- * One try at adding `items` to the project: reads its state (on the first try from `cache`, in
- * the write's turn, so after earlier writes of this process have cached theirs; a retry reads
- * KV), refuses the follow-ups past the limit, and writes the rest with the project record in one
- * atomic.
+ * One try at adding `items` to the project: reads its state, refuses the follow-ups past the
+ * limit, and writes the rest with the project record in one atomic.
  */
 async function addTasksAttempt(
   kv: Deno.Kv,
   limits: FocusLimits,
   projectId: string,
   items: readonly NewTask[],
-  tries: number,
   cache: FocusStateCache | undefined,
   notices: NoticeBus | undefined,
 ): Promise<BatchAttempt<{ task: Task; state: FocusState }>> {
-  const cached = tries === 0 ? cache?.latest(projectId) : undefined;
-  const { current, focus, followUps } = cached
-    ? {
-      current: {
-        key: projectKey(projectId),
-        value: cached.state.project,
-        versionstamp: cached.versionstamp,
-      } as Deno.KvEntryMaybe<Project>,
-      focus: cached.state.focus,
-      followUps: [...cached.state.followUps],
-    }
-    : await readForWrite(kv, projectId);
+  const { current, focus, followUps } = await readForWrite(kv, projectId);
   const now = nowIso();
   const project = touched(current.value, projectId, now);
   const op = atomic(kv).check(current);
@@ -273,8 +204,6 @@ async function addTasksAttempt(
   for (const { id, body, kind } of items) {
     const demoted = kind !== "main";
     if (demoted && project.openFollowUps + indexed.length >= limits.openFollowUpsMax) {
-      // A cached count may be out of date: only a fresh read may refuse the task.
-      if (cached) throw new StaleRead("cached project is at its follow-up limit");
       added.push(
         new AppError(
           "full",
@@ -361,73 +290,4 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
     op.set(projectKey(projectId), project);
     return { op, value: { task, alreadyDone: false } };
   }, { kv, key: projectKey(projectId) });
-}
-
-/** Reads what `get_state` shows: project, focus and open follow-ups in the order added. */
-export async function getState(
-  kv: Deno.Kv,
-  limits: FocusLimits,
-  projectId: string,
-  cache?: FocusStateCache,
-): Promise<FocusState> {
-  validateProjectId(projectId, limits);
-  if (cache?.latest(projectId) !== undefined) {
-    // Every write to the focus or follow-ups rewrites the project record, so its versionstamp
-    // alone says whether the cached state is current: a hit reads one key, not two.
-    const head = await cache!.heads.read(kv, projectId);
-    if (head.versionstamp !== null) {
-      const cached = cache!.get(projectId, head.versionstamp);
-      if (cached !== undefined) return cached;
-      // Calls that found the same newer version read it once (see `store_heads.ts`).
-      return await cache!.heads.load(
-        projectId,
-        head.versionstamp,
-        () => readState(kv, projectId, cache),
-      );
-    }
-  }
-  return await readState(kv, projectId, cache);
-}
-
-/** Reads a project's state in full, and keeps it in `cache`. */
-async function readState(
-  kv: Deno.Kv,
-  projectId: string,
-  cache?: FocusStateCache,
-): Promise<FocusState> {
-  const [project, focus] = await readKeys<[Project, Focus]>(kv, [
-    projectKey(projectId),
-    focusKey(projectId),
-  ]);
-  const version = project.versionstamp;
-  const followUps = await readOpenFollowUps(kv, projectId, project.value);
-  const state = { projectId, project: project.value, focus: focus.value, followUps };
-  if (version !== null) cache?.put(version, state);
-  return state;
-}
-
-/** One page of projects in id order. */
-export async function listProjects(
-  kv: Deno.Kv,
-  options: { limit: number; cursor?: string },
-): Promise<Page<Project>> {
-  const page = await listPage<Project>(kv, ["project"], options);
-  return { ...page, items: page.items.map((e) => e.value) };
-}
-
-/** Project ids starting with `prefix`, for argument completion. */
-export async function projectIdsStartingWith(
-  kv: Deno.Kv,
-  prefix: string,
-  limit: number,
-): Promise<string[]> {
-  const ids: string[] = [];
-  const iter = listEntries<Project>(kv, { prefix: ["project"], start: projectKey(prefix) }, {
-    limit,
-  });
-  for await (const entry of iter) {
-    if (!entry.value.id.startsWith(prefix)) break;
-    ids.push(entry.value.id);
-  }
-  return ids;
 }

@@ -6,7 +6,7 @@
  * (another process's write changes the versionstamp too).
  */
 
-import type { FocusState } from "./store.ts";
+import type { FocusState } from "./store_keys.ts";
 import { SharedHeadReads } from "./store_heads.ts";
 
 /** Most text (in UTF-16 code units of follow-up bodies) the cache holds before it drops states. */

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
 import { FocusStateCache } from "./store_cache.ts";
-import {
-  addTask,
-  addTaskWithState,
-  completeTask,
-  getState,
-  setFocus,
-  setNorthStar,
-} from "./store.ts";
+import { addTask, addTaskWithState, completeTask, setFocus, setNorthStar } from "./store.ts";
+import { getState } from "./store_state.ts";
 import { countCommits, withKv } from "../../tests/support/kv.ts";
 
 const limits = DEFAULT_FOCUS_LIMITS;
@@ -70,44 +64,7 @@ Deno.test("FocusStateCache drops the least recently used states past its budget"
   assert.equal(cache.get("p3", "v3"), states[3]);
 });
 
-Deno.test("addTaskWithState() with a warm cache writes without reading, and a stale cache only costs a retry", () =>
-  withKv(async (kv) => {
-    const cache = new FocusStateCache();
-    await addTaskWithState(kv, limits, "p1", "first", "main", cache);
-    let reads = 0;
-    const getMany = kv.getMany.bind(kv);
-    kv.getMany = ((keys: Deno.KvKey[]) => {
-      reads++;
-      return getMany(keys);
-    }) as typeof kv.getMany;
-    const second = await addTaskWithState(kv, limits, "p1", "second", "main", cache);
-    assert.equal(reads, 0, "the cached version was enough to check against");
-    assert.deepEqual(second.state, await getState(kv, limits, "p1"));
-    // Another writer moves the project on behind the cache: the result still shows its write.
-    await setFocus(kv, limits, "p1", "Changed elsewhere");
-    reads = 0;
-    const third = await addTaskWithState(kv, limits, "p1", "third", "record", cache);
-    assert.ok(reads > 0, "the stale check failed and the retry read afresh");
-    assert.equal(third.state.focus?.statement, "Changed elsewhere");
-    assert.deepEqual(third.state, await getState(kv, limits, "p1"));
-  }));
-
-Deno.test("a cached project at its follow-up limit is read afresh before a task is refused", () =>
-  withKv(async (kv) => {
-    const small = { ...limits, openFollowUpsMax: 2 };
-    const cache = new FocusStateCache();
-    await addTaskWithState(kv, small, "p1", "one", "cleanup", cache);
-    const { task } = await addTaskWithState(kv, small, "p1", "two", "cleanup", cache);
-    await completeTask(kv, task.id); // elsewhere: the cache still says 2 of 2
-    const third = await addTaskWithState(kv, small, "p1", "three", "cleanup", cache);
-    assert.deepEqual(third.state.followUps.map((t) => t.body), ["one", "three"]);
-    await assert.rejects(
-      addTaskWithState(kv, small, "p1", "four", "cleanup", cache),
-      /already has 2 open follow-ups/,
-    );
-  }));
-
-Deno.test("concurrent addTaskWithState() calls on one project each start from the state the previous one cached", () =>
+Deno.test("concurrent addTaskWithState() calls on one project take turns and go together", () =>
   withKv(async (kv) => {
     const cache = new FocusStateCache();
     await addTaskWithState(kv, limits, "p1", "warm", "main", cache);

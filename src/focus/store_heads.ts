@@ -15,8 +15,7 @@
  */
 
 import { readKey } from "../kit/kv.ts";
-import type { FocusState, Project } from "./store.ts";
-import { projectKey } from "./store.ts";
+import { type FocusState, type Project, projectKey } from "./store_keys.ts";
 
 type Head = Deno.KvEntryMaybe<Project>;
 

@@ -1,23 +1,21 @@
 import assert from "node:assert/strict";
 import { DEFAULT_FOCUS_LIMITS } from "./settings.ts";
+import { addTask, addTaskWithState, completeTask, setFocus, setNorthStar } from "./store.ts";
+import { getState, listProjects, projectIdsStartingWith } from "./store_state.ts";
+import { migrateLegacyFollowUps } from "./store_migrate.ts";
 import {
-  addTask,
-  addTaskWithState,
-  completeTask,
   focusKey,
-  getState,
-  listProjects,
+  followUpBlockKey,
+  followUpBlockPrefix,
+  legacyFollowUpKey,
+  legacyFollowUpPrefix,
   type Project,
-  projectIdsStartingWith,
   projectKey,
-  setFocus,
-  setNorthStar,
   type Task,
   taskKey,
   taskProjectKey,
-} from "./store.ts";
+} from "./store_keys.ts";
 import { AppError } from "../kit/kv.ts";
-import { followUpBlockKey, followUpBlockPrefix, legacyFollowUpKey } from "./store_followups.ts";
 import { countCommits, withKv } from "../../tests/support/kv.ts";
 
 const limits = DEFAULT_FOCUS_LIMITS;
@@ -161,37 +159,63 @@ Deno.test("getState() reads only open follow-ups, whatever the number of finishe
     assert.deepEqual(state.followUps.map((t) => t.body), ["still open"]);
   }));
 
-Deno.test("a project indexed the older way (one bare id per follow-up) keeps working, then switches", () =>
+/** Rewrites `projectId`'s index as versions before the blocks wrote it: one bare id per task. */
+async function makeLegacy(kv: Deno.Kv, projectId: string, tasks: Task[]): Promise<void> {
+  const { followUpsPacked: _, ...project } = (await kv.get<Project>(projectKey(projectId))).value!;
+  await kv.set(projectKey(projectId), project);
+  for await (const block of kv.list({ prefix: followUpBlockPrefix(projectId) })) {
+    await kv.delete(block.key);
+  }
+  for (const t of tasks) await kv.set(legacyFollowUpKey(projectId, t.id), t.id);
+}
+
+Deno.test("the start-up migration moves the older follow-up index into blocks, once", () =>
   withKv(async (kv) => {
     const old = await addTask(kv, limits, "p1", "old cleanup", "cleanup");
-    // Rewrite the index as older versions wrote it: one entry per task, no blocks, no flag.
-    const { followUpsPacked: _, ...project } = (await kv.get<Project>(projectKey("p1"))).value!;
-    await kv.set(projectKey("p1"), project);
-    await kv.delete(followUpBlockKey("p1", 0));
-    await kv.set(legacyFollowUpKey("p1", old.id), old.id);
+    const later = await addTask(kv, limits, "p1", "old record", "record");
+    const done = await addTask(kv, limits, "p1", "done already", "cleanup");
+    await completeTask(kv, done.id);
+    await makeLegacy(kv, "p1", [old, later, done]);
+    await addTask(kv, limits, "p2", "packed", "cleanup");
+    assert.deepEqual((await getState(kv, limits, "p1")).followUps, [], "blocks only, not yet");
 
-    const later = await addTask(kv, limits, "p1", "added later", "record");
-    assert.equal((await kv.get(legacyFollowUpKey("p1", later.id))).value, later.id);
-    const state = await getState(kv, limits, "p1");
+    assert.equal(await migrateLegacyFollowUps(kv), 1, "p1 moved; p2 was in blocks");
+    const project = (await kv.get<Project>(projectKey("p1"))).value!;
+    assert.equal(project.followUpsPacked, true);
+    assert.equal(project.openFollowUps, 2);
     assert.deepEqual(
-      state.followUps.map((t) => [t.id, t.kind, t.body, t.status, t.demoted]),
-      [
-        [old.id, "cleanup", "old cleanup", "open", true],
-        [later.id, "record", "added later", "open", true],
-      ],
+      (await getState(kv, limits, "p1")).followUps.map((t) => [t.id, t.kind, t.body, t.status]),
+      [[old.id, "cleanup", "old cleanup", "open"], [later.id, "record", "old record", "open"]],
     );
+    assert.equal((await Array.fromAsync(kv.list({ prefix: legacyFollowUpPrefix() }))).length, 0);
+    assert.deepEqual((await getState(kv, limits, "p2")).followUps.map((t) => t.body), ["packed"]);
+    assert.equal(await migrateLegacyFollowUps(kv), 0, "nothing left: a second run moves none");
     await completeTask(kv, old.id);
-    assert.equal((await kv.get(legacyFollowUpKey("p1", old.id))).value, null);
     assert.deepEqual((await getState(kv, limits, "p1")).followUps.map((t) => t.body), [
-      "added later",
+      "old record",
     ]);
+  }));
 
-    // Once no follow-up is open (the counter says so), the next one goes into a block.
-    await completeTask(kv, later.id);
-    const fresh = await addTask(kv, limits, "p1", "fresh", "cleanup");
-    assert.equal((await kv.get<Project>(projectKey("p1"))).value?.followUpsPacked, true);
-    assert.equal((await kv.get(legacyFollowUpKey("p1", fresh.id))).value, null);
-    assert.deepEqual((await getState(kv, limits, "p1")).followUps.map((t) => t.body), ["fresh"]);
+Deno.test("the migration resumes: staged blocks from a stopped run are rebuilt, leftovers deleted", () =>
+  withKv(async (kv) => {
+    const tasks = [];
+    for (let i = 0; i < 3; i++) tasks.push(await addTask(kv, limits, "p1", `f${i}`, "cleanup"));
+    await makeLegacy(kv, "p1", tasks);
+    // A run stopped after staging a block built from another version of the project.
+    await kv.set(followUpBlockKey("p1", 0), "stale");
+    await kv.set(followUpBlockKey("p1", 1), "stale too");
+    // And a project already switched whose older entries were not deleted yet.
+    const p2 = await addTask(kv, limits, "p2", "kept", "record");
+    await kv.set(legacyFollowUpKey("p2", p2.id), p2.id);
+    assert.equal(await migrateLegacyFollowUps(kv), 1);
+    assert.deepEqual((await getState(kv, limits, "p1")).followUps.map((t) => t.body), [
+      "f0",
+      "f1",
+      "f2",
+    ]);
+    assert.equal((await kv.get(followUpBlockKey("p1", 1))).versionstamp, null);
+    assert.deepEqual((await getState(kv, limits, "p2")).followUps.map((t) => t.body), ["kept"]);
+    assert.equal((await kv.get(legacyFollowUpKey("p2", p2.id))).versionstamp, null);
   }));
 
 Deno.test("open follow-ups spill into more blocks, stay in order, and empty blocks go", () =>

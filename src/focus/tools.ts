@@ -7,17 +7,10 @@ import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { FocusStateCache } from "./store_cache.ts";
 import { markUntrusted, newNonce, untrustedNotice, wrapUntrusted } from "../kit/untrusted.ts";
-import {
-  addTaskWithState,
-  completeTask,
-  type FocusState,
-  getState,
-  listProjects,
-  projectIdsStartingWith,
-  setFocus,
-  setNorthStar,
-  TASK_KINDS,
-} from "./store.ts";
+import { addTaskWithState, completeTask, setFocus, setNorthStar } from "./store.ts";
+import { type FocusState, TASK_KINDS } from "./store_keys.ts";
+import { getState, listProjects, projectIdsStartingWith } from "./store_state.ts";
+import { speedOn } from "../kit/speed_switches.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { READ_ONLY, writes } from "../mcp/annotations.ts";
 import { completable, ResourceTemplate } from "../mcp/sdk.ts";
@@ -70,8 +63,11 @@ interface FocusToolContext {
   written(projectId: string): Promise<string>;
   /** Told when a write creates a project (the store tells it, once the write lands). */
   notices: NoticeBus | undefined;
-  /** Project states as this process last saw them (tools are registered once per process). */
-  cache: FocusStateCache;
+  /**
+   * Project states as this process last saw them (tools are registered once per process);
+   * none when the bench turns `state_cache` off.
+   */
+  cache: FocusStateCache | undefined;
   /** The `project_id` argument. */
   projectId: z.ZodString;
   /** A one-line text argument described as `what`. */
@@ -81,7 +77,7 @@ interface FocusToolContext {
 /** Registers the focus tools, the `resume` prompt and the project state resource. */
 export function registerFocusTools(server: ToolRegistrar, deps: FocusDeps): void {
   const { kv, limits } = deps;
-  const cache = new FocusStateCache();
+  const cache = speedOn("state_cache") ? new FocusStateCache() : undefined;
   // A cached state is shared, so its text is rendered once too.
   const texts = new WeakMap<FocusState, string>();
   const render = (state: FocusState) => {

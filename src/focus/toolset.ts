@@ -3,6 +3,7 @@
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
 import { FOCUS_ICONS } from "./icon.ts";
 import { loadFocusSettings } from "./settings.ts";
+import { migrateLegacyFollowUps } from "./store_migrate.ts";
 import { FOCUS_INSTRUCTIONS, registerFocusTools } from "./tools.ts";
 
 /** The focus toolset's entry in the toolset list. */
@@ -15,6 +16,8 @@ export const focusToolset: ToolsetDefinition = {
       instructions: FOCUS_INSTRUCTIONS,
       icons: FOCUS_ICONS,
       register: (server, { kv, notices }) => registerFocusTools(server, { kv, limits, notices }),
+      // Databases from before the follow-up blocks are moved into them once, at start.
+      prepare: async (kv) => void await migrateLegacyFollowUps(kv),
     };
   },
 };

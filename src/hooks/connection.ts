@@ -7,14 +7,14 @@
 
 import { loadConfig } from "../config.ts";
 import { openKv } from "../kit/kv.ts";
-import { stdioCaller } from "../mcp/stdio.ts";
+import { clientNameFlag, stdioCaller } from "../mcp/stdio.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import {
   ClientV2 as Client,
   InMemoryTransportV2 as InMemoryTransport,
   StreamableHTTPClientTransportV2 as StreamableHTTPClientTransport,
 } from "../mcp/sdk_client_v2.ts";
-import { loadToolsets } from "../toolsets.ts";
+import { loadToolsets, prepareToolsets } from "../toolsets.ts";
 import type { EnvSource } from "../kit/env.ts";
 
 /** A tool call's outcome. */
@@ -60,6 +60,7 @@ async function connectLocal(options: ConnectOptions): Promise<HookConnection> {
   const where = `the KV at ${config.kvPath ?? "the platform default"}`;
   const kv = await openKv(config.kvPath);
   try {
+    await prepareToolsets(toolsets, kv);
     const server = createMcpServer({ kv, config, caller }, toolsets);
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
     const client = new Client(CLIENT_INFO);
@@ -94,13 +95,6 @@ async function connectRemote(raw: string, options: ConnectOptions): Promise<Hook
   const client = new Client(CLIENT_INFO);
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
   return await ready(client, where, secrets.filter((s) => s !== ""), () => client.close());
-}
-
-/** The `--client-name` value, for the remote server's `X-Client-Name`. */
-function clientNameFlag(args: readonly string[]): string | undefined {
-  const i = args.indexOf("--client-name");
-  if (i >= 0) return args[i + 1];
-  return args.find((a) => a.startsWith("--client-name="))?.slice("--client-name=".length);
 }
 
 async function ready(

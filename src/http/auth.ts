@@ -23,30 +23,11 @@ export function rebindingRefusal(
   return refusalOf(req, (name) => isLoopback(name) || allowedHosts.includes(name));
 }
 
-/** Most `Host` values a guard remembers; past that it starts over. */
-const REMEMBERED_HOSTS = 64;
-
-/**
- * `rebindingRefusal` for one server, remembering which `Host` values it allowed: nearly every
- * request names the same host, and checking the name cost more than the rest of the guard.
- */
+/** `rebindingRefusal` for one server's `ALLOWED_HOSTS`. */
 export function rebindingGuard(
   allowedHosts: readonly string[],
 ): (req: Request) => string | undefined {
-  const allowed = (name: string) => isLoopback(name) || allowedHosts.includes(name);
-  const allowedHostValues = new Set<string>();
-  return (req) => {
-    const host = req.headers.get("host");
-    if (host !== null && allowedHostValues.has(host) && !req.headers.has("origin")) {
-      return undefined;
-    }
-    const refusal = refusalOf(req, allowed);
-    if (refusal === undefined && host !== null && allowed(hostName(host))) {
-      if (allowedHostValues.size >= REMEMBERED_HOSTS) allowedHostValues.clear();
-      allowedHostValues.add(host);
-    }
-    return refusal;
-  };
+  return (req) => rebindingRefusal(req, allowedHosts);
 }
 
 function refusalOf(req: Request, allowed: (name: string) => boolean): string | undefined {

@@ -29,7 +29,7 @@ Deno.test("rebindingRefusal() refuses foreign Host and Origin on loopback, allow
   assert.equal(isLoopback("LOCALHOST"), true);
 });
 
-Deno.test("rebindingGuard() answers as rebindingRefusal() does, for hosts it has allowed before too", () => {
+Deno.test("rebindingGuard() answers as rebindingRefusal() does, however often a host comes back", () => {
   const req = (headers: Record<string, string>) => new Request("http://127.0.0.1/", { headers });
   const allowedHosts = ["my.tunnel.dev"];
   const guard = rebindingGuard(allowedHosts);

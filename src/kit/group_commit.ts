@@ -9,6 +9,8 @@
  * failed, a limit was passed), each write is committed on its own and gets its own answer.
  */
 
+import { speedOn } from "./speed_switches.ts";
+
 /** Most checks Deno KV takes in one atomic. */
 export const MAX_ATOMIC_CHECKS = 100;
 /** Most mutations (and enqueues) Deno KV takes in one atomic. */
@@ -109,6 +111,7 @@ export class GroupedAtomic implements Deno.AtomicOperation {
 
   /** Commits with whatever other writes are waiting, or alone; the answer is this write's own. */
   commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+    if (!speedOn("group_commit")) return this.commitAlone();
     return committerOf(this.#kv).submit(this);
   }
 

@@ -7,6 +7,7 @@
 
 import { type Attempt, commitWithRetry, type WriteQueue } from "./kv.ts";
 import { keyText } from "./group_commit.ts";
+import { speedOn } from "./speed_switches.ts";
 
 /** What one write of a batch came to: its value, or the error that refused it (alone). */
 export type Outcome<R> = { value: R } | { error: unknown };
@@ -38,6 +39,7 @@ export async function commitBatched<I, R>(
   attempt: (items: readonly I[], tries: number) => Promise<BatchAttempt<R>>,
   fits: BatchFits<I>,
 ): Promise<R> {
+  if (!speedOn("key_batch")) return commitAlone(queue, item, attempt);
   const waiting = waitingOn<I, R>(queue);
   const mine: Pending<I, R> = { item, taken: false, done: Promise.withResolvers<R>() };
   // Settled by whichever turn carries it, maybe before this caller awaits it.
@@ -73,6 +75,22 @@ export async function commitBatched<I, R>(
     if (batch === undefined) throw error;
   }
   return await mine.done.promise;
+}
+
+/** `item` committed in a batch of its own (the bench's `key_batch` switch off). */
+function commitAlone<I, R>(
+  queue: WriteQueue,
+  item: I,
+  attempt: (items: readonly I[], tries: number) => Promise<BatchAttempt<R>>,
+): Promise<R> {
+  let tries = 0;
+  return commitWithRetry(async () => {
+    const tried = await attempt([item], tries++);
+    const outcome = tried.value[0];
+    if (outcome === undefined) throw new Error("a batch attempt gave no outcome for a write");
+    if ("error" in outcome) throw outcome.error;
+    return { op: tried.op, value: outcome.value, committed: tried.committed };
+  }, queue);
 }
 
 function settleOne<I, R>(p: Pending<I, R>, outcome: Outcome<R> | undefined): void {

@@ -5,6 +5,8 @@
 
 import { atomic, keyText, MAX_ATOMIC_CHECKS, roughSize } from "./group_commit.ts";
 import { anyDeclared, damagedMessage, storedProblem } from "./record_shapes.ts";
+import { speedOn } from "./speed_switches.ts";
+import { base64url } from "./base64url.ts";
 
 /**
  * What went wrong, so the HTTP layer can choose a status without parsing messages:
@@ -109,7 +111,7 @@ export function commitWithRetry<T>(
   attempt: () => Promise<Attempt<T>>,
   queue?: WriteQueue,
 ): Promise<T> {
-  return queue === undefined
+  return queue === undefined || !speedOn("key_queue")
     ? commitLoop(attempt)
     : inKeyQueue(queue.kv, queue.key, () => commitLoop(attempt));
 }
@@ -273,9 +275,7 @@ export function isUlid(id: string): boolean {
 
 /** `bytes` random bytes as base64url text without padding. */
 export function randomToken(bytes: number): string {
-  const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw)).replaceAll("+", "-").replaceAll("/", "_")
-    .replaceAll("=", "");
+  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 /** One page of a prefix list. */
@@ -443,9 +443,9 @@ export function listAll<T>(
   return Array.fromAsync(listEntries<T>(kv, selector, options));
 }
 
-/** The current time as ISO-8601 UTC. */
-export function nowIso(): string {
-  return new Date().toISOString();
+/** The time `ms` (now when omitted: a store with its own clock passes it) as ISO-8601 UTC. */
+export function nowIso(ms: number = Date.now()): string {
+  return new Date(ms).toISOString();
 }
 
 /** Bytes of values we let one batch write, well under KV's 800 KiB per atomic. */

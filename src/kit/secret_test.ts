@@ -34,7 +34,6 @@ Deno.test("SecretSet.match() names the first secret equal to the token, and noth
 });
 
 Deno.test("a guess that repeats or extends the secret is refused: the lengths are compared too", () => {
-  // Each character of the secret is compared with the guess repeated to the secret's length.
   assert.equal(secretMatches("a", "aaaa"), false);
   assert.equal(secretMatches("ab", "abab"), false);
   assert.equal(secretMatches("abab", "ab"), false);

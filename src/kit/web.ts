@@ -56,34 +56,18 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 export async function readText(req: Request, maxBytes: number): Promise<string> {
   const tooLarge = () =>
     new AppError("too_large", `Request body is larger than ${maxBytes} bytes (MAX_REQUEST_BYTES)`);
-  const length = req.headers.get("content-length");
-  const declared = Number(length ?? "0");
+  const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge();
-  let all: Uint8Array;
-  if (length !== null && /^\d+$/.test(length)) {
-    // HTTP framing holds a body to its declared length, so it can be read in one go (far
-    // cheaper than a loop over chunks); the size is checked again all the same. `req.body` is
-    // not touched here: asking for it wraps a body Deno already holds in a stream (~20 µs).
-    all = new Uint8Array(await req.arrayBuffer());
-    if (all.byteLength > maxBytes) throw tooLarge();
-  } else {
-    if (!req.body) return "";
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of req.body) {
-      size += chunk.byteLength;
-      if (size > maxBytes) throw tooLarge();
-      chunks.push(chunk);
-    }
-    all = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      all.set(chunk, at);
-      at += chunk.byteLength;
-    }
+  if (!req.body) return "";
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let size = 0;
+  for await (const chunk of req.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
   }
   try {
-    return UTF8.decode(all);
+    return UTF8.decode(await new Blob(chunks).arrayBuffer());
   } catch {
     throw new AppError("invalid", "Request body is not valid UTF-8");
   }

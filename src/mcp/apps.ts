@@ -4,7 +4,8 @@ import type { ToolRegistrar } from "./registry.ts";
 import type { Icon } from "./sdk.ts";
 
 /** The MIME type MCP Apps hosts render. */
-export const MCP_APP_MIME = "text/html;profile=mcp-app";
+export { MCP_APP_MIME } from "./app_mime.ts";
+import { MCP_APP_MIME } from "./app_mime.ts";
 
 /** One view: its resource name and URI, what people see of it, and its HTML. */
 export interface AppView {

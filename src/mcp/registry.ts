@@ -8,11 +8,16 @@
 import { z } from "zod";
 import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
 import type { CallToolResult, Icon, McpServer, ServerContext, Tool } from "./sdk.ts";
-import type { McpDeps, Toolset } from "./toolset.ts";
 import type { UriTopics } from "../kit/notices.ts";
-import { MCP_APP_MIME } from "./apps.ts";
+import { MCP_APP_MIME } from "./app_mime.ts";
 import { budgeted, IGNORED_RESERVE, lessReserve, RESULT_CHARS_META } from "./result_budget.ts";
 import type { ResultBudget } from "../kit/budget.ts";
+
+/** The result limits of the server settings (`Config`), all the recorder reads of them. */
+interface ResultLimits {
+  resultMaxTokens: number;
+  resultMaxChars: number;
+}
 
 /** A tool's input: an object schema, or the raw shape of one. */
 type Input = z.ZodType | z.ZodRawShape;
@@ -84,8 +89,14 @@ export interface Recorded {
   uriTopics: UriTopics[];
 }
 
-/** Runs each toolset's `register` once on a recorder and returns what it registered. */
-export function recordToolsets(toolsets: readonly Toolset[], deps: McpDeps): Recorded {
+/**
+ * Runs each toolset's `register` once on a recorder and returns what it registered. Typed by
+ * the one method it calls, so this file needs nothing of `toolset.ts` (which imports it).
+ */
+export function recordToolsets<D extends { config: ResultLimits }>(
+  toolsets: readonly { register(server: ToolRegistrar, deps: D): void; icons?: Icon[] }[],
+  deps: D,
+): Recorded {
   const recorded: Recorded = { tools: new Map(), others: [], uriTopics: [] };
   const budget = { tokens: deps.config.resultMaxTokens, chars: deps.config.resultMaxChars };
   for (const toolset of toolsets) toolset.register(recorder(recorded, budget, toolset.icons), deps);

@@ -9,8 +9,9 @@
  */
 
 import { AppError } from "../kit/kv.ts";
-import { estimateJsonTokens, estimateTokens, type ResultBudget } from "../kit/budget.ts";
-import type { AnyHandler } from "./registry.ts";
+import { estimateTokens, type ResultBudget } from "../kit/budget.ts";
+/** A tool handler as the SDK calls it (`registry.ts` holds the same shape). */
+type AnyHandler = (...a: unknown[]) => unknown;
 import type { Page } from "../kit/kv.ts";
 
 /**

@@ -94,8 +94,3 @@ export function withNotes<T extends object>(
 ): T & { notes?: string[] } {
   return notes?.length ? { ...data, notes: [...notes] } : data;
 }
-
-/** A result the client reads as a failure (`isError: true`), for refusals that are not thrown. */
-export function errorResult(text: string): TextResult & { isError: true } {
-  return { ...textResult(text), isError: true };
-}

@@ -255,7 +255,7 @@ class LineTransport implements Transport {
 
   #line(raw: string): void {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (this.#closed || isBlank(line)) return;
+    if (this.#closed || line.trim() === "") return;
     let message;
     try {
       message = JSON.parse(line);
@@ -280,18 +280,21 @@ class LineTransport implements Transport {
   }
 }
 
-/** True when `line` holds only whitespace (JSON's and Unicode's, as `trim` sees it). */
-function isBlank(line: string): boolean {
-  // A message starts with `{`: checking the first character spares trimming the whole line.
-  return line.length === 0 || (line.charCodeAt(0) !== 0x7b && line.trim() === "");
-}
-
 /**
  * The caller of a stdio server: the machine's own user, named by `--client-name <name>` (or
  * `--client-name=<name>`), else `CLIENT_NAME`, else `DEFAULT_CLIENT_NAME`; always via `local`.
  * Throws naming the flag when its value is missing or not a valid client name.
  */
 export function stdioCaller(config: Config, args: readonly string[]): Caller {
+  const flag = clientNameFlag(args);
+  return { name: flag ?? config.clientName ?? config.defaultClientName, via: "local" };
+}
+
+/**
+ * The `--client-name <name>` (or `--client-name=<name>`) of a command line, checked as a client
+ * name, or `undefined`; throws naming the flag when its value is missing or not a valid name.
+ */
+export function clientNameFlag(args: readonly string[]): string | undefined {
   let flag: string | undefined;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--client-name") {
@@ -307,5 +310,5 @@ export function stdioCaller(config: Config, args: readonly string[]): Caller {
     const problem = clientNameProblem(flag, "--client-name");
     if (problem) throw new Error(problem);
   }
-  return { name: flag ?? config.clientName ?? config.defaultClientName, via: "local" };
+  return flag;
 }

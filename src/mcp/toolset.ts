@@ -41,6 +41,11 @@ export interface Toolset {
   icons?: Icon[];
   /** Registers the toolset's tools, prompts and resources on `server`. */
   register(server: ToolRegistrar, deps: McpDeps): void;
+  /**
+   * Brings the toolset's stored data up to date before anything is served (a migration), once
+   * per start; must be resumable (a stopped run is finished by the next start).
+   */
+  prepare?(kv: Deno.Kv): Promise<void>;
   /** HTTP routes after the token (JSON APIs, pages), if the toolset has any. */
   routes?(deps: McpDeps): Route[];
   /**

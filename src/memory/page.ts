@@ -5,6 +5,7 @@
  * names the tool, the graph and the arguments it belongs to, so it cannot read on another read.
  */
 
+import { base64url } from "../kit/base64url.ts";
 import { estimateTokens } from "../kit/budget.ts";
 import { AppError } from "../kit/kv.ts";
 import type { Entity, Relation } from "./store_keys.ts";
@@ -36,8 +37,7 @@ export interface CursorState<P> {
 /** Encodes a cursor. */
 export function encodeCursor<P>(state: CursorState<P>): string {
   const bytes = new TextEncoder().encode(JSON.stringify(state));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return base64url(bytes);
 }
 
 /**

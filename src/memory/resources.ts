@@ -15,7 +15,7 @@ import type { MemorySettings } from "./settings.ts";
 import { checkGraphName, GRAPHS_PREFIX } from "./store_keys.ts";
 import { walkGraph } from "./store_read.ts";
 import { graphTopic, type MemoryCtx } from "./store_write.ts";
-import { graphOf, graphOfQuery } from "./tools.ts";
+import { graphOf, graphOfQuery } from "./settings.ts";
 
 /** The upstream resource: the connector's own graph. */
 export const GRAPH_URI = "memory://knowledge-graph";

@@ -4,7 +4,7 @@
  */
 
 import { type EnvSource, intVar } from "../kit/env.ts";
-import { graphNameProblem } from "./store_keys.ts";
+import { checkGraphName, graphNameProblem } from "./store_keys.ts";
 
 /** Limits of one graph and of one call. */
 export interface MemoryLimits {
@@ -83,4 +83,16 @@ export function loadMemorySettings(env: EnvSource): MemorySettings {
       queryMax: intVar(env, s.queryMax, d.queryMax, 1, 10_000),
     },
   };
+}
+
+/** The graph a call uses: `?graph=` on the connector's URL, else `MEMORY_GRAPH`. */
+export function graphOf(call: unknown, settings: MemorySettings): string {
+  const req = (call as { http?: { req?: Request } } | undefined)?.http?.req;
+  return graphOfQuery(req?.url ? new URL(req.url).searchParams : undefined, settings);
+}
+
+/** The graph a connector URL's `query` chooses (`?graph=`), else `MEMORY_GRAPH`. */
+export function graphOfQuery(query: URLSearchParams | undefined, settings: MemorySettings): string {
+  const asked = query?.get("graph") ?? null;
+  return asked === null || asked === "" ? settings.defaultGraph : checkGraphName(asked, "graph");
 }

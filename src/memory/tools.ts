@@ -22,8 +22,7 @@ import {
   isIndex,
   takePage,
 } from "./page.ts";
-import type { MemorySettings } from "./settings.ts";
-import { checkGraphName } from "./store_keys.ts";
+import { graphOf, type MemorySettings } from "./settings.ts";
 import { GraphCopies } from "./store_snapshot.ts";
 import { isGraphPosition, openGraph, searchGraph, walkGraph } from "./store_read.ts";
 import {
@@ -71,18 +70,6 @@ const UNTRUSTED_PATHS = [
   "relations[].to",
   "relations[].relationType",
 ];
-
-/** The graph a call uses: `?graph=` on the connector's URL, else `MEMORY_GRAPH`. */
-export function graphOf(call: unknown, settings: MemorySettings): string {
-  const req = (call as { http?: { req?: Request } } | undefined)?.http?.req;
-  return graphOfQuery(req?.url ? new URL(req.url).searchParams : undefined, settings);
-}
-
-/** The graph a connector URL's `query` chooses (`?graph=`), else `MEMORY_GRAPH`. */
-export function graphOfQuery(query: URLSearchParams | undefined, settings: MemorySettings): string {
-  const asked = query?.get("graph") ?? null;
-  return asked === null || asked === "" ? settings.defaultGraph : checkGraphName(asked, "graph");
-}
 
 /** A page as a result: the official fields, read-on hints in both views, marked untrusted. */
 function pageResult(page: GraphPage, tool: string) {

@@ -13,9 +13,8 @@ import { CimdError, clientIdUrl, fetchMetadataDocument } from "./cimd_fetch.ts";
 import type { OAuthContext } from "./context.ts";
 import { sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
-import { invisibleProblem } from "../kit/text.ts";
-import { checkRedirectUris, flowTypes, isOneLine } from "./register.ts";
-import { CLIENT_NAME_MAX } from "./settings.ts";
+import { clientNameProblem } from "../kit/caller.ts";
+import { checkRedirectUris, flowTypes } from "./register.ts";
 import { documentFetchCounters, limitText, reserveAttempt } from "./store_attempts.ts";
 import { readClientEntry, saveMetadataClient } from "./store_clients.ts";
 import { clientIsLive, type ClientRecord } from "./store_keys.ts";
@@ -105,13 +104,8 @@ async function recordOf(
     throw new CimdError("redirect_uris must be absolute URLs");
   }
   const name = meta.client_name?.trim() || url.host;
-  if (!isOneLine(name, CLIENT_NAME_MAX)) {
-    throw new CimdError(
-      `client_name must be one line of 1 to ${CLIENT_NAME_MAX} characters without control characters`,
-    );
-  }
-  const invisible = invisibleProblem(name, "client_name");
-  if (invisible) throw new CimdError(invisible);
+  const problem = clientNameProblem(name, "client_name");
+  if (problem) throw new CimdError(problem);
   const fingerprint = await sha256(
     JSON.stringify([name, meta.redirect_uris, flows.grantTypes, "none"]),
   );

@@ -1,17 +1,11 @@
 /** WebCrypto for OAuth: random secrets, their stored hashes, PKCE and constant-time comparison. */
 
+import { base64url } from "../kit/base64url.ts";
 import { randomToken } from "../kit/kv.ts";
 import { secretMatches } from "../kit/secret.ts";
 
 /** Bytes of randomness in every token, code and client secret (256 bits). */
 export const SECRET_BYTES = 32;
-
-/** Base64url without padding, as OAuth and PKCE write bytes. */
-export function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
 
 /** A new unguessable secret (token, code, client secret, CSRF token). */
 export function randomSecret(bytes = SECRET_BYTES): string {

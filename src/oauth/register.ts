@@ -1,13 +1,12 @@
 /** RFC 7591 dynamic client registration: public and confidential clients, exact redirect URIs. */
 
 import { AppError, ulid } from "../kit/kv.ts";
-import { invisibleProblem } from "../kit/text.ts";
+import { clientNameProblem } from "../kit/caller.ts";
 import { json, readJson } from "../kit/web.ts";
 import { OAuthClientMetadataSchema } from "../mcp/sdk_auth.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import { AUTH_METHODS } from "./metadata.ts";
-import { CLIENT_NAME_MAX } from "./settings.ts";
 import {
   type Counter,
   exhaustedCounter,
@@ -63,14 +62,9 @@ export async function register(ctx: OAuthContext, r: OAuthRequest): Promise<Resp
   }
   const { grantTypes, responseTypes } = flowTypes(meta);
   const name = meta.client_name?.trim();
-  if (name !== undefined && !isOneLine(name, CLIENT_NAME_MAX)) {
-    throw new OAuthError(
-      "invalid_client_metadata",
-      `client_name must be one line of 1 to ${CLIENT_NAME_MAX} characters without control characters`,
-    );
-  }
-  const invisible = name === undefined ? undefined : invisibleProblem(name, "client_name");
-  if (invisible !== undefined) throw new OAuthError("invalid_client_metadata", invisible);
+  // The name becomes the caller's name: the one client-name check (kit/caller.ts) applies.
+  const problem = name === undefined ? undefined : clientNameProblem(name, "client_name");
+  if (problem !== undefined) throw new OAuthError("invalid_client_metadata", problem);
   const id = `client_${ulid(now).toLowerCase()}`;
   const secret = authMethod === "none" ? undefined : randomSecret();
   const client: ClientRecord = {
@@ -148,10 +142,4 @@ export function checkRedirectUris(uris: string[]): void {
       );
     }
   }
-}
-
-/** True when `text` is one line of 1 to `max` characters, well-formed and free of control characters. */
-export function isOneLine(text: string, max: number): boolean {
-  return text.length > 0 && [...text].length <= max && text.isWellFormed() &&
-    !/[\p{Cc}\u2028\u2029]/u.test(text);
 }

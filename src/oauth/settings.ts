@@ -1,5 +1,6 @@
 /** OAuth settings: env → typed, validated, with every default named here. */
 
+import { clientNameProblem } from "../kit/caller.ts";
 import { boolVar, type EnvSource, intVar } from "../kit/env.ts";
 
 /** How the OAuth sign-in behaves; `enabled: false` leaves the server exactly as without it. */
@@ -95,8 +96,6 @@ export const DEFAULT_MAX_REGISTRATIONS_TOTAL = 100;
  * one needs no credentials, only a registered client id.
  */
 export const CONSENT_FORMS_MAX = 60;
-/** Longest client name shown and used as the caller's name, in characters. */
-export const CLIENT_NAME_MAX = 140;
 
 const DAY_MS = 86_400_000;
 
@@ -195,11 +194,14 @@ function aliases(raw: string | undefined): Map<string, string> {
     const eq = entry.indexOf("=");
     const id = eq > 0 ? entry.slice(0, eq).trim() : "";
     const name = eq > 0 ? entry.slice(eq + 1).trim() : "";
-    if (id === "" || name === "" || name.length > CLIENT_NAME_MAX || /[\p{Cc}]/u.test(name)) {
+    if (id === "" || name === "") {
       throw new Error(
-        `CLIENT_NAME_ALIASES must be <client_id>=<name> pairs separated by commas, each name one line of at most ${CLIENT_NAME_MAX} characters, got "${entry}"`,
+        `CLIENT_NAME_ALIASES must be <client_id>=<name> pairs separated by commas, got "${entry}"`,
       );
     }
+    // An alias becomes the caller's name: the one client-name check applies.
+    const problem = clientNameProblem(name, `CLIENT_NAME_ALIASES name of "${id}"`);
+    if (problem) throw new Error(problem);
     map.set(id, name);
   }
   return map;

@@ -36,5 +36,14 @@ Deno.test("loadOAuthSettings() names the bad variable", () => {
   );
   assert.throws(() => load({ PUBLIC_URL: "ftp://h.example" }), /PUBLIC_URL/);
   assert.throws(() => load({ CLIENT_NAME_ALIASES: "Claude" }), /CLIENT_NAME_ALIASES/);
+  // An alias is a caller's name: the one client-name check refuses what a header would.
+  assert.throws(
+    () => load({ CLIENT_NAME_ALIASES: "client_a=Cla\u200bude" }),
+    /CLIENT_NAME_ALIASES name of "client_a".*invisible/,
+  );
+  assert.throws(
+    () => load({ CLIENT_NAME_ALIASES: `client_a=${"x".repeat(141)}` }),
+    /141 characters; at most 140/,
+  );
   assert.throws(() => load({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: "5" }), /from 60 to 86400/);
 });

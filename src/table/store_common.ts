@@ -9,46 +9,23 @@ import type { NoticeBus } from "../kit/notices.ts";
 import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";
 import { checkId, checkLine, checkText, checkVisible } from "../kit/text.ts";
 import { SETTING_OF, type TableSettings, workspaceProblem } from "./settings.ts";
-import { type Author, authorOf, type CountName, type Discussion, keys } from "./store_schema.ts";
+import { type Author, authorOf, type CountName, keys } from "./store_schema.ts";
 // Declares the shapes of the table's records, which the kit's read helpers then check.
 import "./store_shapes.ts";
 
 /**
- * What every store function needs: KV, the settings (limits, clock), what this process knows,
- * and the notice bus its writes tell (none in store tests that do not listen).
+ * What every store function needs: KV, the settings (limits, clock), and the notice bus its
+ * writes tell (none in store tests that do not listen).
  */
 export interface TableCtx {
   kv: Deno.Kv;
   settings: TableSettings;
-  memo: TableMemo;
   notices?: NoticeBus;
 }
 
-/**
- * What this process has seen KV hold, so a post need not read it again. Only a hint: a cached
- * discussion is committed with a check on its versionstamp (a write from elsewhere fails the
- * check and the post re-reads), and a sighting is only skipped once this process committed it
- * (sightings are never deleted).
- */
-export interface TableMemo {
-  discussions: Map<string, Deno.KvEntry<Discussion>>;
-  sightings: Set<string>;
-}
-
-/** Most discussions and sightings a memo keeps; the oldest go first. */
-const MEMO_MAX = 1024;
-
-/** The store context of one process (or test): `kv`, `settings`, an empty memo, the bus. */
+/** The store context of one process (or test): `kv`, `settings`, the bus. */
 export function tableCtx(kv: Deno.Kv, settings: TableSettings, notices?: NoticeBus): TableCtx {
-  return { kv, settings, memo: { discussions: new Map(), sightings: new Set() }, notices };
-}
-
-/** Remembers a discussion as committed at `versionstamp`. */
-export function rememberDiscussion(ctx: TableCtx, d: Discussion, versionstamp: string): void {
-  const cache = ctx.memo.discussions;
-  cache.delete(d.id);
-  cache.set(d.id, { key: keys.discussion(d.id), value: d, versionstamp });
-  if (cache.size > MEMO_MAX) cache.delete(cache.keys().next().value!);
+  return { kv, settings, notices };
 }
 
 /** A workspace and whether the caller named it or the default applied. */
@@ -65,11 +42,6 @@ export function chooseWorkspace(ctx: TableCtx, asked: string | undefined): Works
   const problem = workspaceProblem(asked, ctx.settings.limits.nameMaxChars);
   if (problem) throw new AppError("invalid", `workspace "${clip(asked)}": ${problem}`);
   return { workspace: asked.trim().toLowerCase(), workspace_source: "caller" };
-}
-
-/** The current time as ISO-8601 UTC, from the settings' clock. */
-export function nowIso(ctx: TableCtx): string {
-  return new Date(ctx.settings.now()).toISOString();
 }
 
 /** Checks a one-line title against the title limit; returns it trimmed. */
@@ -181,28 +153,11 @@ export function noteParticipant(
   ws: string,
   caller: Caller,
   what: "messages" | "actions",
-  memo?: TableMemo,
 ): Author {
   const author = authorOf(caller);
   op.sum(keys.spoke(ws, caller.name, what), 1n);
-  if (memo === undefined || !memo.sightings.has(sightingId(ws, author))) {
-    op.set(keys.seen(ws, author), author);
-  }
+  op.set(keys.seen(ws, author), author);
   return author;
-}
-
-/** Remembers that the sighting of `author` in `ws` is in KV (its commit landed). */
-export function rememberSighting(memo: TableMemo, ws: string, author: Author): void {
-  if (memo.sightings.size >= MEMO_MAX) memo.sightings.clear();
-  memo.sightings.add(sightingId(ws, author));
-}
-
-/**
- * A sighting's memo entry: the name as written, so a new spelling of it is written again; the
- * JSON of its parts, which no part's text can make another's.
- */
-function sightingId(ws: string, a: Author): string {
-  return JSON.stringify([ws, a.name, a.via, a.client_id ?? null]);
 }
 
 /** The ids an index under `prefix` holds, newest first, at most `limit` (all without one). */

@@ -6,7 +6,7 @@
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { secretMatches } from "../kit/secret.ts";
-import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
+import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -16,7 +16,6 @@ import {
   chooseWorkspace,
   newRecord,
   noteParticipant,
-  nowIso,
   pageIndexed,
   readIndexed,
   requireRecord,
@@ -110,7 +109,7 @@ export async function recordDecision(
       status: "proposed",
       scope: "project",
       proposed_by: author,
-      created_at: nowIso(ctx),
+      created_at: nowIso(ctx.settings.now()),
     };
     op.set(keys.decision(id), decision)
       .set(keys.wsDecision(ws, id), id)
@@ -202,7 +201,7 @@ export async function resolveDecision(
       await checkSuccessor(ctx, op, id, input.superseded_by, ws);
     }
     const author = noteParticipant(op, ws, caller, "actions");
-    const at = nowIso(ctx);
+    const at = nowIso(ctx.settings.now());
     const resolved: StoredDecision = {
       ...current,
       status: input.verdict,
@@ -301,7 +300,7 @@ export async function setDecisionScope(
       ...current,
       scope: input.scope,
       scope_set_by: author,
-      scope_set_at: nowIso(ctx),
+      scope_set_at: nowIso(ctx.settings.now()),
     };
     op.set(keys.decision(id), updated);
     if (input.scope === "workspace") op.set(keys.rule(ws, id), id);

@@ -3,7 +3,7 @@
 import { atomic } from "../kit/group_commit.ts";
 import { type BatchAttempt, commitBatched, type Outcome } from "../kit/key_batch.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, listAll, readKey, StaleRead } from "../kit/kv.ts";
+import { AppError, commitWithRetry, listAll, nowIso, readKey, StaleRead } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -12,13 +12,9 @@ import {
   chooseWorkspace,
   newRecord,
   noteParticipant,
-  nowIso,
-  rememberDiscussion,
-  rememberSighting,
   requireRecord,
   sameWorkspace,
   type TableCtx,
-  type TableMemo,
   type WorkspaceChoice,
 } from "./store_common.ts";
 import {
@@ -80,7 +76,7 @@ export async function createDiscussion(
     ? undefined
     : checkBody(ctx, "body", input.body, "messageMaxBytes");
   return await commitWithRetry(() => {
-    const at = nowIso(ctx);
+    const at = nowIso(ctx.settings.now());
     const { id, op, author } = newRecord(ctx, ws, caller, keys.discussion);
     const discussion: Discussion = {
       id,
@@ -114,11 +110,7 @@ export async function createDiscussion(
     return Promise.resolve({
       op,
       value: { ...choice, discussion, message: message && messageOut(message) },
-      committed: (versionstamp: string) => {
-        rememberDiscussion(ctx, discussion, versionstamp);
-        rememberSighting(ctx.memo, ws, author);
-        told(versionstamp);
-      },
+      committed: told,
     });
   });
 }
@@ -181,11 +173,7 @@ async function postsAttempt(
   batch: readonly PendingPost[],
   tries: number,
 ): Promise<BatchAttempt<Posted>> {
-  // The first try trusts what this process last committed to the discussion (posters here
-  // take turns on it, so it is usually current); a write from elsewhere fails the
-  // versionstamp check and every later try reads afresh.
-  const cached = tries === 0 ? ctx.memo.discussions.get(id) : undefined;
-  const entry = cached ?? await readKey<Discussion>(ctx.kv, keys.discussion(id));
+  const entry = await readKey<Discussion>(ctx.kv, keys.discussion(id));
   const before = requireDiscussion(entry, id);
   const op = atomic(ctx.kv).check(entry);
   // A failed try may mean the record is behind its messages (a restore of an export taken while
@@ -195,7 +183,6 @@ async function postsAttempt(
   const outcomes: Outcome<Posted>[] = [];
   for (const p of batch) {
     if (p.in_reply_to !== undefined && p.in_reply_to > current.latest_seq) {
-      if (cached !== undefined) throw new StaleRead(`discussion ${id} may be past the memo`);
       // Refused only once a try has also looked past the record (see pastStoredMessages).
       if (tries === 0) throw new StaleRead(`discussion ${id} may be behind its messages`);
       outcomes.push({
@@ -206,7 +193,7 @@ async function postsAttempt(
       });
       continue;
     }
-    const message = addMessage(ctx, op, current, p.caller, p, ctx.memo);
+    const message = addMessage(ctx, op, current, p.caller, p);
     current = { ...current, latest_seq: message.seq, last_message_at: message.created_at };
     landed.push({ message, discussion: current, caller: p.caller });
     outcomes.push({ value: { message: messageOut(message), discussion: current } });
@@ -218,13 +205,7 @@ async function postsAttempt(
   return {
     op,
     value: outcomes,
-    committed: (versionstamp) => {
-      for (const { message, discussion } of landed) {
-        rememberSighting(ctx.memo, discussion.workspace, message.author);
-      }
-      rememberDiscussion(ctx, current, versionstamp);
-      told(versionstamp);
-    },
+    committed: told,
   };
 }
 
@@ -286,7 +267,7 @@ export async function appendMessage(
 
 /**
  * Adds message `latest_seq + 1` of `current` to `op` with its author's message count and
- * sighting (unless `memo` says this process already wrote it); the discussion is not written.
+ * sighting; the discussion is not written.
  */
 function addMessage(
   ctx: TableCtx,
@@ -294,10 +275,9 @@ function addMessage(
   current: Discussion,
   caller: Caller,
   input: { kind: MessageKind; body: string; in_reply_to?: number },
-  memo?: TableMemo,
 ): StoredMessage {
   const seq = current.latest_seq + 1;
-  const author = noteParticipant(op, current.workspace, caller, "messages", memo);
+  const author = noteParticipant(op, current.workspace, caller, "messages");
   // The first message: the discussion stops counting as empty (store_reads.ts counts on it).
   if (seq === 1) bump(op, current.workspace, "discussions_empty", -1);
   const message: StoredMessage = {
@@ -307,7 +287,7 @@ function addMessage(
     body: pack(input.body),
     ...(input.in_reply_to === undefined ? {} : { in_reply_to: input.in_reply_to }),
     author,
-    created_at: nowIso(ctx),
+    created_at: nowIso(ctx.settings.now()),
   };
   op.check({ key: keys.message(current.id, seq), versionstamp: null })
     .set(keys.message(current.id, seq), message);

@@ -5,7 +5,7 @@
 
 import { atomic } from "../kit/group_commit.ts";
 import { type Caller, provenOwner, sameName } from "../kit/caller.ts";
-import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
+import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -15,7 +15,6 @@ import {
   chooseWorkspace,
   newRecord,
   noteParticipant,
-  nowIso,
   pageIndexed,
   readIndexed,
   readRecords,
@@ -115,7 +114,7 @@ export async function createHandoff(
       keys.handoff,
       atomic(ctx.kv).check(entry),
     );
-    const at = nowIso(ctx);
+    const at = nowIso(ctx.settings.now());
     const handoff: StoredHandoff = {
       id,
       workspace: ws,
@@ -190,7 +189,7 @@ export async function acceptHandoff(
     const before = task!;
     const op = atomic(ctx.kv).check(hEntry).check(tEntry);
     const author = noteParticipant(op, h.workspace, caller, "actions");
-    const at = nowIso(ctx);
+    const at = nowIso(ctx.settings.now());
     const accepted: StoredHandoff = { ...h, accepted_by: author, accepted_at: at };
     const after: StoredTask = {
       ...before,

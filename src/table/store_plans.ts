@@ -1,7 +1,7 @@
 /** Plans: never edited; a changed plan is a new one that supersedes the old, once. */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, readKey, readKeys } from "../kit/kv.ts";
+import { AppError, commitWithRetry, getAll, nowIso, readKey, readKeys } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -10,7 +10,6 @@ import {
   checkUlid,
   chooseWorkspace,
   newRecord,
-  nowIso,
   pageIndexed,
   readIndexed,
   requireRecord,
@@ -114,7 +113,7 @@ export async function recordPlan(
       ...(input.decision_id === undefined ? {} : { decision_id: input.decision_id }),
       ...(old === undefined ? {} : { supersedes: old }),
       created_by: author,
-      created_at: nowIso(ctx),
+      created_at: nowIso(ctx.settings.now()),
     };
     op.set(keys.plan(id), plan).set(keys.wsPlan(ws, id), id).set(keys.currentPlan(ws, id), id);
     bump(op, ws, "plans_current", 1);

@@ -5,7 +5,7 @@
 
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
+import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
 import {
   bump,
   checkBody,
@@ -16,7 +16,6 @@ import {
   chooseWorkspace,
   newRecord,
   noteParticipant,
-  nowIso,
   pageIndexed,
   readRecords,
   requireRecord,
@@ -176,7 +175,7 @@ export async function createTask(
   await checkDiscussionIn(ctx, input.discussion_id, ws);
   return await commitWithRetry(() => {
     const { id, op, author } = newRecord(ctx, ws, caller, keys.task);
-    const at = nowIso(ctx);
+    const at = nowIso(ctx.settings.now());
     const task: StoredTask = {
       id,
       workspace: ws,
@@ -243,7 +242,7 @@ export async function updateTask(
       ...(owner === undefined ? {} : { assigned_to: owner }),
       ...(detail === undefined ? {} : { detail: pack(detail) }),
       updated_by: author,
-      updated_at: nowIso(ctx),
+      updated_at: nowIso(ctx.settings.now()),
     };
     const told = writeTask(ctx, op, before, after);
     const changed = [

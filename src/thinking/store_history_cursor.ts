@@ -4,6 +4,7 @@
  * that thought's characters were shown already.
  */
 
+import { base64url } from "../kit/base64url.ts";
 import { fail } from "./store_errors.ts";
 
 interface CursorState {
@@ -29,9 +30,7 @@ export function historyCursor(
 }
 
 function encodeCursor(state: CursorState): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(state));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replaceAll("=", "");
+  return base64url(new TextEncoder().encode(JSON.stringify(state)));
 }
 
 /** The position a cursor made by `historyCursor` names, refused when made for another read. */

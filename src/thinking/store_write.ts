@@ -16,7 +16,6 @@ import {
   type References,
   resolveReferences,
 } from "./store_branches.ts";
-import type { SequenceCache } from "./store_cache.ts";
 import { fail, sequenceNotFound } from "./store_errors.ts";
 import {
   branchKey,
@@ -69,23 +68,20 @@ export interface AddThoughtResult {
   flags: ThoughtFlag[];
 }
 
-/** Options of `addThought`: a clock for tests, and the session's cache. */
+/** Options of `addThought`: a clock for tests. */
 export interface AddThoughtOptions {
   clock?: Clock;
-  cache?: SequenceCache;
 }
 
-/** What one attempt starts from: the sequence as cached or read, and what its commit checks. */
+/** What one attempt starts from: the sequence as read, and what its commit checks. */
 interface Loaded {
-  /** The check on the sequence record: the version read or cached, or absent when creating. */
+  /** The check on the sequence record: the version read, or absent when creating. */
   seqCheck: Deno.AtomicCheck;
   stored: SequenceRecord | null;
-  /** Whether the thought number is taken on the branch; unknown when cached (then checked). */
-  numberReused: boolean | undefined;
+  /** Whether the thought number is taken on the branch. */
+  numberReused: boolean;
   /** Branch records known so far. */
   branches: Map<string, BranchRecord>;
-  /** The highest thought number per branch, when known (see `CachedSequence`). */
-  highest: ReadonlyMap<string, number> | undefined;
 }
 
 /**
@@ -111,7 +107,7 @@ export async function addThought(
     const now = clock();
     const iso = new Date(now).toISOString();
     const sequenceId = input.sequenceId ?? newSequenceId();
-    const loaded = await load(kv, input, sequenceId, creating, options.cache);
+    const loaded = await load(kv, input, sequenceId, creating);
 
     const flags: ThoughtFlag[] = [];
     const seq = openSequence(loaded.stored, input, sequenceId, limits, expiryMs, now, flags);
@@ -145,42 +141,21 @@ export async function addThought(
     if (newBranch !== undefined) loaded.branches.set(newBranch.id, newBranch);
 
     const op = writeOp(kv, loaded, seq, thought, parts, newBranch, expiryMs);
-    const highest = loaded.highest && raised(loaded.highest, thought);
-    return {
-      op,
-      committed: (versionstamp) =>
-        options.cache?.put({ versionstamp, seq, branches: loaded.branches, highest }),
-      value: resultOf(seq, thought, placement, refs, flags),
-    };
+    return { op, value: resultOf(seq, thought, placement, refs, flags) };
     // Thoughts of one sequence take turns; a new sequence's id is new to everyone.
   }, creating ? undefined : { kv, key: sequenceKey(input.sequenceId!) });
 }
 
 /**
- * What the write checks: the sequence as this session last committed it (no read; a thought
- * number above the highest this process wrote is known to be new), or else the record, whether
- * the thought number is taken, and the named branches, read in one `getMany`.
+ * What the write checks: the sequence record, whether the thought number is taken, and the
+ * named branches, read in one `getMany`.
  */
 async function load(
   kv: Deno.Kv,
   input: ThoughtInput,
   sequenceId: string,
   creating: boolean,
-  cache: SequenceCache | undefined,
 ): Promise<Loaded> {
-  const cached = creating ? undefined : cache?.take(sequenceId);
-  if (cached !== undefined) {
-    const { highest } = cached;
-    const above = highest !== undefined &&
-      input.thoughtNumber > (highest.get(namedBranch(input) ?? MAIN_BRANCH) ?? 0);
-    return {
-      seqCheck: { key: sequenceKey(sequenceId), versionstamp: cached.versionstamp },
-      stored: cached.seq,
-      numberReused: above ? false : undefined,
-      branches: new Map(cached.branches),
-      highest,
-    };
-  }
   const branches = new Map<string, BranchRecord>();
   if (creating) {
     return {
@@ -188,7 +163,6 @@ async function load(
       stored: null,
       numberReused: false,
       branches,
-      highest: new Map(),
     };
   }
   const branchId = namedBranch(input) ?? MAIN_BRANCH;
@@ -205,16 +179,7 @@ async function load(
     stored: seqEntry.value as SequenceRecord | null,
     numberReused: numberEntry.value !== null,
     branches,
-    // Read, not written here from the start: which numbers are taken is not known.
-    highest: undefined,
   };
-}
-
-/** `highest` with the number `thought` takes on its branch. */
-function raised(highest: ReadonlyMap<string, number>, thought: ThoughtRecord) {
-  const before = highest.get(thought.branchId) ?? 0;
-  if (thought.thoughtNumber <= before) return highest;
-  return new Map(highest).set(thought.branchId, thought.thoughtNumber);
 }
 
 /**
@@ -333,10 +298,6 @@ function writeOp(
     .set(numberKey, index, expiry);
   if (hasBranchEntry(seq, branchId)) {
     op.set(branchThoughtKey(seq.id, branchId, index), index, expiry);
-  }
-  // Assumed unused without a read: if it is used, this fails and the retry reads.
-  if (loaded.numberReused === undefined && newBranch === undefined) {
-    op.check({ key: numberKey, versionstamp: null });
   }
   parts?.forEach((part, i) => op.set(thoughtPartKey(seq.id, index, i), part, expiry));
   if (newBranch !== undefined) op.set(branchKey(seq.id, newBranch.id), newBranch, expiry);

@@ -12,7 +12,6 @@ import {
   renderThought,
   type SessionFlag,
 } from "./render.ts";
-import { SequenceCache } from "./store_cache.ts";
 import { deleteSequence } from "./store_delete.ts";
 import { AppError } from "../kit/kv.ts";
 import { getHistory } from "./store_history.ts";
@@ -96,9 +95,6 @@ export function registerThinkingTools(server: ToolRegistrar, deps: ThinkingDeps)
 /** `sequentialthinking`: one thought, stored; a session remembers the sequence it last wrote. */
 function registerSequentialThinkingTool(server: ToolRegistrar, ctx: ThinkingToolContext): void {
   const { kv, limits, count, branchName } = ctx;
-  // Shared by every client of the process (tools are registered once): a stateless HTTP client
-  // that names its sequence skips the reads too. Each commit checks what the cache claims.
-  const cache = new SequenceCache(SEQUENCE_CACHE_SIZE);
   server.registerTool("sequentialthinking", {
     title: "Sequential Thinking",
     description: DESCRIPTION,
@@ -147,8 +143,8 @@ function registerSequentialThinkingTool(server: ToolRegistrar, ctx: ThinkingTool
       ? session.sequenceId
       : undefined;
     const { result, continued } = implied === undefined
-      ? { result: await addThought(kv, limits, input, { cache }), continued: false }
-      : await addToSessionSequence(kv, limits, input, implied, cache);
+      ? { result: await addThought(kv, limits, input), continued: false }
+      : await addToSessionSequence(kv, limits, input, implied);
     session.sequenceId = result.sequenceId;
     const flags: (ThoughtFlag | SessionFlag)[] = continued ? ["SESSION_SEQUENCE"] : [];
     flags.push(...result.flags);
@@ -286,9 +282,6 @@ function registerDeleteTool(server: ToolRegistrar, ctx: ThinkingToolContext): vo
 /** Longest `sequenceId` argument taken (ids are 26 characters; longer ones name nothing). */
 const SEQUENCE_ID_MAX = 64;
 
-/** How many sequences the process keeps cached as last written. */
-const SEQUENCE_CACHE_SIZE = 1024;
-
 /** What one MCP session remembers between its thoughts. */
 interface ThinkingSession {
   /** The sequence this session last wrote, for clients that never send sequenceId. */
@@ -309,14 +302,13 @@ async function addToSessionSequence(
   limits: ThinkingLimits,
   input: ThoughtInput,
   sequenceId: string,
-  cache: SequenceCache,
 ): Promise<{ result: AddThoughtResult; continued: boolean }> {
   try {
-    const result = await addThought(kv, limits, { ...input, sequenceId }, { cache });
+    const result = await addThought(kv, limits, { ...input, sequenceId });
     return { result, continued: true };
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== "SEQUENCE_NOT_FOUND") throw error;
-    return { result: await addThought(kv, limits, input, { cache }), continued: false };
+    return { result: await addThought(kv, limits, input), continued: false };
   }
 }
 

@@ -10,7 +10,7 @@ import {
   projectKey,
   type Task,
   taskKey,
-} from "../../focus/store.ts";
+} from "../../focus/store_keys.ts";
 import { listEntries, readKey } from "../../kit/kv.ts";
 import {
   sequenceKey,
