@@ -5,13 +5,28 @@ import { handoffToolset } from "./handoff/toolset.ts";
 import type { Toolset, ToolsetDefinition } from "./mcp/toolset.ts";
 import { tableToolsetDefinition } from "./table/toolset.ts";
 import { thinkingToolset } from "./thinking/toolset.ts";
+import { searchToolsetDefinition } from "./search/toolset.ts";
+import { reindex, startIndexer } from "./search/indexer.ts";
+import { loadSearchSettings } from "./search/settings.ts";
+import { type SearchSource, setSearchIndexing } from "./kit/search_source.ts";
+import type { EnvSource } from "./kit/env.ts";
 
-/** Every toolset, in registration order. */
-export const TOOLSETS: readonly ToolsetDefinition[] = [
+const FEATURES: readonly ToolsetDefinition[] = [
   focusToolset,
   handoffToolset,
   thinkingToolset,
   tableToolsetDefinition,
+];
+
+/** Every kind the toolsets index for search, one source each. */
+export const SEARCH_SOURCES: readonly SearchSource[] = FEATURES.flatMap((t) =>
+  t.searchSources ?? []
+);
+
+/** Every toolset, in registration order: the features, then search over all of them. */
+export const TOOLSETS: readonly ToolsetDefinition[] = [
+  ...FEATURES,
+  searchToolsetDefinition(SEARCH_SOURCES),
 ];
 
 /** The names of every toolset, in registration order. */
@@ -36,6 +51,30 @@ export function parseToolsetNames(raw: string | undefined, what: string): string
 
 /** The toolsets `TOOLSETS` enables, each with its own settings read from `env`. */
 export function loadToolsets(env: { get(name: string): string | undefined }): Toolset[] {
+  // Writes index whichever toolsets are served: SEARCH_INDEX alone turns it off.
+  setSearchIndexing(loadSearchSettings(env).enabled);
   const names = parseToolsetNames(env.get("TOOLSETS"), "TOOLSETS");
   return TOOLSETS.filter((t) => names.includes(t.name)).map((t) => t.load(env));
+}
+
+/**
+ * Starts the search index's background work in this process (indexing an existing database,
+ * then folding pending entries) unless `SEARCH_INDEX=off`; it stops when `signal` aborts.
+ */
+export function startSearchIndexer(kv: Deno.Kv, env: EnvSource, signal?: AbortSignal): void {
+  const settings = loadSearchSettings(env);
+  if (!settings.enabled) return;
+  startIndexer(kv, SEARCH_SOURCES, {
+    foldMs: settings.foldMs,
+    batch: settings.foldBatch,
+    signal,
+  });
+}
+
+/** Rebuilds the whole search index from the records (deno task reindex; import calls it). */
+export function reindexSearch(
+  kv: Deno.Kv,
+  log?: (line: string) => void,
+): Promise<{ items: number; passages: number; ms: number }> {
+  return reindex(kv, SEARCH_SOURCES, log);
 }

@@ -3,6 +3,7 @@
  * atomic and named in its result, or, with eviction off, the write is refused.
  */
 
+import { unindex } from "../kit/search_source.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { AppError, listEntries, readKey, readKeys, StaleRead } from "../kit/kv.ts";
 import {
@@ -30,6 +31,7 @@ function ownedKeys(h: Handoff): Deno.KvKey[] {
 export function removeInto(op: Deno.AtomicOperation, garbage: Deno.KvKey[], h: Handoff): void {
   op.delete(handoffKey(h.key)).delete(handoffTimeKey(h.order)).delete(handoffLeaseKey(h.key));
   garbage.push(...ownedKeys(h));
+  unindex(op, [["handoff", h.key], ["comment", h.key]]);
 }
 
 /** What a save result says about an evicted handoff. */

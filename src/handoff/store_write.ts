@@ -4,6 +4,7 @@
  * landed.
  */
 
+import { indexLater } from "../kit/search_source.ts";
 import { type ChunkRef, splitBytes } from "../kit/chunks.ts";
 import { ulid } from "../kit/kv.ts";
 import {
@@ -32,6 +33,8 @@ export function chunkEntries(
 /** Adds `handoff` and its time entry to `op`: the list order reads one, the other is the record. */
 export function putRecord(op: Deno.AtomicOperation, handoff: Handoff): void {
   op.set(handoffKey(handoff.key), handoff).set(handoffTimeKey(handoff.order), handoff.key);
+  // The conversation may be megabytes: the folder reads it back rather than copying it here.
+  indexLater(op, "handoff", [handoff.key]);
 }
 
 /**

@@ -3,6 +3,8 @@
  * state is computed when read, never stored; there is deliberately no way to cancel one.
  */
 
+import { indexRecord } from "../kit/search_source.ts";
+import { contextDoc } from "./search.ts";
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, readKey } from "../kit/kv.ts";
@@ -135,6 +137,7 @@ export async function createHandoff(
       updated_at: at,
     };
     op.set(keys.handoff(id), handoff).set(keys.wsHandoff(ws, id), id);
+    indexRecord(op, contextDoc(handoff));
     bump(op, ws, "handoffs", 1);
     const told = writeTask(ctx, op, before, after);
     return {

@@ -1,0 +1,254 @@
+/**
+ * The folder: pending entries → one immutable segment (blocks of passages and packed postings
+ * per term bucket), in the background. One process folds at a time (a lease); a segment
+ * counts only once its `seg` key lands, in the same atomic that deletes the pending entries it
+ * holds, so a crash never indexes a record twice or loses one.
+ */
+
+import { atomic } from "../kit/group_commit.ts";
+import { getAll, listAll, randomToken, readKey, retryLocked } from "../kit/kv.ts";
+import type { IndexDoc, PendingEntry, SearchSource } from "../kit/search_source.ts";
+import { packBlock, packPostings, quantizeLength, type StoredDoc, unpackBlock } from "./codec.ts";
+import { bucketOf, DOCS_PER_BLOCK, searchKeys } from "./keys.ts";
+import { addTerms } from "./words.ts";
+
+/** Title words weigh this many body words. */
+export const TITLE_WEIGHT = 3;
+const LEASE_MS = 60_000;
+/** Mutations and bytes per atomic of segment data, under KV's limits. */
+const WRITE_MUTATIONS = 500;
+const WRITE_BYTES = 400_000;
+
+/** What one fold did. */
+export interface FoldReport {
+  records: number;
+  passages: number;
+  dropped: number;
+  mutations: number;
+}
+
+type RefLoc = [number, number, number];
+
+/** A source per kind. */
+export type Sources = ReadonlyMap<string, SearchSource>;
+
+/** Folds up to `batch` pending entries; null when another process holds the lease or none wait. */
+export async function foldOnce(
+  kv: Deno.Kv,
+  sources: Sources,
+  batch: number,
+): Promise<FoldReport | null> {
+  const pending = await listAll<PendingEntry>(kv, { prefix: searchKeys.pendingAll() }, {
+    limit: batch,
+  });
+  if (pending.length === 0) return null;
+  const lease = await takeLease(kv);
+  if (lease === null) return null;
+  const report: FoldReport = { records: pending.length, passages: 0, dropped: 0, mutations: 0 };
+  const { docs, exact, prefixes } = await resolve(kv, sources, pending);
+  const refWrites = new Map<string, { key: Deno.KvKey; loc: RefLoc | null }>();
+  report.dropped = await dropIndexed(kv, sources, exact, prefixes, refWrites, report);
+  const meta = await readKey<{ next: number }>(kv, searchKeys.meta());
+  const seg = meta.value?.next ?? 1;
+  const claim = await atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 })
+    .commit();
+  if (!claim.ok) return null;
+  const stored = toStored(docs, sources, refWrites, seg);
+  report.passages = stored.docs.length;
+  report.mutations += await writeSegment(kv, seg, stored.docs);
+  const op = atomic(kv).check(lease);
+  if (stored.docs.length > 0) {
+    op.set(searchKeys.seg(seg), { docs: stored.docs.length, len: stored.len });
+  }
+  for (const { key, loc } of refWrites.values()) loc === null ? op.delete(key) : op.set(key, loc);
+  for (const entry of pending) op.delete(entry.key);
+  op.delete(searchKeys.lease());
+  const done = await retryLocked(() => op.commit());
+  if (!done.ok) return null;
+  report.mutations += refWrites.size + pending.length + 2;
+  return report;
+}
+
+async function takeLease(kv: Deno.Kv): Promise<Deno.KvEntryMaybe<unknown> | null> {
+  const current = await readKey<{ until: number }>(kv, searchKeys.lease());
+  if (current.value !== null && current.value.until > Date.now()) return null;
+  const mine = { owner: randomToken(9), until: Date.now() + LEASE_MS };
+  const res = await atomic(kv).check(current).set(searchKeys.lease(), mine, { expireIn: LEASE_MS })
+    .commit();
+  if (!res.ok) return null;
+  return await readKey(kv, searchKeys.lease());
+}
+
+const refId = (kind: string, ref: string[]) => JSON.stringify([kind, ...ref]);
+
+/** The docs to add (last write per ref wins) and the refs and prefixes to drop first. */
+async function resolve(
+  kv: Deno.Kv,
+  sources: Sources,
+  pending: Deno.KvEntry<PendingEntry>[],
+): Promise<{ docs: IndexDoc[]; exact: string[][]; prefixes: string[][] }> {
+  const docs = new Map<string, IndexDoc | null>();
+  const exact: string[][] = [];
+  const prefixes: string[][] = [];
+  for (const { value } of pending) {
+    if (value.drop !== undefined) {
+      for (const prefix of value.drop) {
+        prefixes.push(prefix);
+        const head = JSON.stringify(prefix).slice(0, -1);
+        for (const id of docs.keys()) if (id.startsWith(head)) docs.set(id, null);
+      }
+      continue;
+    }
+    const target = value.doc ?? value.load;
+    if (target === undefined) continue;
+    const id = refId(target.kind, target.ref);
+    docs.delete(id);
+    if (sources.get(target.kind)?.mutable) exact.push([target.kind, ...target.ref]);
+    docs.set(id, value.doc ?? await loadDoc(kv, sources, target.kind, target.ref));
+  }
+  return { docs: [...docs.values()].filter((d): d is IndexDoc => d !== null), exact, prefixes };
+}
+
+async function loadDoc(kv: Deno.Kv, sources: Sources, kind: string, ref: string[]) {
+  const source = sources.get(kind);
+  return source === undefined ? null : await source.load(kv, ref);
+}
+
+/** Removes what the index holds of `exact` refs and everything under `prefixes`. */
+async function dropIndexed(
+  kv: Deno.Kv,
+  sources: Sources,
+  exact: string[][],
+  prefixes: string[][],
+  refWrites: Map<string, { key: Deno.KvKey; loc: RefLoc | null }>,
+  report: FoldReport,
+): Promise<number> {
+  const keys = [...exact, ...prefixes].map(([kind, ...ref]) => searchKeys.ref(kind, ref));
+  const found = (await getAll<RefLoc>(kv, keys)).filter((e) => e.value !== null);
+  for (const [kind, ...ref] of prefixes) {
+    if (!sources.get(kind)?.mutable && sources.has(kind)) continue;
+    found.push(...await listAll<RefLoc>(kv, { prefix: searchKeys.ref(kind, ref) }));
+  }
+  const byBlock = new Map<string, { seg: number; block: number; locals: Set<number> }>();
+  for (const entry of found) {
+    refWrites.set(JSON.stringify(entry.key), { key: entry.key, loc: null });
+    const [seg, from, to] = entry.value!;
+    for (let n = from; n <= to; n++) {
+      const block = Math.floor(n / DOCS_PER_BLOCK);
+      const id = `${seg}/${block}`;
+      let b = byBlock.get(id);
+      if (b === undefined) byBlock.set(id, b = { seg, block, locals: new Set() });
+      b.locals.add(n);
+    }
+  }
+  let dropped = 0;
+  for (const { seg, block, locals } of byBlock.values()) {
+    const key = searchKeys.block(seg, block);
+    const entry = await readKey<Uint8Array>(kv, key);
+    if (entry.value === null) continue;
+    const docs = await unpackBlock(entry.value);
+    const kept = docs.filter((d) => !locals.has(d.n));
+    dropped += docs.length - kept.length;
+    const op = atomic(kv).check(entry);
+    kept.length === 0 ? op.delete(key) : op.set(key, await packBlock(kept));
+    await retryLocked(() => op.commit());
+    report.mutations++;
+  }
+  return dropped;
+}
+
+/** The passages of `docs` as stored, numbered from 0, with the ref entries of mutable kinds. */
+function toStored(
+  docs: IndexDoc[],
+  sources: Sources,
+  refWrites: Map<string, { key: Deno.KvKey; loc: RefLoc | null }>,
+  seg: number,
+): { docs: (StoredDoc & { terms: Map<string, number>; len: number })[]; len: number } {
+  const out: (StoredDoc & { terms: Map<string, number>; len: number })[] = [];
+  let total = 0;
+  for (const doc of docs) {
+    const from = out.length;
+    const created = Date.parse(doc.created_at);
+    const bodies = doc.passages.length === 0 ? [""] : doc.passages;
+    bodies.forEach((text, p) => {
+      const terms = new Map<string, number>();
+      let len = addTerms(text, 1, terms);
+      if (p === 0) len += addTerms(doc.title, TITLE_WEIGHT, terms);
+      total += len;
+      const m = doc.meta;
+      out.push({
+        n: out.length,
+        k: doc.kind,
+        r: doc.ref,
+        p,
+        t: doc.title,
+        x: text,
+        m: {
+          ...(m.workspace === undefined ? {} : { w: m.workspace }),
+          ...(m.project_id === undefined ? {} : { pr: m.project_id }),
+          ...(m.author === undefined ? {} : { a: m.author }),
+          ...(m.via === undefined ? {} : { v: m.via }),
+        },
+        c: Number.isFinite(created) ? created : 0,
+        ...(doc.expires_at === undefined ? {} : { e: doc.expires_at }),
+        terms,
+        len,
+      });
+    });
+    if (sources.get(doc.kind)?.mutable) {
+      const key = searchKeys.ref(doc.kind, doc.ref);
+      refWrites.set(JSON.stringify(key), { key, loc: [seg, from, out.length - 1] });
+    }
+  }
+  return { docs: out, len: total };
+}
+
+/** Writes a segment's blocks and postings (not yet counted: its `seg` key comes last). */
+async function writeSegment(
+  kv: Deno.Kv,
+  seg: number,
+  docs: (StoredDoc & { terms: Map<string, number>; len: number })[],
+): Promise<number> {
+  const writes: [Deno.KvKey, Uint8Array][] = [];
+  for (let b = 0; b * DOCS_PER_BLOCK < docs.length; b++) {
+    const slice = docs.slice(b * DOCS_PER_BLOCK, (b + 1) * DOCS_PER_BLOCK)
+      .map(({ terms: _t, len: _l, ...d }) => d);
+    writes.push([searchKeys.block(seg, b), await packBlock(slice)]);
+  }
+  const buckets = new Map<number, Map<string, { local: number; tf: number; dl: number }[]>>();
+  for (const d of docs) {
+    const dl = quantizeLength(d.len);
+    for (const [term, tf] of d.terms) {
+      const bucket = bucketOf(term);
+      let terms = buckets.get(bucket);
+      if (terms === undefined) buckets.set(bucket, terms = new Map());
+      let list = terms.get(term);
+      if (list === undefined) terms.set(term, list = []);
+      list.push({ local: d.n, tf, dl });
+    }
+  }
+  for (const [bucket, terms] of buckets) {
+    packPostings(terms).forEach((part, i) => writes.push([searchKeys.post(bucket, seg, i), part]));
+  }
+  let op = atomic(kv);
+  let count = 0;
+  let bytes = 0;
+  for (const [key, value] of writes) {
+    if (count >= WRITE_MUTATIONS || bytes + value.length > WRITE_BYTES) {
+      await commitPlain(op);
+      op = atomic(kv);
+      count = 0;
+      bytes = 0;
+    }
+    op.set(key, value);
+    count++;
+    bytes += value.length;
+  }
+  if (count > 0) await commitPlain(op);
+  return writes.length;
+}
+
+async function commitPlain(op: Deno.AtomicOperation): Promise<void> {
+  const res = await retryLocked(() => op.commit());
+  if (!res.ok) throw new Error("search: a segment write was refused");
+}

@@ -1,0 +1,319 @@
+/**
+ * One query in two waves of parallel KV reads: (1) the committed segments, the pending entries
+ * and the postings of each query term's bucket; (2) the blocks of the best candidates. BM25
+ * over passages (title words weighted), every term required, ties to the newest; phrases are
+ * checked in the passage text; pending entries are scored in memory, so a short record is found
+ * as soon as its write is acknowledged.
+ */
+
+import { getAll, listAll } from "../kit/kv.ts";
+import type { IndexDoc, PendingEntry } from "../kit/search_source.ts";
+import { lengthOf, type Posting, readPostings, type StoredDoc, unpackBlock } from "./codec.ts";
+import { TITLE_WEIGHT } from "./fold.ts";
+import { bucketOf, DOCS_PER_BLOCK, searchKeys } from "./keys.ts";
+import { addTerms, fold, type ParsedQuery } from "./words.ts";
+
+const K1 = 1.2;
+const B = 0.75;
+
+/** What narrows a query. */
+export interface Filters {
+  kinds?: string[];
+  workspace?: string;
+  project_id?: string;
+  author?: string;
+  after?: number;
+  before?: number;
+}
+
+/** The limits a query runs under (named settings). */
+export interface QueryLimits {
+  postingsMax: number;
+  pendingScan: number;
+}
+
+/** A ranked passage with what a result shows. */
+export interface Hit {
+  doc: StoredDoc;
+  score: number;
+}
+
+/** What a query found, best first, one hit per item. */
+export interface Ranked {
+  hits: Hit[];
+  /** Passages written but not yet searchable (large items waiting for the folder). */
+  pending: number;
+  /** Query terms whose postings were cut at `postingsMax`. */
+  capped: string[];
+}
+
+interface Candidate {
+  seg: number;
+  local: number;
+  score: number;
+  doc?: StoredDoc;
+}
+
+/** Runs `q` with `filters`; `want` hits are looked for (offset + limit + one for has_more). */
+export async function rank(
+  kv: Deno.Kv,
+  q: ParsedQuery,
+  filters: Filters,
+  want: number,
+  limits: QueryLimits,
+): Promise<Ranked> {
+  const buckets = [...new Set(q.terms.map((t) => bucketOf(t.term)))];
+  const [segs, pending, ...lists] = await Promise.all([
+    listAll<{ docs: number; len: number }>(kv, { prefix: searchKeys.segAll() }),
+    listAll<PendingEntry>(kv, { prefix: searchKeys.pendingAll() }, {
+      limit: limits.pendingScan,
+      reverse: true,
+    }),
+    ...buckets.map((b) => listAll<Uint8Array>(kv, { prefix: searchKeys.postBucket(b) })),
+  ]);
+  const committed = new Set(segs.map((s) => s.key[2] as number));
+  let docs = 0;
+  let len = 0;
+  for (const s of segs) docs += s.value.docs, len += s.value.len;
+  const pend = pendingDocs(pending.map((p) => p.value).reverse());
+  docs += pend.docs.length;
+  len += pend.docs.reduce((n, d) => n + d.len, 0);
+  const avgdl = docs === 0 ? 1 : Math.max(1, len / docs);
+  const perTerm = postingsOf(q, buckets, lists, committed, limits.postingsMax);
+  const scores = scoreSegments(perTerm.lists, docs, avgdl, pend.df(q));
+  const fromPending = scorePending(q, pend.docs, perTerm.lists, docs, avgdl, pend.df(q));
+  const ranked = [...scores, ...fromPending].sort(byRank);
+  const hits = await readBest(kv, ranked, q, filters, want, pend);
+  return { hits, pending: pend.waiting, capped: perTerm.capped };
+}
+
+function byRank(a: Candidate, b: Candidate): number {
+  return b.score - a.score || b.seg - a.seg || b.local - a.local;
+}
+
+/** Postings per query term, merged across prefix matches and segments, capped. */
+function postingsOf(
+  q: ParsedQuery,
+  buckets: number[],
+  lists: Deno.KvEntry<Uint8Array>[][],
+  committed: Set<number>,
+  max: number,
+): { lists: Posting[][]; capped: string[] } {
+  const capped: string[] = [];
+  const out = q.terms.map((t) => {
+    const entries = lists[buckets.indexOf(bucketOf(t.term))];
+    const found = new Map<string, Posting[]>();
+    const want = t.prefix ? (x: string) => x.startsWith(t.term) : (x: string) => x === t.term;
+    for (const e of entries) {
+      const seg = e.key[3] as number;
+      if (committed.has(seg)) readPostings(e.value, seg, want, found);
+    }
+    let all = [...found.values()].flat();
+    if (found.size > 1) all = mergeByDoc(all);
+    if (all.length > max) {
+      capped.push(t.term + (t.prefix ? "*" : ""));
+      all.sort((a, b) => b.seg - a.seg || b.local - a.local);
+      all = all.slice(0, max);
+    }
+    return all;
+  });
+  return { lists: out, capped };
+}
+
+function mergeByDoc(all: Posting[]): Posting[] {
+  const by = new Map<number, Posting>();
+  for (const p of all) {
+    const id = p.seg * 1_000_000 + p.local;
+    const seen = by.get(id);
+    if (seen === undefined) by.set(id, { ...p });
+    else seen.tf += p.tf;
+  }
+  return [...by.values()];
+}
+
+const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+const bm25 = (tf: number, dl: number, avgdl: number) =>
+  (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * dl) / avgdl));
+
+/** BM25 of every passage holding every term. */
+function scoreSegments(
+  lists: Posting[][],
+  n: number,
+  avgdl: number,
+  pendingDf: number[],
+): Candidate[] {
+  if (lists.length === 0 || lists.some((l) => l.length === 0)) return [];
+  const order = lists.map((_l, i) => i).sort((a, b) => lists[a].length - lists[b].length);
+  let acc = new Map<number, Candidate>();
+  for (const p of lists[order[0]]) {
+    const w = idf(n, lists[order[0]].length + pendingDf[order[0]]);
+    acc.set(p.seg * 1_000_000 + p.local, {
+      seg: p.seg,
+      local: p.local,
+      score: w * bm25(p.tf, lengthOf(p.dl), avgdl),
+    });
+  }
+  for (const i of order.slice(1)) {
+    const w = idf(n, lists[i].length + pendingDf[i]);
+    const next = new Map<number, Candidate>();
+    for (const p of lists[i]) {
+      const id = p.seg * 1_000_000 + p.local;
+      const c = acc.get(id);
+      if (c === undefined) continue;
+      c.score += w * bm25(p.tf, lengthOf(p.dl), avgdl);
+      next.set(id, c);
+    }
+    acc = next;
+  }
+  return [...acc.values()];
+}
+
+interface PendingDoc {
+  doc: StoredDoc;
+  terms: Map<string, number>;
+  len: number;
+}
+
+/** The pending entries as passages, and what they replace or drop. */
+function pendingDocs(entries: PendingEntry[]) {
+  const docs: PendingDoc[] = [];
+  const replaced = new Set<string>();
+  const dropped: string[] = [];
+  let waiting = 0;
+  for (const e of entries) {
+    if (e.drop !== undefined) dropped.push(...e.drop.map((p) => JSON.stringify(p).slice(0, -1)));
+    const target = e.doc ?? e.load;
+    if (target !== undefined) replaced.add(JSON.stringify([target.kind, ...target.ref]));
+    if (e.load !== undefined) waiting++;
+    if (e.doc !== undefined) docs.push(...passagesOf(e.doc, -docs.length - 1));
+  }
+  // A later pending write of the same item, or a drop, hides an earlier pending one.
+  const live = docs.filter((d, i) => {
+    const id = JSON.stringify([d.doc.k, ...d.doc.r]);
+    const later = docs.slice(i + 1).some((o) => JSON.stringify([o.doc.k, ...o.doc.r]) === id);
+    return !later && !dropped.some((p) => id.startsWith(p));
+  });
+  return {
+    docs: live,
+    waiting,
+    replaced,
+    dropped,
+    df: (q: ParsedQuery) =>
+      q.terms.map((t) =>
+        live.filter((d) =>
+          t.prefix ? [...d.terms.keys()].some((k) => k.startsWith(t.term)) : d.terms.has(t.term)
+        ).length
+      ),
+  };
+}
+
+function passagesOf(doc: IndexDoc, base: number): PendingDoc[] {
+  return (doc.passages.length === 0 ? [""] : doc.passages).map((text, p) => {
+    const terms = new Map<string, number>();
+    let len = addTerms(text, 1, terms);
+    if (p === 0) len += addTerms(doc.title, TITLE_WEIGHT, terms);
+    const m = doc.meta;
+    const created = Date.parse(doc.created_at);
+    return {
+      terms,
+      len,
+      doc: {
+        n: base - p,
+        k: doc.kind,
+        r: doc.ref,
+        p,
+        t: doc.title,
+        x: text,
+        m: { w: m.workspace, pr: m.project_id, a: m.author, v: m.via },
+        c: Number.isFinite(created) ? created : 0,
+        ...(doc.expires_at === undefined ? {} : { e: doc.expires_at }),
+      },
+    };
+  });
+}
+
+function scorePending(
+  q: ParsedQuery,
+  docs: PendingDoc[],
+  _lists: Posting[][],
+  n: number,
+  avgdl: number,
+  pendingDf: number[],
+): Candidate[] {
+  const out: Candidate[] = [];
+  for (const d of docs) {
+    let score = 0;
+    let all = true;
+    q.terms.forEach((t, i) => {
+      let tf = 0;
+      if (t.prefix) { for (const [k, v] of d.terms) k.startsWith(t.term) && (tf += v); }
+      else tf = d.terms.get(t.term) ?? 0;
+      if (tf === 0) all = false;
+      score += idf(n, _lists[i].length + pendingDf[i]) * bm25(tf, d.len, avgdl);
+    });
+    // Pending passages sort after every segment on ties: segment numbers are positive.
+    if (all) out.push({ seg: Number.MAX_SAFE_INTEGER, local: d.doc.n, score, doc: d.doc });
+  }
+  return out;
+}
+
+/** Reads the blocks of the best candidates (one wave) and keeps those that pass every check. */
+async function readBest(
+  kv: Deno.Kv,
+  ranked: Candidate[],
+  q: ParsedQuery,
+  filters: Filters,
+  want: number,
+  pend: { replaced: Set<string>; dropped: string[] },
+): Promise<Hit[]> {
+  const narrow = q.phrases.length > 0 || Object.values(filters).some((v) => v !== undefined);
+  const take = ranked.slice(0, Math.min(ranked.length, narrow ? 50 * want + 200 : 3 * want + 20));
+  const blockIds = [
+    ...new Set(
+      take.filter((c) => c.doc === undefined).map((c) =>
+        `${c.seg}/${Math.floor(c.local / DOCS_PER_BLOCK)}`
+      ),
+    ),
+  ];
+  const entries = await getAll<Uint8Array>(
+    kv,
+    blockIds.map((id) => searchKeys.block(...(id.split("/").map(Number) as [number, number]))),
+  );
+  const docs = new Map<string, StoredDoc>();
+  await Promise.all(entries.map(async (e, i) => {
+    if (e.value === null) return;
+    for (const d of await unpackBlock(e.value)) docs.set(`${blockIds[i].split("/")[0]}/${d.n}`, d);
+  }));
+  const now = Date.now();
+  const seen = new Set<string>();
+  const hits: Hit[] = [];
+  for (const c of take) {
+    const doc = c.doc ?? docs.get(`${c.seg}/${c.local}`);
+    if (doc === undefined || (doc.e !== undefined && doc.e <= now)) continue;
+    const id = JSON.stringify([doc.k, ...doc.r]);
+    if (
+      c.doc === undefined && (pend.replaced.has(id) || pend.dropped.some((p) => id.startsWith(p)))
+    ) {
+      continue;
+    }
+    if (seen.has(id) || !passes(doc, filters, q)) continue;
+    seen.add(id);
+    hits.push({ doc, score: c.score });
+    if (hits.length >= want) break;
+  }
+  return hits;
+}
+
+function passes(doc: StoredDoc, f: Filters, q: ParsedQuery): boolean {
+  if (f.kinds !== undefined && !f.kinds.includes(doc.k)) return false;
+  if (f.workspace !== undefined && doc.m.w !== f.workspace) return false;
+  if (f.project_id !== undefined && doc.m.pr !== f.project_id) return false;
+  if (f.author !== undefined && doc.m.a?.toLowerCase() !== f.author.toLowerCase()) return false;
+  if (f.after !== undefined && doc.c < f.after) return false;
+  if (f.before !== undefined && doc.c >= f.before) return false;
+  if (q.phrases.length > 0) {
+    const text = fold(`${doc.p === 0 ? doc.t + "\n" : ""}${doc.x}`).replace(/\s+/g, " ");
+    if (!q.phrases.every((p) => text.includes(p))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,153 @@
+/**
+ * The `search` and `fetch` tools, in the shapes ChatGPT's deep research expects: one text item
+ * whose text is the JSON object, and the same object as `structuredContent`, its first key the
+ * `untrusted` notice (titles, snippets and texts were written by other sessions).
+ */
+
+import { z } from "zod";
+import { estimateTokens } from "../kit/budget.ts";
+import { newNonce, untrustedNotice } from "../kit/untrusted.ts";
+import type { ToolRegistrar } from "../mcp/registry.ts";
+import { UNTRUSTED_FIELDS } from "../mcp/results.ts";
+import { toolArgs } from "../mcp/schema.ts";
+import type { McpDeps } from "../mcp/toolset.ts";
+import type { Sources } from "./fold.ts";
+import { fetchItem, itemId, itemPath, search } from "./service.ts";
+import type { SearchSettings } from "./settings.ts";
+
+/** What the search tools are built with. */
+export interface SearchToolDeps {
+  sources: Sources;
+  settings: SearchSettings;
+  kv: Deno.Kv;
+  /** Where result links point (`PUBLIC_URL`, else this server's address). */
+  base: string;
+}
+
+const ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** The base of result links: `PUBLIC_URL`, else this server's address. */
+export function baseUrl(deps: McpDeps): string {
+  const c = deps.config;
+  return c.oauth.publicUrl ?? `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`;
+}
+
+/** One JSON object as both views. */
+function jsonResult(data: Record<string, unknown>) {
+  return {
+    content: [{ type: "text" as const, text: JSON.stringify(data) }],
+    structuredContent: data,
+  };
+}
+
+const resultSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  url: z.string(),
+  kind: z.string(),
+  snippet: z.string(),
+  score: z.number(),
+  author: z.string().nullable(),
+  via: z.string().nullable(),
+  workspace: z.string().nullable(),
+  project_id: z.string().nullable(),
+  created_at: z.string(),
+  uri: z.string().nullable(),
+});
+
+/** Registers `search` and `fetch`. */
+export function registerSearchTools(server: ToolRegistrar, t: SearchToolDeps): void {
+  registerSearchTool(server, t);
+  registerFetchTool(server, t);
+}
+
+function registerSearchTool(server: ToolRegistrar, t: SearchToolDeps): void {
+  const kinds = [...t.sources.keys()];
+  server.registerTool("search", {
+    title: "Search everything",
+    description:
+      `Ranked search over everything kept: handoffs, comments, messages, decisions, plans, tasks, contexts, thoughts, north stars, focuses, follow-ups. "quoted phrase", prefix*. Pass a result's id to fetch.`,
+    inputSchema: toolArgs({
+      query: z.string().describe(`Words to find (at most ${t.settings.queryMaxChars} chars)`),
+      kinds: z.array(z.string()).optional().describe(`Only these: ${kinds.join(", ")}`),
+      workspace: z.string().optional(),
+      project_id: z.string().optional(),
+      author: z.string().optional(),
+      after: z.string().optional().describe("ISO-8601"),
+      before: z.string().optional().describe("ISO-8601"),
+      limit: z.number().int().optional().describe(`1–${t.settings.limitMax}, default 10`),
+      cursor: z.string().optional(),
+    }),
+    outputSchema: {
+      ...UNTRUSTED_FIELDS,
+      results: z.array(resultSchema),
+      has_more: z.boolean(),
+      next_cursor: z.string().nullable(),
+      pending: z.number(),
+      indexing: z.string(),
+      notes: z.array(z.string()),
+    },
+    annotations: { title: "Search everything", ...ANNOTATIONS },
+  }, async (args) => {
+    const answer = await search(t.kv, t.sources, t.settings, t.base, args);
+    const notice = untrustedNotice(newNonce(), ["results[].title", "results[].snippet"]);
+    return jsonResult({ untrusted: notice, ...answer });
+  });
+}
+
+function registerFetchTool(server: ToolRegistrar, t: SearchToolDeps): void {
+  server.registerTool("fetch", {
+    title: "Fetch a search result",
+    description:
+      "The whole item behind a search result id, its text cut to fit with a note saying how to read on (offset).",
+    inputSchema: toolArgs({
+      id: z.string().describe("A search result's id"),
+      offset: z.number().int().min(0).optional().describe("Character to start the text at"),
+    }),
+    outputSchema: {
+      ...UNTRUSTED_FIELDS,
+      id: z.string(),
+      title: z.string(),
+      text: z.string(),
+      url: z.string(),
+      metadata: z.record(z.string(), z.string()),
+    },
+    annotations: { title: "Fetch a search result", ...ANNOTATIONS },
+  }, async (args) => {
+    const { kind, ref, item } = await fetchItem(t.kv, t.sources, args.id);
+    const chars = Array.from(item.text);
+    const from = Math.min(args.offset ?? 0, chars.length);
+    const metadata: Record<string, string> = { kind, created_at: item.created_at };
+    for (const [k, v] of Object.entries(item.meta)) if (v !== undefined) metadata[k] = v;
+    if (item.uri !== undefined) metadata.uri = item.uri;
+    for (const [k, v] of Object.entries(item.facts ?? {})) metadata[k] = v;
+    const data = {
+      untrusted: untrustedNotice(newNonce(), ["title", "text"]),
+      id: itemId(kind, ref),
+      title: item.title,
+      text: "",
+      url: t.base + itemPath(kind, ref),
+      metadata,
+    };
+    const room = t.settings.resultMaxTokens - 800 - estimateTokens(JSON.stringify(data)) * 2;
+    let used = 0;
+    let to = from;
+    while (to < chars.length) {
+      used += estimateTokens(chars[to]) + (chars[to] === '"' || chars[to] === "\n" ? 1 : 0);
+      if (used > room) break;
+      to++;
+    }
+    data.text = chars.slice(from, to).join("");
+    if (to < chars.length) {
+      metadata.truncated =
+        `Text cut at character ${to} of ${chars.length} to stay within RESULT_MAX_TOKENS (${t.settings.resultMaxTokens}): call fetch with this id and offset ${to} to read on.`;
+      data.text += `\n\n[${metadata.truncated}]`;
+    }
+    return jsonResult(data);
+  });
+}
