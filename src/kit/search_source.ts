@@ -7,6 +7,7 @@
  */
 
 import { ulid } from "./kv.ts";
+import { utf8Bytes } from "./text.ts";
 
 /** The top-level KV prefix of every index key (pending entries, segments, blocks, refs). */
 export const SEARCH_PREFIX = "search";
@@ -52,8 +53,11 @@ export interface PendingEntry {
   drop?: string[][];
 }
 
-/** Text of a doc above this many UTF-8 bytes goes as a pointer, not inline. */
-export const INLINE_MAX_BYTES = 16_384;
+/**
+ * Text of a doc above this many UTF-8 bytes goes as a pointer, not inline: a pending entry is
+ * one KV value (64 KiB at most), and a large handoff is read back by the folder instead.
+ */
+export const INLINE_MAX_BYTES = 48_000;
 
 const indexing = { on: true };
 
@@ -70,8 +74,8 @@ export function searchIndexingOn(): boolean {
 /** Adds the one pending mutation that indexes `doc` (replacing what was indexed for its ref). */
 export function indexRecord(op: Deno.AtomicOperation, doc: IndexDoc): void {
   if (!indexing.on) return;
-  let bytes = doc.title.length;
-  for (const p of doc.passages) bytes += p.length * 3;
+  let bytes = utf8Bytes(doc.title);
+  for (const p of doc.passages) bytes += utf8Bytes(p);
   const entry: PendingEntry = bytes > INLINE_MAX_BYTES
     ? { load: { kind: doc.kind, ref: doc.ref } }
     : { doc };

@@ -7,7 +7,12 @@
 
 import { atomic } from "../kit/group_commit.ts";
 import { getAll, listAll, randomToken, readKey, retryLocked } from "../kit/kv.ts";
-import type { IndexDoc, PendingEntry, SearchSource } from "../kit/search_source.ts";
+import {
+  type IndexDoc,
+  type PendingEntry,
+  type SearchSource,
+  splitPassages,
+} from "../kit/search_source.ts";
 import { packBlock, packPostings, quantizeLength, type StoredDoc, unpackBlock } from "./codec.ts";
 import { bucketOf, DOCS_PER_BLOCK, searchKeys } from "./keys.ts";
 import { addTerms } from "./words.ts";
@@ -157,6 +162,11 @@ async function dropIndexed(
   return dropped;
 }
 
+/** A doc's passages, long ones split (a 40 KB message ranks by its best part, not its whole). */
+export function passagesOf(doc: IndexDoc): string[] {
+  return doc.passages.length === 0 ? [""] : doc.passages.flatMap((p) => splitPassages(p));
+}
+
 /** The passages of `docs` as stored, numbered from 0, with the ref entries of mutable kinds. */
 function toStored(
   docs: IndexDoc[],
@@ -169,7 +179,7 @@ function toStored(
   for (const doc of docs) {
     const from = out.length;
     const created = Date.parse(doc.created_at);
-    const bodies = doc.passages.length === 0 ? [""] : doc.passages;
+    const bodies = passagesOf(doc);
     bodies.forEach((text, p) => {
       const terms = new Map<string, number>();
       let len = addTerms(text, 1, terms);

@@ -9,7 +9,7 @@
 import { getAll, listAll } from "../kit/kv.ts";
 import type { IndexDoc, PendingEntry } from "../kit/search_source.ts";
 import { lengthOf, type Posting, readPostings, type StoredDoc, unpackBlock } from "./codec.ts";
-import { TITLE_WEIGHT } from "./fold.ts";
+import { passagesOf, TITLE_WEIGHT } from "./fold.ts";
 import { bucketOf, DOCS_PER_BLOCK, searchKeys } from "./keys.ts";
 import { addTerms, fold, type ParsedQuery } from "./words.ts";
 
@@ -176,23 +176,31 @@ interface PendingDoc {
 
 /** The pending entries as passages, and what they replace or drop. */
 function pendingDocs(entries: PendingEntry[]) {
-  const docs: PendingDoc[] = [];
   const replaced = new Set<string>();
   const dropped: string[] = [];
+  const latest = new Map<string, number>();
   let waiting = 0;
-  for (const e of entries) {
+  entries.forEach((e, i) => {
     if (e.drop !== undefined) dropped.push(...e.drop.map((p) => JSON.stringify(p).slice(0, -1)));
     const target = e.doc ?? e.load;
-    if (target !== undefined) replaced.add(JSON.stringify([target.kind, ...target.ref]));
+    if (target === undefined) return;
+    const id = JSON.stringify([target.kind, ...target.ref]);
+    replaced.add(id);
+    latest.set(id, i);
     if (e.load !== undefined) waiting++;
-    if (e.doc !== undefined) docs.push(...passagesOf(e.doc, -docs.length - 1));
-  }
-  // A later pending write of the same item, or a drop, hides an earlier pending one.
-  const live = docs.filter((d, i) => {
-    const id = JSON.stringify([d.doc.k, ...d.doc.r]);
-    const later = docs.slice(i + 1).some((o) => JSON.stringify([o.doc.k, ...o.doc.r]) === id);
-    return !later && !dropped.some((p) => id.startsWith(p));
   });
+  // Only the latest pending write of an item counts, and none that a later drop removed.
+  const docs: PendingDoc[] = [];
+  entries.forEach((e, i) => {
+    if (e.doc === undefined) return;
+    const id = JSON.stringify([e.doc.kind, ...e.doc.ref]);
+    if (latest.get(id) !== i) return;
+    const droppedAfter = entries.slice(i + 1).some((later) =>
+      later.drop?.some((p) => id.startsWith(JSON.stringify(p).slice(0, -1)))
+    );
+    if (!droppedAfter) docs.push(...pendingPassages(e.doc, -docs.length - 1));
+  });
+  const live = docs;
   return {
     docs: live,
     waiting,
@@ -207,8 +215,8 @@ function pendingDocs(entries: PendingEntry[]) {
   };
 }
 
-function passagesOf(doc: IndexDoc, base: number): PendingDoc[] {
-  return (doc.passages.length === 0 ? [""] : doc.passages).map((text, p) => {
+function pendingPassages(doc: IndexDoc, base: number): PendingDoc[] {
+  return passagesOf(doc).map((text, p) => {
     const terms = new Map<string, number>();
     let len = addTerms(text, 1, terms);
     if (p === 0) len += addTerms(doc.title, TITLE_WEIGHT, terms);

@@ -6,10 +6,11 @@
 
 import { z } from "zod";
 import { estimateTokens } from "../kit/budget.ts";
+import { AppError } from "../kit/kv.ts";
 import { newNonce, untrustedNotice } from "../kit/untrusted.ts";
 import type { ToolRegistrar } from "../mcp/registry.ts";
 import { UNTRUSTED_FIELDS } from "../mcp/results.ts";
-import { toolArgs } from "../mcp/schema.ts";
+import { nullableString, toolArgs } from "../mcp/schema.ts";
 import type { McpDeps } from "../mcp/toolset.ts";
 import type { Sources } from "./fold.ts";
 import { fetchItem, itemId, itemPath, search } from "./service.ts";
@@ -52,12 +53,12 @@ const resultSchema = z.object({
   kind: z.string(),
   snippet: z.string(),
   score: z.number(),
-  author: z.string().nullable(),
-  via: z.string().nullable(),
-  workspace: z.string().nullable(),
-  project_id: z.string().nullable(),
+  author: nullableString(),
+  via: nullableString(),
+  workspace: nullableString(),
+  project_id: nullableString(),
   created_at: z.string(),
-  uri: z.string().nullable(),
+  uri: nullableString(),
 });
 
 /** Registers `search` and `fetch`. */
@@ -71,23 +72,23 @@ function registerSearchTool(server: ToolRegistrar, t: SearchToolDeps): void {
   server.registerTool("search", {
     title: "Search everything",
     description:
-      `Ranked search over everything kept: handoffs, comments, messages, decisions, plans, tasks, contexts, thoughts, north stars, focuses, follow-ups. "quoted phrase", prefix*. Pass a result's id to fetch.`,
+      `Ranked search over everything kept (kinds below). "exact phrase", prefix*. fetch reads a result by id.`,
     inputSchema: toolArgs({
-      query: z.string().describe(`Words to find (at most ${t.settings.queryMaxChars} chars)`),
+      query: z.string(),
       kinds: z.array(z.string()).optional().describe(`Only these: ${kinds.join(", ")}`),
       workspace: z.string().optional(),
       project_id: z.string().optional(),
       author: z.string().optional(),
       after: z.string().optional().describe("ISO-8601"),
       before: z.string().optional().describe("ISO-8601"),
-      limit: z.number().int().optional().describe(`1–${t.settings.limitMax}, default 10`),
+      limit: z.number().optional().describe(`1–${t.settings.limitMax} (10)`),
       cursor: z.string().optional(),
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
       results: z.array(resultSchema),
       has_more: z.boolean(),
-      next_cursor: z.string().nullable(),
+      next_cursor: nullableString(),
       pending: z.number(),
       indexing: z.string(),
       notes: z.array(z.string()),
@@ -104,10 +105,10 @@ function registerFetchTool(server: ToolRegistrar, t: SearchToolDeps): void {
   server.registerTool("fetch", {
     title: "Fetch a search result",
     description:
-      "The whole item behind a search result id, its text cut to fit with a note saying how to read on (offset).",
+      "The whole item behind a search result id; long text is cut with a note on how to read on.",
     inputSchema: toolArgs({
       id: z.string().describe("A search result's id"),
-      offset: z.number().int().min(0).optional().describe("Character to start the text at"),
+      offset: z.number().optional().describe("Text start"),
     }),
     outputSchema: {
       ...UNTRUSTED_FIELDS,
@@ -119,9 +120,13 @@ function registerFetchTool(server: ToolRegistrar, t: SearchToolDeps): void {
     },
     annotations: { title: "Fetch a search result", ...ANNOTATIONS },
   }, async (args) => {
+    const start = args.offset ?? 0;
+    if (!Number.isInteger(start) || start < 0) {
+      throw new AppError("invalid", "offset must be a whole number of characters, 0 or more");
+    }
     const { kind, ref, item } = await fetchItem(t.kv, t.sources, args.id);
     const chars = Array.from(item.text);
-    const from = Math.min(args.offset ?? 0, chars.length);
+    const from = Math.min(start, chars.length);
     const metadata: Record<string, string> = { kind, created_at: item.created_at };
     for (const [k, v] of Object.entries(item.meta)) if (v !== undefined) metadata[k] = v;
     if (item.uri !== undefined) metadata.uri = item.uri;
