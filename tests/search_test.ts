@@ -143,3 +143,53 @@ Deno.test("search: two processes on one KV file find every kind, at once and aft
     await cleanup();
   }
 });
+
+Deno.test("search: a database written without the index is indexed on first start; reindex rebuilds it", async () => {
+  const { path, cleanup } = await tempKvPath();
+  const token = randomToken(32);
+  // SEARCH_INDEX=off writes records as the previous release did: no key under the search prefix.
+  const old = await spawnServer({ KV_PATH: path, AUTH_TOKEN: token, SEARCH_INDEX: "off" });
+  const [w, wc] = await client(old.origin, token, "old");
+  try {
+    await w("create_discussion", { title: "Legacy", body: "an ibexword from before" });
+    await w("record_decision", { title: "Old call", detail: "the gnuword was chosen" });
+    await w("handoff_save", { key: "old", summary: "s", conversation: "## User\nelandword\n" });
+  } finally {
+    await wc.close();
+    await old.close();
+  }
+  const kv = await Deno.openKv(path);
+  assert.equal((await Array.fromAsync(kv.list({ prefix: ["search"] }))).length, 0);
+  kv.close();
+
+  const fresh = await spawnServer({ KV_PATH: path, AUTH_TOKEN: token, SEARCH_FOLD_MS: "100" });
+  const [r, rc] = await client(fresh.origin, token, "new");
+  try {
+    for (const [word, kind] of [["ibexword", "message"], ["gnuword", "decision"], [
+      "elandword",
+      "handoff",
+    ]]) {
+      const found = await eventually(r, { query: word }, (f) => kindsOf(f).includes(kind));
+      assert.deepEqual(kindsOf(found), [kind], word);
+    }
+  } finally {
+    await rc.close();
+    await fresh.close();
+  }
+
+  const run = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "main.ts", "--reindex"],
+    cwd: new URL("..", import.meta.url),
+    env: { KV_PATH: path, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const out = new TextDecoder().decode(run.stdout);
+  assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+  assert.match(out, /search index rebuilt: 3 items, \d+ passages/);
+  const again = await Deno.openKv(path);
+  assert.equal((await Array.fromAsync(again.list({ prefix: ["search", "q"] }))).length, 0);
+  assert.ok((await Array.fromAsync(again.list({ prefix: ["search", "seg"] }))).length > 0);
+  again.close();
+  await cleanup();
+});
