@@ -165,10 +165,12 @@ Deno.test("search: a database written without the index is indexed on first star
   const fresh = await spawnServer({ KV_PATH: path, AUTH_TOKEN: token, SEARCH_FOLD_MS: "100" });
   const [r, rc] = await client(fresh.origin, token, "new");
   try {
-    for (const [word, kind] of [["ibexword", "message"], ["gnuword", "decision"], [
-      "elandword",
-      "handoff",
-    ]]) {
+    for (
+      const [word, kind] of [["ibexword", "message"], ["gnuword", "decision"], [
+        "elandword",
+        "handoff",
+      ]]
+    ) {
       const found = await eventually(r, { query: word }, (f) => kindsOf(f).includes(kind));
       assert.deepEqual(kindsOf(found), [kind], word);
     }

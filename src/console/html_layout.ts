@@ -17,7 +17,7 @@ export interface Frame {
   /** The session's CSRF token, for the sign-out form in the header. */
   csrf: string;
   /** Which nav entry is the current page. */
-  current?: "waiting" | "apps";
+  current?: "waiting" | "apps" | "search";
 }
 
 /** An ISO time in the console's zone. */
@@ -93,7 +93,7 @@ export function page(title: string, frame: Frame, body: string): string {
   const header = `<header><span class="site">handoff-mcp · owner console</span>
 <nav aria-label="Console">${link("/console", "Waiting for you", "waiting")} ${
     link("/console/apps", "Apps &amp; settings", "apps")
-  }</nav>
+  } ${link("/console/search", "Search", "search")}</nav>
 <form class="inline" method="post" action="/console/logout">${
     csrfField(frame.csrf)
   }<button type="submit">Sign out</button></form></header>`;

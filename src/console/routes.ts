@@ -17,6 +17,7 @@ import { cookieValue, type Route, type RouteContext } from "../kit/web.ts";
 import type { ConsoleCtx, Signed } from "./context.ts";
 import { loginPage, refusalPage } from "./html_login.ts";
 import { actOnApps, showApps } from "./pages_apps.ts";
+import { showItem, showSearch } from "./pages_search.ts";
 import {
   actOnHandoff,
   actOnTask,
@@ -93,6 +94,8 @@ export function consoleRoutes(ctx: ConsoleCtx): Route[] {
     both("console/handoffs/:id", showHandoff, actOnHandoff),
     both("console/tasks/:id", showTask, actOnTask),
     both("console/apps", showApps, actOnApps),
+    { path: "console/search", public: true, methods: { GET: page(showSearch) } },
+    { path: "console/item/:id", public: true, methods: { GET: page(showItem) } },
   ];
 }
 

@@ -77,9 +77,9 @@ export function parseItemId(id: string, sources: Sources): { kind: string; ref: 
   }
 }
 
-/** Where links point: the console's read-only item page. */
+/** Where links point: the console's read-only item page (the whole id in one path segment). */
 export function itemPath(kind: string, ref: string[]): string {
-  return `/console/item/${encodeURIComponent(kind)}/${ref.map(encodeURIComponent).join("/")}`;
+  return `/console/item/${encodeURIComponent(itemId(kind, ref))}`;
 }
 
 /** Runs a search. */

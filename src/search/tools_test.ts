@@ -54,7 +54,7 @@ Deno.test("search: ChatGPT's shapes, one text item holding the JSON, the same ob
       const hit = parsed.results[0];
       assert.equal(typeof hit.id, "string");
       assert.equal(typeof hit.title, "string");
-      assert.ok(hit.url.startsWith("http") && hit.url.includes("/console/item/message/"));
+      assert.ok(hit.url.startsWith("http") && hit.url.includes("/console/item/message%3A"));
       assert.match(hit.snippet, /«retry»/);
       // Untrusted in both views: the notice is the first key, naming the fields.
       assert.equal(Object.keys(parsed)[0], "untrusted");
