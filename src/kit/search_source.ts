@@ -7,7 +7,6 @@
  */
 
 import { ulid } from "./kv.ts";
-import { utf8Bytes } from "./text.ts";
 
 /** The top-level KV prefix of every index key (pending entries, segments, blocks, refs). */
 export const SEARCH_PREFIX = "search";
@@ -54,10 +53,17 @@ export interface PendingEntry {
 }
 
 /**
- * Text of a doc above this many UTF-8 bytes goes as a pointer, not inline: a pending entry is
- * one KV value (64 KiB at most), and a large handoff is read back by the folder instead.
+ * A doc whose texts take more than this many bytes as KV stores them goes as a pointer, not
+ * inline: a pending entry is one KV value (64 KiB at most), and a large handoff is read back by
+ * the folder instead.
  */
-export const INLINE_MAX_BYTES = 48_000;
+export const INLINE_MAX_BYTES = 56_000;
+
+/** Bytes KV (V8 serialization) takes for `text`: one a unit if all are Latin-1, else two. */
+function storedBytes(text: string): number {
+  // deno-lint-ignore no-control-regex
+  return /^[\u0000-\u00ff]*$/.test(text) ? text.length : text.length * 2;
+}
 
 const indexing = { on: true };
 
@@ -74,8 +80,8 @@ export function searchIndexingOn(): boolean {
 /** Adds the one pending mutation that indexes `doc` (replacing what was indexed for its ref). */
 export function indexRecord(op: Deno.AtomicOperation, doc: IndexDoc): void {
   if (!indexing.on) return;
-  let bytes = utf8Bytes(doc.title);
-  for (const p of doc.passages) bytes += utf8Bytes(p);
+  let bytes = 1_000 + storedBytes(doc.title);
+  for (const p of doc.passages) bytes += storedBytes(p);
   const entry: PendingEntry = bytes > INLINE_MAX_BYTES
     ? { load: { kind: doc.kind, ref: doc.ref } }
     : { doc };
