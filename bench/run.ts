@@ -9,6 +9,7 @@ import { handoffGroup } from "./handoff.ts";
 import { httpGroup } from "./http.ts";
 import { liveGroup } from "./live.ts";
 import { oauthGroup } from "./oauth.ts";
+import { searchGroup } from "./search.ts";
 import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
@@ -21,6 +22,7 @@ const GROUPS: BenchGroup[] = [
   liveGroup,
   handoffGroup,
   oauthGroup,
+  searchGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);
