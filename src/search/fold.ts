@@ -49,6 +49,21 @@ export async function foldOnce(
   if (pending.length === 0) return null;
   const lease = await takeLease(kv);
   if (lease === null) return null;
+  try {
+    return await foldUnder(kv, sources, pending, lease);
+  } catch (error) {
+    // Let the next attempt (here or in another process) start at once, not after the lease.
+    await atomic(kv).check(lease).delete(searchKeys.lease()).commit().catch(() => {});
+    throw error;
+  }
+}
+
+async function foldUnder(
+  kv: Deno.Kv,
+  sources: Sources,
+  pending: Deno.KvEntry<PendingEntry>[],
+  lease: Deno.KvEntryMaybe<unknown>,
+): Promise<FoldReport | null> {
   const report: FoldReport = { records: pending.length, passages: 0, dropped: 0, mutations: 0 };
   const { docs, exact, prefixes } = await resolve(kv, sources, pending);
   const refWrites = new Map<string, { key: Deno.KvKey; loc: RefLoc | null }>();
