@@ -210,3 +210,53 @@ Deno.test("search: SEARCH_INDEX=off indexes nothing and says so", async () => {
   // Back on for the tests that follow in this process.
   await withMcpClient({}, async () => {});
 });
+
+Deno.test("search: overwrites, evictions, merges and comment deletes are never returned", async () => {
+  await withMcpClient(
+    { env: { HANDOFF_MAX_COUNT: "2", HANDOFF_EVICT: "true" } },
+    async ({ client, kv }) => {
+      const save = async (key: string, words: string) => {
+        const r = await call(client, "handoff_save", {
+          key,
+          summary: "s",
+          conversation: `## User\n${words}\n`,
+        });
+        assert.equal(r.isError, false, r.text);
+      };
+      const kinds = async (query: string) =>
+        (await find(client, { query })).results.map((r) => r.id);
+      await save("a", "alphaword");
+      await foldAll(kv, sources, 400);
+      await save("a", "betaword"); // overwrite
+      const c = await call(client, "handoff_add_comment", { key: "a", content: "gammaword" });
+      const commentId = c.structured.comment_id as string;
+      // The old text is gone at once; the new one (a handoff is read back by the folder) and
+      // the comment once folded.
+      assert.deepEqual(await kinds("alphaword"), []);
+      assert.equal((await kinds("gammaword")).length, 1);
+      await foldAll(kv, sources, 400);
+      assert.deepEqual(await kinds("alphaword"), []);
+      assert.deepEqual(await kinds("betaword"), ["handoff:a"]);
+      assert.equal((await kinds("gammaword")).length, 1);
+      await call(client, "handoff_delete_comment", { key: "a", comment_id: commentId });
+      await bothWays(kv, async () => assert.deepEqual(await kinds("gammaword"), []));
+      await save("b", "deltaword");
+      await save("c", "epsilonword"); // evicts "a", the oldest
+      await foldAll(kv, sources, 400);
+      await bothWays(kv, async () => {
+        assert.deepEqual(await kinds("betaword"), []);
+        assert.deepEqual(await kinds("deltaword"), ["handoff:b"]);
+      });
+      const m = await call(client, "handoff_merge", {
+        keys: ["b", "c"],
+        new_key: "bc",
+        delete_sources: true,
+      });
+      assert.equal(m.isError, false, m.text);
+      assert.deepEqual(await kinds("deltaword"), []);
+      await foldAll(kv, sources, 400);
+      assert.deepEqual(await kinds("deltaword"), ["handoff:bc"]);
+      assert.deepEqual(await kinds("epsilonword"), ["handoff:bc"]);
+    },
+  );
+});
