@@ -14,7 +14,8 @@ export function snippetOf(text: string, q: ParsedQuery): string {
     if (!s.isWordLike) continue;
     const w = fold(s.segment);
     const hit = q.marks.some((m) =>
-      w === m || (isDense(m) ? w.includes(m) || m.includes(w) : false)
+      w === m || w.split(/[.'’:_]/).includes(m) ||
+      (isDense(m) ? w.includes(m) || m.includes(w) : false)
     ) ||
       q.terms.some((t) => t.prefix && w.startsWith(t.term));
     if (hit) hits.push({ start: s.index, end: s.index + s.segment.length });

@@ -114,6 +114,7 @@ Deno.test("search: accents, case and Unicode forms fold; phrases and prefixes", 
     await post(client, "The CAFÉ opens at noon; ﬁnal answer");
     await post(client, "noon opens the cafe gate");
     await post(client, "Retrying requests with backoff");
+    await post(client, "the server's node.js config_file");
     await bothWays(kv, async () => {
       assert.equal((await find(client, { query: "cafe" })).results.length, 2);
       assert.equal((await find(client, { query: "Café" })).results.length, 2);
@@ -122,6 +123,11 @@ Deno.test("search: accents, case and Unicode forms fold; phrases and prefixes", 
       assert.equal((await find(client, { query: '"opens the cafe"' })).results.length, 1);
       assert.equal((await find(client, { query: "retr*" })).results.length, 1);
       assert.equal((await find(client, { query: "retr" })).results.length, 0);
+      for (const word of ["server", "node", "js", "config", "node.js", "server's"]) {
+        const found = await find(client, { query: word });
+        assert.equal(found.results.length, 1, word);
+        assert.match(found.results[0].snippet, /«/, word);
+      }
     });
   });
 });

@@ -11,6 +11,8 @@ const DENSE =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const DENSE_RUN =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30FC\p{M}]+/gu;
+/** Characters the segmenter keeps inside a word, between whose parts a reader sees words. */
+const JOINERS = /[.'’:_]/;
 /** Longest term kept (in UTF-16 units): longer "words" are hashes or noise. */
 const TERM_MAX = 64;
 
@@ -47,6 +49,12 @@ export function addTerms(text: string, weight: number, into: Map<string, number>
   for (const { word } of words(folded)) {
     into.set(word, (into.get(word) ?? 0) + weight);
     count++;
+    // The segmenter keeps "it's", "node.js" and "snake_case" whole: their parts are words too.
+    if (JOINERS.test(word)) {
+      for (const part of word.split(JOINERS)) {
+        if (part !== "") into.set(part, (into.get(part) ?? 0) + weight);
+      }
+    }
   }
   for (const run of folded.matchAll(DENSE_RUN)) {
     for (const pair of bigrams(run[0])) {
