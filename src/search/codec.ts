@@ -129,12 +129,26 @@ export function packPostings(
   return parts;
 }
 
-/** The postings in `part` of every term `want` accepts (exact or prefix), appended to `out`. */
+/** A query word as postings are searched for it: its UTF-8 bytes, exact or as a prefix. */
+export interface WantedTerm {
+  bytes: Uint8Array;
+  prefix: boolean;
+}
+
+/** The UTF-8 form of a query word, made once per query. */
+export function wanted(term: string, prefix: boolean): WantedTerm {
+  return { bytes: enc.encode(term), prefix };
+}
+
+/**
+ * The postings in `part` of the term `want` names (or of every term it is a prefix of),
+ * appended to `out`. Term names are compared as bytes, never decoded: a part holds thousands.
+ */
 export function readPostings(
   part: Uint8Array,
   seg: number,
-  want: (term: string) => boolean,
-  out: Map<string, Posting[]>,
+  want: WantedTerm,
+  out: Posting[],
 ): void {
   let pos = 0;
   const varint = () => {
@@ -147,26 +161,26 @@ export function readPostings(
       mul *= 128;
     }
   };
+  const w = want.bytes;
   const entries = varint();
   for (let e = 0; e < entries; e++) {
     const nameLen = varint();
-    const term = dec.decode(part.subarray(pos, pos + nameLen));
+    let match = want.prefix ? nameLen >= w.length : nameLen === w.length;
+    for (let i = 0; match && i < w.length; i++) match = part[pos + i] === w[i];
     pos += nameLen;
     const count = varint();
     const bodyLen = varint();
     const end = pos + bodyLen;
-    if (!want(term)) {
+    if (!match) {
       pos = end;
       continue;
     }
-    let list = out.get(term);
-    if (list === undefined) out.set(term, list = []);
     let local = 0;
     for (let i = 0; i < count; i++) {
       local += varint();
       const tf = varint();
       const dl = part[pos++];
-      list.push({ seg, local, tf, dl });
+      out.push({ seg, local, tf, dl });
     }
     pos = end;
   }

@@ -8,7 +8,14 @@
 
 import { getAll, listAll } from "../kit/kv.ts";
 import type { PendingEntry } from "../kit/search_source.ts";
-import { lengthOf, type Posting, readPostings, type StoredDoc, unpackBlock } from "./codec.ts";
+import {
+  lengthOf,
+  type Posting,
+  readPostings,
+  type StoredDoc,
+  unpackBlock,
+  wanted,
+} from "./codec.ts";
 import { pendingDocs, scorePending } from "./pending.ts";
 import { bucketOf, DOCS_PER_BLOCK, searchKeys } from "./keys.ts";
 import { fold, type ParsedQuery } from "./words.ts";
@@ -103,14 +110,14 @@ function postingsOf(
   const capped: string[] = [];
   const out = q.terms.map((t) => {
     const entries = lists[buckets.indexOf(bucketOf(t.term))];
-    const found = new Map<string, Posting[]>();
-    const want = t.prefix ? (x: string) => x.startsWith(t.term) : (x: string) => x === t.term;
+    const want = wanted(t.term, t.prefix);
+    let all: Posting[] = [];
     for (const e of entries) {
       const seg = e.key[3] as number;
-      if (committed.has(seg)) readPostings(e.value, seg, want, found);
+      if (committed.has(seg)) readPostings(e.value, seg, want, all);
     }
-    let all = [...found.values()].flat();
-    if (found.size > 1) all = mergeByDoc(all);
+    // A prefix may match several words in one passage: one posting per passage, tf summed.
+    if (t.prefix) all = mergeByDoc(all);
     if (all.length > max) {
       capped.push(t.term + (t.prefix ? "*" : ""));
       all.sort((a, b) => b.seg - a.seg || b.local - a.local);
@@ -171,7 +178,10 @@ function scoreSegments(
   return [...acc.values()];
 }
 
-/** Reads the blocks of the best candidates (one wave) and keeps those that pass every check. */
+/**
+ * Reads the blocks of the best candidates (one wave) and keeps those that pass every check.
+ * Only when deleted or filtered passages crowd the top does it read the next candidates' blocks.
+ */
 async function readBest(
   kv: Deno.Kv,
   ranked: Candidate[],
@@ -181,41 +191,47 @@ async function readBest(
   pend: { replaced: Set<string>; dropped: string[] },
 ): Promise<Hit[]> {
   const narrow = q.phrases.length > 0 || Object.values(filters).some((v) => v !== undefined);
-  const take = ranked.slice(0, Math.min(ranked.length, narrow ? 50 * want + 200 : 3 * want + 20));
-  const blockIds = [
-    ...new Set(
-      take.filter((c) => c.doc === undefined).map((c) =>
-        `${c.seg}/${Math.floor(c.local / DOCS_PER_BLOCK)}`
-      ),
-    ),
-  ];
-  const entries = await getAll<Uint8Array>(
-    kv,
-    blockIds.map((id) => searchKeys.block(...(id.split("/").map(Number) as [number, number]))),
-  );
-  const docs = new Map<string, StoredDoc>();
-  await Promise.all(entries.map(async (e, i) => {
-    if (e.value === null) return;
-    for (const d of await unpackBlock(e.value)) docs.set(`${blockIds[i].split("/")[0]}/${d.n}`, d);
-  }));
   const now = Date.now();
   const seen = new Set<string>();
   const hits: Hit[] = [];
-  for (const c of take) {
-    const doc = c.doc ?? docs.get(`${c.seg}/${c.local}`);
-    if (doc === undefined || (doc.e !== undefined && doc.e <= now)) continue;
-    const id = JSON.stringify([doc.k, ...doc.r]);
-    if (
-      c.doc === undefined && (pend.replaced.has(id) || pend.dropped.some((p) => id.startsWith(p)))
-    ) {
-      continue;
+  let from = 0;
+  let step = narrow ? 50 * want + 200 : want + 4;
+  while (hits.length < want && from < ranked.length) {
+    const take = ranked.slice(from, from + step);
+    from += take.length;
+    step *= 4;
+    const docs = await readBlocks(kv, take);
+    for (const c of take) {
+      const doc = c.doc ?? docs.get(`${c.seg}/${c.local}`);
+      if (doc === undefined || (doc.e !== undefined && doc.e <= now)) continue;
+      const id = JSON.stringify([doc.k, ...doc.r]);
+      const hidden = c.doc === undefined &&
+        (pend.replaced.has(id) || pend.dropped.some((p) => id.startsWith(p)));
+      if (hidden || seen.has(id) || !passes(doc, filters, q)) continue;
+      seen.add(id);
+      hits.push({ doc, score: c.score });
+      if (hits.length >= want) break;
     }
-    if (seen.has(id) || !passes(doc, filters, q)) continue;
-    seen.add(id);
-    hits.push({ doc, score: c.score });
-    if (hits.length >= want) break;
   }
   return hits;
+}
+
+/** The passages of the blocks `candidates` are in, by `seg/local`: one wave of reads. */
+async function readBlocks(kv: Deno.Kv, candidates: Candidate[]): Promise<Map<string, StoredDoc>> {
+  const blocks = new Map<string, [number, number]>();
+  for (const c of candidates) {
+    if (c.doc !== undefined) continue;
+    const block = Math.floor(c.local / DOCS_PER_BLOCK);
+    blocks.set(`${c.seg}/${block}`, [c.seg, block]);
+  }
+  const ids = [...blocks.values()];
+  const entries = await getAll<Uint8Array>(kv, ids.map(([seg, b]) => searchKeys.block(seg, b)));
+  const docs = new Map<string, StoredDoc>();
+  await Promise.all(entries.map(async (e, i) => {
+    if (e.value === null) return;
+    for (const d of await unpackBlock(e.value)) docs.set(`${ids[i][0]}/${d.n}`, d);
+  }));
+  return docs;
 }
 
 function passes(doc: StoredDoc, f: Filters, q: ParsedQuery): boolean {
