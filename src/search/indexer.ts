@@ -109,7 +109,7 @@ export function startIndexer(
     try {
       await scanExisting(kv, sources, log);
     } catch (error) {
-      log(`search: scan stopped: ${(error as Error).message}`);
+      if (!options.signal?.aborted) log(`search: scan stopped: ${(error as Error).message}`);
     }
     while (!options.signal?.aborted) {
       try {
