@@ -132,7 +132,7 @@ function registerFetchTool(server: ToolRegistrar, t: SearchToolDeps): void {
     if (item.uri !== undefined) metadata.uri = item.uri;
     for (const [k, v] of Object.entries(item.facts ?? {})) metadata[k] = v;
     const data = {
-      untrusted: untrustedNotice(newNonce(), ["title", "text"]),
+      untrusted: untrustedNotice(newNonce(), ["title", "text", "metadata"]),
       id: itemId(kind, ref),
       title: item.title,
       text: "",
