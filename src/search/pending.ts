@@ -81,6 +81,7 @@ function pendingPassages(doc: IndexDoc, base: number): PendingDoc[] {
   });
 }
 
+/** BM25 of every pending passage holding every query term (they sort after segments on ties). */
 export function scorePending(
   q: ParsedQuery,
   docs: PendingDoc[],

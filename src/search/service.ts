@@ -7,10 +7,10 @@ import { estimateJsonTokens } from "../kit/budget.ts";
 import { AppError } from "../kit/kv.ts";
 import type { FetchedItem } from "../kit/search_source.ts";
 import type { Sources } from "./fold.ts";
-import { type Filters, rank } from "./query.ts";
+import { type Filters, type Hit, rank } from "./query.ts";
 import type { SearchSettings } from "./settings.ts";
 import { snippetOf } from "./snippet.ts";
-import { parseQuery } from "./words.ts";
+import { type ParsedQuery, parseQuery } from "./words.ts";
 
 /** What `search` takes. */
 export interface SearchInput {
@@ -122,20 +122,7 @@ export async function search(
     );
   }
   const answer: SearchAnswer = {
-    results: page.map(({ doc, score }) => ({
-      id: itemId(doc.k, doc.r),
-      title: doc.t,
-      url: base + itemPath(doc.k, doc.r),
-      kind: doc.k,
-      snippet: snippetOf(doc.x === "" ? doc.t : doc.x, q),
-      score: Math.round(score * 1000) / 1000,
-      author: doc.m.a ?? null,
-      via: doc.m.v ?? null,
-      workspace: doc.m.w ?? null,
-      project_id: doc.m.pr ?? null,
-      created_at: new Date(doc.c).toISOString(),
-      uri: sources.get(doc.k)?.uri?.(doc.r) ?? null,
-    })),
+    results: page.map((hit) => resultOf(hit, q, sources, base)),
     has_more: hasMore,
     next_cursor: hasMore ? makeCursor(fingerprint, offset + limit) : null,
     pending: ranked.pending,
@@ -251,4 +238,27 @@ export async function fetchItem(
     );
   }
   return { kind, ref, item };
+}
+
+/** One hit as a result: ChatGPT's fields first, then ours. */
+function resultOf(
+  { doc, score }: Hit,
+  q: ParsedQuery,
+  sources: Sources,
+  base: string,
+): SearchResult {
+  return {
+    id: itemId(doc.k, doc.r),
+    title: doc.t,
+    url: base + itemPath(doc.k, doc.r),
+    kind: doc.k,
+    snippet: snippetOf(doc.x === "" ? doc.t : doc.x, q),
+    score: Math.round(score * 1000) / 1000,
+    author: doc.m.a ?? null,
+    via: doc.m.v ?? null,
+    workspace: doc.m.w ?? null,
+    project_id: doc.m.pr ?? null,
+    created_at: new Date(doc.c).toISOString(),
+    uri: sources.get(doc.k)?.uri?.(doc.r) ?? null,
+  };
 }
