@@ -32,7 +32,6 @@ export interface Posting {
 /** Bytes per postings value part (under KV's 64 KiB value limit). */
 const PART_BYTES = 60_000;
 const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 class Writer {
   bytes = new Uint8Array(1024);

@@ -75,10 +75,18 @@ async function foldUnder(
   if (!claim.ok) return null;
   const stored = toStored(docs, sources, refWrites, seg);
   report.passages = stored.docs.length;
-  report.mutations += await writeSegment(kv, seg, stored.docs);
+  const written = await writeSegment(kv, seg, stored.docs);
+  report.mutations += written.mutations;
   const op = atomic(kv).check(lease);
   if (stored.docs.length > 0) {
-    op.set(searchKeys.seg(seg), { docs: stored.docs.length, len: stored.len });
+    const mut = [...refWrites.values()].filter((w) => w.loc !== null).length;
+    const record: SegmentRecord = {
+      docs: stored.docs.length,
+      len: stored.len,
+      mut,
+      posts: written.posts,
+    };
+    op.set(searchKeys.seg(seg), record);
   }
   for (const { key, loc } of refWrites.values()) loc === null ? op.delete(key) : op.set(key, loc);
   for (const entry of pending) op.delete(entry.key);
@@ -89,7 +97,8 @@ async function foldUnder(
   return report;
 }
 
-async function takeLease(kv: Deno.Kv): Promise<Deno.KvEntryMaybe<unknown> | null> {
+/** Takes the folder's lease (one process folds or merges at a time); null when held. */
+export async function takeLease(kv: Deno.Kv): Promise<Deno.KvEntryMaybe<unknown> | null> {
   const current = await readKey<{ until: number }>(kv, searchKeys.lease());
   if (current.value !== null && current.value.until > Date.now()) return null;
   const mine = { owner: randomToken(9), until: Date.now() + LEASE_MS };
@@ -188,8 +197,8 @@ function toStored(
   sources: Sources,
   refWrites: Map<string, { key: Deno.KvKey; loc: RefLoc | null }>,
   seg: number,
-): { docs: (StoredDoc & { terms: Map<string, number>; len: number })[]; len: number } {
-  const out: (StoredDoc & { terms: Map<string, number>; len: number })[] = [];
+): { docs: NewDoc[]; len: number } {
+  const out: NewDoc[] = [];
   let total = 0;
   for (const doc of docs) {
     const from = out.length;
@@ -229,11 +238,28 @@ function toStored(
 }
 
 /** Writes a segment's blocks and postings (not yet counted: its `seg` key comes last). */
-async function writeSegment(
+/** A passage about to be written: its stored form, its terms and its length in words. */
+export type NewDoc = StoredDoc & { terms: Map<string, number>; len: number };
+
+/** What a segment record holds: counts for BM25, and what a merge must delete. */
+export interface SegmentRecord {
+  docs: number;
+  len: number;
+  /** Items of mutable kinds (ref entries pointing here). */
+  mut: number;
+  /** `[bucket, parts]` of every postings value written. */
+  posts: [number, number][];
+}
+
+/**
+ * Writes a segment's blocks and postings (not yet counted: its `seg` key comes last); returns
+ * the mutations made and the postings values written.
+ */
+export async function writeSegment(
   kv: Deno.Kv,
   seg: number,
-  docs: (StoredDoc & { terms: Map<string, number>; len: number })[],
-): Promise<number> {
+  docs: NewDoc[],
+): Promise<{ mutations: number; posts: [number, number][] }> {
   const writes: [Deno.KvKey, Uint8Array][] = [];
   for (let b = 0; b * DOCS_PER_BLOCK < docs.length; b++) {
     const slice = docs.slice(b * DOCS_PER_BLOCK, (b + 1) * DOCS_PER_BLOCK)
@@ -252,8 +278,11 @@ async function writeSegment(
       list.push({ local: d.n, tf, dl });
     }
   }
+  const posts: [number, number][] = [];
   for (const [bucket, terms] of buckets) {
-    packPostings(terms).forEach((part, i) => writes.push([searchKeys.post(bucket, seg, i), part]));
+    const parts = packPostings(terms);
+    parts.forEach((part, i) => writes.push([searchKeys.post(bucket, seg, i), part]));
+    posts.push([bucket, parts.length]);
   }
   let op = atomic(kv);
   let count = 0;
@@ -270,7 +299,7 @@ async function writeSegment(
     bytes += value.length;
   }
   if (count > 0) await commitPlain(op);
-  return writes.length;
+  return { mutations: writes.length, posts };
 }
 
 async function commitPlain(op: Deno.AtomicOperation): Promise<void> {

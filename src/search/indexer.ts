@@ -9,6 +9,7 @@ import { deleteUnder, readKey, retryLocked, ulid } from "../kit/kv.ts";
 import { type PendingEntry, pendingKey, type SearchSource } from "../kit/search_source.ts";
 import { foldOnce, type Sources } from "./fold.ts";
 import { searchKeys } from "./keys.ts";
+import { mergeOnce } from "./merge.ts";
 
 /** Where the scan of an existing database is: the source index and the last ref queued. */
 interface ScanState {
@@ -90,7 +91,11 @@ export async function reindex(
   const started = performance.now();
   await deleteUnder(kv, searchKeys.all());
   const items = await scanExisting(kv, sources, log);
-  const passages = await foldAll(kv, new Map(sources.map((s) => [s.kind, s])), batch, log);
+  const byKind = new Map(sources.map((s) => [s.kind, s]));
+  const passages = await foldAll(kv, byKind, batch, log);
+  while (await mergeOnce(kv, (kind) => byKind.get(kind)?.mutable === true) !== null) {
+    log("search: merged segments");
+  }
   return { items, passages, ms: Math.round(performance.now() - started) };
 }
 
@@ -104,6 +109,7 @@ export function startIndexer(
   options: { foldMs: number; batch: number; signal?: AbortSignal; log?: (l: string) => void },
 ): Promise<void> {
   const byKind = new Map(sources.map((s) => [s.kind, s]));
+  const mutable = (kind: string) => byKind.get(kind)?.mutable === true;
   const log = options.log ?? ((l: string) => console.error(l));
   const run = async () => {
     try {
@@ -115,6 +121,8 @@ export function startIndexer(
       try {
         const report = await foldOnce(kv, byKind, options.batch);
         if (report !== null && report.records >= options.batch) continue;
+        // Nothing (more) to fold: merge small segments, one run per turn.
+        if (report === null && await mergeOnce(kv, mutable) !== null) continue;
       } catch (error) {
         if (options.signal?.aborted) return;
         log(`search: fold failed, retrying: ${(error as Error).message}`);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { call, type McpClient, withMcpClient } from "../../tests/support/mcp.ts";
 import { SEARCH_SOURCES } from "../toolsets.ts";
 import { foldAll } from "./indexer.ts";
+import { mergeOnce } from "./merge.ts";
 
 const sources = new Map(SEARCH_SOURCES.map((s) => [s.kind, s]));
 
@@ -265,4 +266,34 @@ Deno.test("search: overwrites, evictions, merges and comment deletes are never r
       assert.deepEqual(await kinds("epsilonword"), ["handoff:bc"]);
     },
   );
+});
+
+Deno.test("search: merged segments still find everything, and drops reach items merged", async () => {
+  await withMcpClient({}, async ({ client, kv }) => {
+    let taskId = "";
+    for (let i = 0; i < 9; i++) {
+      await post(client, `merged message number${i}`);
+      if (i === 4) {
+        const t = await call(client, "create_task", { title: "Mergetask", detail: "oldwords" });
+        taskId = (t.structured.task as { id: string }).id;
+      }
+      await foldAll(kv, sources, 400);
+    }
+    const segs = async () => (await Array.fromAsync(kv.list({ prefix: ["search", "seg"] }))).length;
+    assert.equal(await segs(), 9);
+    const merged = await mergeOnce(kv, (k) => sources.get(k)?.mutable === true);
+    assert.equal(merged?.segments, 9);
+    assert.equal(await segs(), 1);
+    assert.equal((await find(client, { query: "merged", limit: 20 })).results.length, 9);
+    assert.equal((await find(client, { query: "number7" })).results.length, 1);
+    assert.equal((await find(client, { query: "oldwords" })).results.length, 1);
+    await call(client, "update_task", { task_id: taskId, detail: "newwords" });
+    await bothWays(kv, async () => {
+      assert.equal((await find(client, { query: "oldwords" })).results.length, 0);
+      assert.equal((await find(client, { query: "newwords" })).results.length, 1);
+    });
+    // The old segments' keys are gone: blocks and postings under their numbers.
+    const left = await Array.fromAsync(kv.list<unknown>({ prefix: ["search", "blk"] }));
+    assert.ok(left.every((e) => (e.key[2] as number) > 9), "only new segments' blocks remain");
+  });
 });
