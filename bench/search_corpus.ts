@@ -66,8 +66,10 @@ export function conversation(all: string[], bytes: number, seed: number): string
   let size = 0;
   let turn = 0;
   while (size < bytes) {
-    const body = Array.from({ length: 2 + Math.floor(r() * 6) }, () =>
-      all[Math.floor(r() * all.length)]).join(" ");
+    const body = Array.from(
+      { length: 2 + Math.floor(r() * 6) },
+      () => all[Math.floor(r() * all.length)],
+    ).join(" ");
     const part = `## ${turn++ % 2 === 0 ? "User" : "Assistant"}\n${body}\n\n`;
     parts.push(part);
     size += part.length;

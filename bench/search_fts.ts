@@ -35,7 +35,12 @@ const handler = createMcpHandler(() => {
       `"${w.replaceAll('"', '""')}"`
     ).join(" ");
     const rows = query.all(match) as { id: string; title: string; snippet: string }[];
-    const results = rows.map((r) => ({ id: r.id, title: r.title, url: `x:${r.id}`, snippet: r.snippet }));
+    const results = rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      url: `x:${r.id}`,
+      snippet: r.snippet,
+    }));
     return { content: [{ type: "text", text: JSON.stringify({ results }) }] };
   });
   return server;
