@@ -136,6 +136,7 @@ Deno.test("search: accents, case and Unicode forms fold; phrases and prefixes", 
 Deno.test("search: filters by kind, workspace, author and dates; cursors page on", async () => {
   await withMcpClient({}, async ({ client, kv }) => {
     for (let i = 0; i < 5; i++) await post(client, `shared topic ${i}`, i < 3 ? "alpha" : "beta");
+    await call(client, "set_north_star", { project_id: "acme/app", text: "shared north" });
     const d = await call(client, "record_decision", {
       title: "shared topic",
       detail: "decided",
@@ -143,27 +144,34 @@ Deno.test("search: filters by kind, workspace, author and dates; cursors page on
     });
     assert.equal(d.isError, false, d.text);
     await bothWays(kv, async () => {
-      assert.equal((await find(client, { query: "shared", limit: 50 })).results.length, 6);
+      assert.equal((await find(client, { query: "shared", limit: 50 })).results.length, 7);
       const decisions = await find(client, { query: "shared", kinds: ["decision"] });
       assert.deepEqual(decisions.results.map((r) => r.kind), ["decision"]);
       assert.equal((await find(client, { query: "shared", workspace: "beta" })).results.length, 2);
       assert.equal((await find(client, { query: "shared", author: "nobody" })).results.length, 0);
+      assert.equal((await find(client, { query: "shared", author: "Owner" })).results.length, 6);
+      assert.deepEqual(
+        (await find(client, { query: "shared", project_id: "acme/app" })).results.map((r) =>
+          r.kind
+        ),
+        ["north_star"],
+      );
       assert.equal(
         (await find(client, { query: "shared", after: "2999-01-01" })).results.length,
         0,
       );
       assert.equal(
         (await find(client, { query: "shared", before: "2999-01-01" })).results.length,
-        6,
+        7,
       );
       const page1 = await find(client, { query: "shared", limit: 4 });
       assert.equal(page1.results.length, 4);
       assert.equal(page1.has_more, true);
       const page2 = await find(client, { query: "shared", limit: 4, cursor: page1.next_cursor });
-      assert.equal(page2.results.length, 2);
+      assert.equal(page2.results.length, 3);
       assert.equal(page2.has_more, false);
       const ids = new Set([...page1.results, ...page2.results].map((r) => r.id));
-      assert.equal(ids.size, 6);
+      assert.equal(ids.size, 7);
     });
   });
 });
