@@ -148,7 +148,7 @@ export async function setNorthStar(
     const now = nowIso();
     const project = { ...touched(current.value, projectId, now), northStar };
     const op = atomic(kv).check(current).set(projectKey(projectId), project);
-    indexRecord(op, northStarDoc(projectId, northStar, now));
+    indexRecord(op, northStarDoc(projectId, northStar, now), true);
     return { op, value: project, committed: announceCreated(op, current.value, notices) };
   }, { kv, key: projectKey(projectId) });
 }
@@ -177,7 +177,7 @@ export async function setFocus(
       .check(current)
       .set(projectKey(projectId), touched(current.value, projectId, now))
       .set(focusKey(projectId), value);
-    indexRecord(op, focusDoc(projectId, value));
+    indexRecord(op, focusDoc(projectId, value), true);
     return { op, value, committed: announceCreated(op, current.value, notices) };
   }, { kv, key: projectKey(projectId) });
 }

@@ -34,7 +34,7 @@ export function chunkEntries(
 export function putRecord(op: Deno.AtomicOperation, handoff: Handoff): void {
   op.set(handoffKey(handoff.key), handoff).set(handoffTimeKey(handoff.order), handoff.key);
   // The conversation may be megabytes: the folder reads it back rather than copying it here.
-  indexLater(op, "handoff", [handoff.key]);
+  indexLater(op, "handoff", [handoff.key], true);
 }
 
 /**

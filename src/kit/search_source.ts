@@ -11,9 +11,14 @@ import { ulid } from "./kv.ts";
 /** The top-level KV prefix of every index key (pending entries, segments, blocks, refs). */
 export const SEARCH_PREFIX = "search";
 
-/** Key of one pending entry: ULIDs sort by time, so the folder takes them oldest first. */
-export function pendingKey(id: string): Deno.KvKey {
-  return [SEARCH_PREFIX, "q", id];
+/**
+ * Key of one pending entry: ULIDs sort by time, so the folder takes them oldest first. Entries
+ * that replace or drop what the index holds go to the `qd` stream, which every query reads whole
+ * however long the backlog of new records (`q`) is: an acknowledged delete or overwrite is never
+ * shown, even while a large database is being indexed.
+ */
+export function pendingKey(id: string, replaces = false): Deno.KvKey {
+  return [SEARCH_PREFIX, replaces ? "qd" : "q", id];
 }
 
 /** Where an item belongs, for filters (each optional: not every kind records each). */
@@ -77,34 +82,47 @@ export function searchIndexingOn(): boolean {
   return indexing.on;
 }
 
-/** Adds the one pending mutation that indexes `doc` (replacing what was indexed for its ref). */
-export function indexRecord(op: Deno.AtomicOperation, doc: IndexDoc): void {
+/**
+ * Adds the one pending mutation that indexes `doc`; `replaces` when it may overwrite an item
+ * already indexed (a decision resolved, a task's new detail, a north star set again).
+ */
+export function indexRecord(op: Deno.AtomicOperation, doc: IndexDoc, replaces = false): void {
   if (!indexing.on) return;
   let bytes = 1_000 + storedBytes(doc.title);
   for (const p of doc.passages) bytes += storedBytes(p);
   const entry: PendingEntry = bytes > INLINE_MAX_BYTES
     ? { load: { kind: doc.kind, ref: doc.ref } }
     : { doc };
-  setPending(op, entry, doc.expires_at);
+  setPending(op, entry, replaces, doc.expires_at);
 }
 
 /** Adds the one pending mutation that has the folder read item `ref` of `kind` back and index it. */
-export function indexLater(op: Deno.AtomicOperation, kind: string, ref: string[]): void {
+export function indexLater(
+  op: Deno.AtomicOperation,
+  kind: string,
+  ref: string[],
+  replaces = false,
+): void {
   if (!indexing.on) return;
-  setPending(op, { load: { kind, ref } });
+  setPending(op, { load: { kind, ref } }, replaces);
 }
 
 /** Adds the one pending mutation that drops every item under each `[kind, ...refPrefix]`. */
 export function unindex(op: Deno.AtomicOperation, prefixes: string[][]): void {
   if (!indexing.on || prefixes.length === 0) return;
-  setPending(op, { drop: prefixes });
+  setPending(op, { drop: prefixes }, true);
 }
 
-function setPending(op: Deno.AtomicOperation, entry: PendingEntry, expiresAt?: number): void {
+function setPending(
+  op: Deno.AtomicOperation,
+  entry: PendingEntry,
+  replaces: boolean,
+  expiresAt?: number,
+): void {
   const options = expiresAt === undefined
     ? undefined
     : { expireIn: Math.max(1, expiresAt - Date.now()) };
-  op.set(pendingKey(ulid()), entry, options);
+  op.set(pendingKey(ulid(), replaces), entry, options);
 }
 
 /** An item read back whole, for `fetch` and the console's item page. */

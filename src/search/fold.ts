@@ -43,9 +43,7 @@ export async function foldOnce(
   sources: Sources,
   batch: number,
 ): Promise<FoldReport | null> {
-  const pending = await listAll<PendingEntry>(kv, { prefix: searchKeys.pendingAll() }, {
-    limit: batch,
-  });
+  const pending = await oldestPending(kv, batch);
   if (pending.length === 0) return null;
   const lease = await takeLease(kv);
   if (lease === null) return null;
@@ -95,6 +93,16 @@ async function foldUnder(
   if (!done.ok) return null;
   report.mutations += refWrites.size + pending.length + 2;
   return report;
+}
+
+/** The oldest `batch` pending entries of both streams, in the order they were written. */
+async function oldestPending(kv: Deno.Kv, batch: number): Promise<Deno.KvEntry<PendingEntry>[]> {
+  const [news, replacing] = await Promise.all([
+    listAll<PendingEntry>(kv, { prefix: searchKeys.pendingAll() }, { limit: batch }),
+    listAll<PendingEntry>(kv, { prefix: searchKeys.replacingAll() }, { limit: batch }),
+  ]);
+  return [...news, ...replacing].sort((a, b) => (String(a.key[2]) < String(b.key[2]) ? -1 : 1))
+    .slice(0, batch);
 }
 
 /** Takes the folder's lease (one process folds or merges at a time); null when held. */

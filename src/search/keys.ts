@@ -2,6 +2,7 @@
  * The search index's KV keys, every one under the top-level `SEARCH_PREFIX` ("search"):
  *
  * - `["search", "q", ulid]` pending entries (kit/search_source.ts), written in records' atomics
+ * - `["search", "qd", ulid]` pending entries that replace or drop indexed items
  * - `["search", "meta"]` `{ next }`: the next segment number
  * - `["search", "lease"]` the folder's hold, so one process folds at a time
  * - `["search", "seg", seg]` `{ docs, len }`: a committed segment (its postings count only then)
@@ -20,6 +21,7 @@ export const BUCKETS = 128;
 
 export const searchKeys = {
   pendingAll: (): Deno.KvKey => [SEARCH_PREFIX, "q"],
+  replacingAll: (): Deno.KvKey => [SEARCH_PREFIX, "qd"],
   meta: (): Deno.KvKey => [SEARCH_PREFIX, "meta"],
   lease: (): Deno.KvKey => [SEARCH_PREFIX, "lease"],
   seg: (seg: number): Deno.KvKey => [SEARCH_PREFIX, "seg", seg],

@@ -71,19 +71,22 @@ export async function rank(
   limits: QueryLimits,
 ): Promise<Ranked> {
   const buckets = [...new Set(q.terms.map((t) => bucketOf(t.term)))];
-  const [segs, pending, ...lists] = await Promise.all([
+  const newest = { limit: limits.pendingScan, reverse: true };
+  const [segs, pending, replacing, ...lists] = await Promise.all([
     listAll<{ docs: number; len: number }>(kv, { prefix: searchKeys.segAll() }),
-    listAll<PendingEntry>(kv, { prefix: searchKeys.pendingAll() }, {
-      limit: limits.pendingScan,
-      reverse: true,
-    }),
+    listAll<PendingEntry>(kv, { prefix: searchKeys.pendingAll() }, newest),
+    listAll<PendingEntry>(kv, { prefix: searchKeys.replacingAll() }, newest),
     ...buckets.map((b) => listAll<Uint8Array>(kv, { prefix: searchKeys.postBucket(b) })),
   ]);
   const committed = new Set(segs.map((s) => s.key[2] as number));
   let docs = 0;
   let len = 0;
   for (const s of segs) docs += s.value.docs, len += s.value.len;
-  const pend = pendingDocs(pending.map((p) => p.value).reverse());
+  const written = [...pending, ...replacing].sort((
+    a,
+    b,
+  ) => (String(a.key[2]) < String(b.key[2]) ? -1 : 1));
+  const pend = pendingDocs(written.map((p) => p.value));
   docs += pend.docs.length;
   len += pend.docs.reduce((n, d) => n + d.len, 0);
   const avgdl = docs === 0 ? 1 : Math.max(1, len / docs);

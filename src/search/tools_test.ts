@@ -305,3 +305,21 @@ Deno.test("search: merged segments still find everything, and drops reach items 
     assert.ok(left.every((e) => (e.key[2] as number) > 9), "only new segments' blocks remain");
   });
 });
+
+Deno.test("search: an overwrite or delete is never shown, however long the backlog of new records", async () => {
+  await withMcpClient({ env: { SEARCH_PENDING_SCAN: "10" } }, async ({ client, kv }) => {
+    const t = await call(client, "create_task", { title: "Backlogged", detail: "staleword" });
+    const id = (t.structured.task as { id: string }).id;
+    await call(client, "handoff_save", {
+      key: "k",
+      summary: "s",
+      conversation: "## User\ngoneword\n",
+    });
+    await foldAll(kv, sources, 400);
+    await call(client, "update_task", { task_id: id, detail: "freshword" });
+    await call(client, "handoff_clear", { key: "k" });
+    for (let i = 0; i < 30; i++) await post(client, `backlog ${i}`);
+    assert.equal((await find(client, { query: "staleword" })).results.length, 0);
+    assert.equal((await find(client, { query: "goneword" })).results.length, 0);
+  });
+});

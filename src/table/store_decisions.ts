@@ -227,7 +227,7 @@ export async function resolveDecision(
       ...(input.superseded_by === undefined ? {} : { superseded_by: input.superseded_by }),
     };
     op.set(keys.decision(id), resolved).delete(keys.openDecision(ws, id));
-    indexRecord(op, decisionDoc(resolved));
+    indexRecord(op, decisionDoc(resolved), true);
     bump(op, ws, "decisions_proposed", -1);
     bump(op, ws, input.verdict === "approved" ? "decisions_approved" : "decisions_rejected", 1);
     let noteSeq: number | null = null;

@@ -131,7 +131,9 @@ function writeTaskKeys(
   const ws = after.workspace;
   op.set(keys.task(after.id), after);
   // Only a new task or a new detail changes what search finds (status changes do not).
-  if (before === null || before.detail !== after.detail) indexRecord(op, taskDoc(after));
+  if (before === null || before.detail !== after.detail) {
+    indexRecord(op, taskDoc(after), before !== null);
+  }
   if (before === null) op.set(keys.wsTask(ws, after.id), after.id);
   if (before) bump(op, ws, `tasks_${before.status}`, -1);
   bump(op, ws, `tasks_${after.status}`, 1);
