@@ -13,9 +13,9 @@ export const SEARCH_PREFIX = "search";
 
 /**
  * Key of one pending entry: ULIDs sort by time, so the folder takes them oldest first. Entries
- * that replace or drop what the index holds go to the `qd` stream, which every query reads whole
- * however long the backlog of new records (`q`) is: an acknowledged delete or overwrite is never
- * shown, even while a large database is being indexed.
+ * that replace or drop what the index holds go to the `qd` stream, which every query reads on its
+ * own (up to `SEARCH_PENDING_SCAN` entries, as `q`), however long the backlog of new records is:
+ * an acknowledged delete or overwrite is not shown while a large database is being indexed.
  */
 export function pendingKey(id: string, replaces = false): Deno.KvKey {
   return [SEARCH_PREFIX, replaces ? "qd" : "q", id];
