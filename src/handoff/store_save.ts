@@ -234,7 +234,7 @@ async function commitSave(
       commentIds: existing?.commentIds ?? [],
       mergedFrom: null,
     };
-    putRecord(op, handoff);
+    putRecord(op, handoff, checked.conversation);
     target.staged!.adopt(op);
     const result: SaveResult = {
       handoff,

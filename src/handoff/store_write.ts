@@ -4,7 +4,8 @@
  * landed.
  */
 
-import { indexLater } from "../kit/search_source.ts";
+import { indexLater, indexRecord } from "../kit/search_source.ts";
+import { handoffDoc } from "./search.ts";
 import { type ChunkRef, splitBytes } from "../kit/chunks.ts";
 import { ulid } from "../kit/kv.ts";
 import {
@@ -30,11 +31,21 @@ export function chunkEntries(
   return { refs, entries };
 }
 
-/** Adds `handoff` and its time entry to `op`: the list order reads one, the other is the record. */
-export function putRecord(op: Deno.AtomicOperation, handoff: Handoff): void {
+/** Longest conversation (UTF-16 units) copied into the save's own pending entry. */
+const INLINE_CONVERSATION_MAX = 20_000;
+
+/**
+ * Adds `handoff` and its time entry to `op`: the list order reads one, the other is the record.
+ * With its `conversation` at hand, a small handoff is searchable as soon as the write lands;
+ * otherwise (or when it is large) the search folder reads it back.
+ */
+export function putRecord(op: Deno.AtomicOperation, handoff: Handoff, conversation?: string): void {
   op.set(handoffKey(handoff.key), handoff).set(handoffTimeKey(handoff.order), handoff.key);
-  // The conversation may be megabytes: the folder reads it back rather than copying it here.
-  indexLater(op, "handoff", [handoff.key], true);
+  if (conversation !== undefined && conversation.length <= INLINE_CONVERSATION_MAX) {
+    indexRecord(op, handoffDoc(handoff, conversation), true);
+  } else {
+    indexLater(op, "handoff", [handoff.key], true);
+  }
 }
 
 /**

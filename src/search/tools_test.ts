@@ -245,9 +245,9 @@ Deno.test("search: overwrites, evictions, merges and comment deletes are never r
       await save("a", "betaword"); // overwrite
       const c = await call(client, "handoff_add_comment", { key: "a", content: "gammaword" });
       const commentId = c.structured.comment_id as string;
-      // The old text is gone at once; the new one (a handoff is read back by the folder) and
-      // the comment once folded.
+      // A small handoff's new text replaces the old one at once, and after folding.
       assert.deepEqual(await kinds("alphaword"), []);
+      assert.deepEqual(await kinds("betaword"), ["handoff:a"]);
       assert.equal((await kinds("gammaword")).length, 1);
       await foldAll(kv, sources, 400);
       assert.deepEqual(await kinds("alphaword"), []);
