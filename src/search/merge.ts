@@ -9,7 +9,8 @@
 import { atomic } from "../kit/group_commit.ts";
 import { listAll, readKey, retryLocked } from "../kit/kv.ts";
 import { type StoredDoc, unpackBlock } from "./codec.ts";
-import { type NewDoc, type SegmentRecord, takeLease, TITLE_WEIGHT, writeSegment } from "./fold.ts";
+import { takeLease, TITLE_WEIGHT } from "./fold.ts";
+import { type NewDoc, type SegmentRecord, writeSegment } from "./segment.ts";
 import { searchKeys } from "./keys.ts";
 import { addTerms } from "./words.ts";
 
