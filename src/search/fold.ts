@@ -61,7 +61,7 @@ async function foldUnder(
   lease: Deno.KvEntryMaybe<unknown>,
 ): Promise<FoldReport | null> {
   const report: FoldReport = { records: pending.length, passages: 0, dropped: 0, mutations: 0 };
-  const { docs, exact, prefixes } = await resolve(kv, sources, pending);
+  const { docs, exact, prefixes, kept } = await resolve(kv, sources, pending);
   const refWrites = new Map<string, { key: Deno.KvKey; loc: RefLoc | null }>();
   report.dropped = await dropIndexed(kv, sources, exact, prefixes, refWrites, report);
   const meta = await readKey<{ next: number }>(kv, searchKeys.meta());
@@ -85,7 +85,7 @@ async function foldUnder(
     op.set(searchKeys.seg(seg), record);
   }
   for (const { key, loc } of refWrites.values()) loc === null ? op.delete(key) : op.set(key, loc);
-  for (const entry of pending) op.delete(entry.key);
+  for (const entry of pending) if (!kept.has(JSON.stringify(entry.key))) op.delete(entry.key);
   op.delete(searchKeys.lease());
   const done = await retryLocked(() => op.commit());
   if (!done.ok) return null;
@@ -116,16 +116,21 @@ export async function takeLease(kv: Deno.Kv): Promise<Deno.KvEntryMaybe<unknown>
 
 const refId = (kind: string, ref: string[]) => JSON.stringify([kind, ...ref]);
 
-/** The docs to add (last write per ref wins) and the refs and prefixes to drop first. */
+/**
+ * The docs to add (last write per ref wins), the refs and prefixes to drop first, and the
+ * entries whose item could not be read back now: they stay pending for the next fold (a read
+ * back always gives the item as it is then, so taking the entries after them first is safe).
+ */
 async function resolve(
   kv: Deno.Kv,
   sources: Sources,
   pending: Deno.KvEntry<PendingEntry>[],
-): Promise<{ docs: IndexDoc[]; exact: string[][]; prefixes: string[][] }> {
+): Promise<{ docs: IndexDoc[]; exact: string[][]; prefixes: string[][]; kept: Set<string> }> {
   const docs = new Map<string, IndexDoc | null>();
   const exact: string[][] = [];
   const prefixes: string[][] = [];
-  for (const { value } of pending) {
+  const kept = new Set<string>();
+  for (const { key, value } of pending) {
     if (value.drop !== undefined) {
       for (const prefix of value.drop) {
         prefixes.push(prefix);
@@ -137,11 +142,19 @@ async function resolve(
     const target = value.doc ?? value.load;
     if (target === undefined) continue;
     const id = refId(target.kind, target.ref);
+    let doc: IndexDoc | null;
+    try {
+      doc = value.doc ?? await loadDoc(kv, sources, target.kind, target.ref);
+    } catch {
+      kept.add(JSON.stringify(key));
+      continue;
+    }
     docs.delete(id);
     if (sources.get(target.kind)?.mutable) exact.push([target.kind, ...target.ref]);
-    docs.set(id, value.doc ?? await loadDoc(kv, sources, target.kind, target.ref));
+    docs.set(id, doc);
   }
-  return { docs: [...docs.values()].filter((d): d is IndexDoc => d !== null), exact, prefixes };
+  const found = [...docs.values()].filter((d): d is IndexDoc => d !== null);
+  return { docs: found, exact, prefixes, kept };
 }
 
 async function loadDoc(kv: Deno.Kv, sources: Sources, kind: string, ref: string[]) {
