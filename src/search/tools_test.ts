@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { call, type McpClient, withMcpClient } from "../../tests/support/mcp.ts";
+import { estimateTokens } from "../kit/budget.ts";
 import { SEARCH_SOURCES } from "../toolsets.ts";
 import { foldAll } from "./indexer.ts";
 
@@ -223,4 +224,21 @@ Deno.test("search: SEARCH_INDEX=off indexes nothing and says so", async () => {
   });
   // Back on for the tests that follow in this process.
   await withMcpClient({}, async () => {});
+});
+
+Deno.test("search: results stay within RESULT_MAX_TOKENS, the rest a cursor away", async () => {
+  await withMcpClient({ env: { RESULT_MAX_TOKENS: "2000" } }, async ({ client }) => {
+    for (let i = 0; i < 20; i++) await post(client, `会議 ${"東京大阪名古屋".repeat(40)} ${i}`);
+    const r = await call(client, "search", { query: "会議", limit: 50 });
+    assert.equal(r.isError, false, r.text);
+    const found = r.structured as unknown as Found & { notes: string[] };
+    assert.ok(found.results.length > 0 && found.results.length < 20, `${found.results.length}`);
+    assert.equal(found.has_more, true);
+    assert.ok(found.notes.some((n) => n.includes("RESULT_MAX_TOKENS")));
+    assert.ok(estimateTokens(r.text) <= 2000, `${estimateTokens(r.text)} tokens`);
+    const next = await find(client, { query: "会議", limit: 50, cursor: found.next_cursor });
+    assert.ok(next.results.length > 0);
+    const ids = new Set([...found.results, ...next.results].map((x) => x.id));
+    assert.equal(ids.size, found.results.length + next.results.length);
+  });
 });
