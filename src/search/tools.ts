@@ -61,6 +61,42 @@ const resultSchema = z.object({
   uri: nullableString(),
 });
 
+/** The fields of a search result that hold text sessions wrote (names and places included). */
+const SEARCH_UNTRUSTED = [
+  "results[].title",
+  "results[].snippet",
+  "results[].author",
+  "results[].workspace",
+  "results[].project_id",
+];
+
+/** What `fetch` says about an item: the kind's facts, each a string. */
+const metadataSchema = z.object({
+  kind: z.string(),
+  created_at: z.string(),
+  workspace: z.string().optional(),
+  project_id: z.string().optional(),
+  author: z.string().optional(),
+  via: z.string().optional(),
+  uri: z.string().optional(),
+  truncated: z.string().optional().describe("How to read on when the text was cut"),
+  ...Object.fromEntries(
+    [
+      "status",
+      "scope",
+      "message_kind",
+      "seq",
+      "discussion_id",
+      "to",
+      "task_id",
+      "task_kind",
+      "key",
+      "sequence_id",
+      "branch",
+    ].map((k) => [k, z.string().optional()]),
+  ),
+}).catchall(z.string());
+
 /** Registers `search` and `fetch`. */
 export function registerSearchTools(server: ToolRegistrar, t: SearchToolDeps): void {
   registerSearchTool(server, t);
@@ -96,7 +132,7 @@ function registerSearchTool(server: ToolRegistrar, t: SearchToolDeps): void {
     annotations: { title: "Search everything", ...ANNOTATIONS },
   }, async (args) => {
     const answer = await search(t.kv, t.sources, t.settings, t.base, args);
-    const notice = untrustedNotice(newNonce(), ["results[].title", "results[].snippet"]);
+    const notice = untrustedNotice(newNonce(), SEARCH_UNTRUSTED);
     return jsonResult({ untrusted: notice, ...answer });
   });
 }
@@ -116,7 +152,7 @@ function registerFetchTool(server: ToolRegistrar, t: SearchToolDeps): void {
       title: z.string(),
       text: z.string(),
       url: z.string(),
-      metadata: z.record(z.string(), z.string()),
+      metadata: metadataSchema,
     },
     annotations: { title: "Fetch a search result", ...ANNOTATIONS },
   }, async (args) => {
@@ -131,8 +167,16 @@ function registerFetchTool(server: ToolRegistrar, t: SearchToolDeps): void {
     for (const [k, v] of Object.entries(item.meta)) if (v !== undefined) metadata[k] = v;
     if (item.uri !== undefined) metadata.uri = item.uri;
     for (const [k, v] of Object.entries(item.facts ?? {})) metadata[k] = v;
+    // Every metadata value but the server's own came from a session (names, keys, branches).
+    const own = new Set(["kind", "created_at", "uri", "truncated"]);
+    const fields = [
+      "title",
+      "text",
+      ...Object.keys(metadata).filter((k) => !own.has(k))
+        .map((k) => `metadata.${k}`),
+    ];
     const data = {
-      untrusted: untrustedNotice(newNonce(), ["title", "text", "metadata"]),
+      untrusted: untrustedNotice(newNonce(), fields),
       id: itemId(kind, ref),
       title: item.title,
       text: "",
