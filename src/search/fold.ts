@@ -41,15 +41,20 @@ export async function foldOnce(
   sources: Sources,
   batch: number,
 ): Promise<FoldReport | null> {
-  const pending = await oldestPending(kv, batch);
-  if (pending.length === 0) return null;
+  if ((await oldestPending(kv, 1)).length === 0) return null;
   const lease = await takeLease(kv);
   if (lease === null) return null;
   try {
+    // Listed under the lease: entries another folder took before it are gone by now.
+    const pending = await oldestPending(kv, batch);
+    if (pending.length === 0) {
+      await releaseLease(kv, lease);
+      return null;
+    }
     return await foldUnder(kv, sources, pending, lease);
   } catch (error) {
     // Let the next attempt (here or in another process) start at once, not after the lease.
-    await atomic(kv).check(lease).delete(searchKeys.lease()).commit().catch(() => {});
+    await releaseLease(kv, lease).catch(() => {});
     throw error;
   }
 }
@@ -66,13 +71,22 @@ async function foldUnder(
   report.dropped = await dropIndexed(kv, sources, exact, prefixes, refWrites, report);
   const meta = await readKey<{ next: number }>(kv, searchKeys.meta());
   const seg = meta.value?.next ?? 1;
-  const claim = await atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 })
-    .commit();
+  const claim = await retryLocked(() =>
+    atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 }).commit()
+  );
   if (!claim.ok) return null;
   const stored = toStored(docs, sources, refWrites, seg);
   report.passages = stored.docs.length;
   const written = await writeSegment(kv, seg, stored.docs);
   report.mutations += written.mutations;
+  // Refs of dropped items go first, in batches: their passages are already out of the blocks,
+  // and a drop applied again finds nothing. The last atomic stays under KV's 1,000 mutations.
+  const gone = [...refWrites.values()].filter((w) => w.loc === null).map((w) => w.key);
+  for (let i = 0; i < gone.length; i += 500) {
+    const del = atomic(kv).check(lease);
+    for (const key of gone.slice(i, i + 500)) del.delete(key);
+    if (!(await retryLocked(() => del.commit())).ok) return null;
+  }
   const op = atomic(kv).check(lease);
   if (stored.docs.length > 0) {
     const mut = [...refWrites.values()].filter((w) => w.loc !== null).length;
@@ -84,7 +98,7 @@ async function foldUnder(
     };
     op.set(searchKeys.seg(seg), record);
   }
-  for (const { key, loc } of refWrites.values()) loc === null ? op.delete(key) : op.set(key, loc);
+  for (const { key, loc } of refWrites.values()) if (loc !== null) op.set(key, loc);
   for (const entry of pending) if (!kept.has(JSON.stringify(entry.key))) op.delete(entry.key);
   op.delete(searchKeys.lease());
   const done = await retryLocked(() => op.commit());
@@ -103,13 +117,22 @@ async function oldestPending(kv: Deno.Kv, batch: number): Promise<Deno.KvEntry<P
     .slice(0, batch);
 }
 
+/** Gives the lease back, if it is still this holder's. */
+export function releaseLease(
+  kv: Deno.Kv,
+  lease: Deno.KvEntryMaybe<unknown>,
+): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  return retryLocked(() => atomic(kv).check(lease).delete(searchKeys.lease()).commit());
+}
+
 /** Takes the folder's lease (one process folds or merges at a time); null when held. */
 export async function takeLease(kv: Deno.Kv): Promise<Deno.KvEntryMaybe<unknown> | null> {
   const current = await readKey<{ until: number }>(kv, searchKeys.lease());
   if (current.value !== null && current.value.until > Date.now()) return null;
   const mine = { owner: randomToken(9), until: Date.now() + LEASE_MS };
-  const res = await atomic(kv).check(current).set(searchKeys.lease(), mine, { expireIn: LEASE_MS })
-    .commit();
+  const res = await retryLocked(() =>
+    atomic(kv).check(current).set(searchKeys.lease(), mine, { expireIn: LEASE_MS }).commit()
+  );
   if (!res.ok) return null;
   return await readKey(kv, searchKeys.lease());
 }

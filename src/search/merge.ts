@@ -7,9 +7,9 @@
  */
 
 import { atomic } from "../kit/group_commit.ts";
-import { listAll, readKey, retryLocked } from "../kit/kv.ts";
+import { getAll, listAll, readKey, retryLocked } from "../kit/kv.ts";
 import { type StoredDoc, unpackBlock } from "./codec.ts";
-import { takeLease, TITLE_WEIGHT } from "./fold.ts";
+import { releaseLease, takeLease, TITLE_WEIGHT } from "./fold.ts";
 import { type NewDoc, type SegmentRecord, writeSegment } from "./segment.ts";
 import { searchKeys } from "./keys.ts";
 import { addTerms } from "./words.ts";
@@ -68,7 +68,7 @@ export async function mergeOnce(kv: Deno.Kv, mutable: (kind: string) => boolean)
   try {
     return await mergeUnder(kv, run, lease, mutable);
   } finally {
-    await atomic(kv).check(lease).delete(searchKeys.lease()).commit().catch(() => {});
+    await releaseLease(kv, lease).catch(() => {});
   }
 }
 
@@ -78,6 +78,9 @@ async function mergeUnder(
   lease: Deno.KvEntryMaybe<unknown>,
   mutable: (kind: string) => boolean,
 ): Promise<MergeReport | null> {
+  // The run as it is now, under the lease: another process may have merged it meanwhile.
+  const current = await getAll<SegmentRecord>(kv, run.map((s) => searchKeys.seg(s.seg)));
+  if (current.some((e) => e.value === null)) return null;
   // Read under the lease: drops are applied only by a fold, which waits for it.
   const blocks = await Promise.all(
     run.map((s) =>
@@ -106,13 +109,14 @@ async function mergeUnder(
   }
   const meta = await readKey<{ next: number }>(kv, searchKeys.meta());
   const seg = meta.value?.next ?? 1;
-  const claim = await atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 })
-    .commit();
+  const claim = await retryLocked(() =>
+    atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 }).commit()
+  );
   if (!claim.ok) return null;
   const written = docs.length === 0
     ? { mutations: 0, posts: [] }
     : await writeSegment(kv, seg, docs);
-  const op = atomic(kv).check(lease);
+  const op = atomic(kv).check(lease, ...current);
   const record: SegmentRecord = { docs: docs.length, len, mut: refs.size, posts: written.posts };
   if (docs.length > 0) op.set(searchKeys.seg(seg), record);
   for (const s of run) op.delete(searchKeys.seg(s.seg));
