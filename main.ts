@@ -5,7 +5,13 @@ import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
 import { openKv } from "./src/kit/kv.ts";
-import { defaultSelection, loadToolsets, prepareToolsets } from "./src/toolsets.ts";
+import {
+  defaultSelection,
+  loadToolsets,
+  prepareToolsets,
+  reindexSearch,
+  startSearchIndexer,
+} from "./src/toolsets.ts";
 import { checkSpeedSwitches } from "./src/kit/speed_switches.ts";
 import { ownerConsole } from "./src/console/console.ts";
 import { unfinishedImport } from "./src/backup/marker.ts";
@@ -55,6 +61,25 @@ if (unfinished !== undefined) {
   Deno.exit(1);
 }
 
+// deno task reindex: rebuild the search index from the records, with a progress line.
+if (Deno.args.includes("--reindex")) {
+  let last = 0;
+  const done = await reindexSearch(kv, (line) => {
+    if (Date.now() - last < 1000) return;
+    last = Date.now();
+    console.error(line);
+  });
+  console.log(
+    `search index rebuilt: ${done.items} items, ${done.passages} passages, ${done.ms} ms`,
+  );
+  kv.close();
+  Deno.exit(0);
+}
+
+// The search index folds writes into segments in the background, in every server process.
+const indexing = new AbortController();
+startSearchIndexer(kv, Deno.env, indexing.signal);
+
 if (Deno.args.includes("--stdio")) {
   const caller = await orExit("configuration error", () => stdioCaller(config, Deno.args));
   // A signal stops the reading of stdin, as its end would (the SDK's client closes stdin, then
@@ -62,6 +87,7 @@ if (Deno.args.includes("--stdio")) {
   const stop = new AbortController();
   stopOnSignals(() => stop.abort());
   await serveStdio({ kv, config, caller }, defaultSelection(toolsets), undefined, stop.signal);
+  indexing.abort();
   kv.close();
   // Every answer is written by now. Requests still running after the grace period, or a read of
   // stdin still pending after a signal, must not keep the process alive.
@@ -94,6 +120,7 @@ if (Deno.args.includes("--stdio")) {
   if (closed !== undefined) console.error(`handoff-mcp: refusing every request: ${closed}`);
   const signalled = config.onDeploy ? () => false : stopOnSignals(() => server.shutdown());
   await server.finished;
+  indexing.abort();
   kv.close();
   // Connections still open after the grace period must not keep the process alive.
   if (signalled()) Deno.exit(0);

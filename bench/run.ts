@@ -14,6 +14,7 @@ import { memoryGroup } from "./memory.ts";
 import { oauthGroup } from "./oauth.ts";
 import { rssGroup } from "./rss.ts";
 import { switchesGroup } from "./switches.ts";
+import { searchGroup } from "./search.ts";
 import { tableGroup } from "./table.ts";
 import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
@@ -31,6 +32,7 @@ const GROUPS: BenchGroup[] = [
   chatsGroup,
   rssGroup,
   switchesGroup,
+  searchGroup,
 ];
 
 const names = GROUPS.map((g) => g.name);

@@ -6,14 +6,29 @@ import { memoryToolset } from "./memory/toolset.ts";
 import type { Toolset, ToolsetDefinition } from "./mcp/toolset.ts";
 import { tableToolsetDefinition } from "./table/toolset.ts";
 import { thinkingToolset } from "./thinking/toolset.ts";
+import { searchToolsetDefinition } from "./search/toolset.ts";
+import { reindex, startIndexer } from "./search/indexer.ts";
+import { loadSearchSettings } from "./search/settings.ts";
+import { type SearchSource, setSearchIndexing } from "./kit/search_source.ts";
+import type { EnvSource } from "./kit/env.ts";
 
-/** Every toolset, in registration order. */
-export const TOOLSETS: readonly ToolsetDefinition[] = [
+const FEATURES: readonly ToolsetDefinition[] = [
   focusToolset,
   handoffToolset,
   thinkingToolset,
   tableToolsetDefinition,
   memoryToolset,
+];
+
+/** Every kind the toolsets index for search, one source each. */
+export const SEARCH_SOURCES: readonly SearchSource[] = FEATURES.flatMap((t) =>
+  t.searchSources ?? []
+);
+
+/** Every toolset, in registration order: the features, then search over all of them. */
+export const TOOLSETS: readonly ToolsetDefinition[] = [
+  ...FEATURES,
+  searchToolsetDefinition(SEARCH_SOURCES),
 ];
 
 /** The names of every toolset, in registration order. */
@@ -42,6 +57,8 @@ export function parseToolsetNames(raw: string | undefined, what: string): string
  * reaches them by naming them (`?toolsets=memory`). Named in `TOOLSETS`, a toolset is on.
  */
 export function loadToolsets(env: { get(name: string): string | undefined }): Toolset[] {
+  // Writes index whichever toolsets are served: SEARCH_INDEX alone turns it off.
+  setSearchIndexing(loadSearchSettings(env).enabled);
   const raw = env.get("TOOLSETS");
   const names = parseToolsetNames(raw, "TOOLSETS");
   const named = (raw ?? "").trim() !== "";
@@ -59,4 +76,26 @@ export function defaultSelection(enabled: readonly Toolset[]): Toolset[] {
 /** Runs each toolset's start-up `prepare` (its migrations) on `kv`, in registration order. */
 export async function prepareToolsets(toolsets: readonly Toolset[], kv: Deno.Kv): Promise<void> {
   for (const toolset of toolsets) await toolset.prepare?.(kv);
+}
+
+/**
+ * Starts the search index's background work in this process (indexing an existing database,
+ * then folding pending entries) unless `SEARCH_INDEX=off`; it stops when `signal` aborts.
+ */
+export function startSearchIndexer(kv: Deno.Kv, env: EnvSource, signal?: AbortSignal): void {
+  const settings = loadSearchSettings(env);
+  if (!settings.enabled) return;
+  startIndexer(kv, SEARCH_SOURCES, {
+    foldMs: settings.foldMs,
+    batch: settings.foldBatch,
+    signal,
+  });
+}
+
+/** Rebuilds the whole search index from the records (deno task reindex; import calls it). */
+export function reindexSearch(
+  kv: Deno.Kv,
+  log?: (line: string) => void,
+): Promise<{ items: number; passages: number; ms: number }> {
+  return reindex(kv, SEARCH_SOURCES, log);
 }

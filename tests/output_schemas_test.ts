@@ -33,6 +33,7 @@ Deno.test("every tool's real results match its published output schema and the u
     await walkHandoff(walk, me, other);
     await walkThinking(walk, me, other);
     await walkTable(walk, me, other);
+    await walkSearch(walk, me);
     assert.deepEqual(walk.problems, []);
     assert.deepEqual(
       [...walk.called].sort(),
@@ -248,4 +249,17 @@ async function walkTasks(w: Walk, me: McpClient, other: McpClient): Promise<void
     untrusted: true,
     shape: (d) => d.handoff.state === "accepted" && typeof d.warning === "string",
   });
+}
+
+/** Search and fetch over what the other session wrote above. */
+async function walkSearch(w: Walk, me: McpClient): Promise<void> {
+  const found = await w.call(me, "search", { query: SENTINEL, limit: 50 }, { untrusted: true });
+  for (const kind of ["handoff", "comment", "message", "decision", "north_star"]) {
+    const hit = found.results.find((r: { kind: string }) => r.kind === kind);
+    if (hit === undefined) {
+      if (kind !== "handoff" && kind !== "comment") w.problems.push(`search: no ${kind} found`);
+      continue;
+    }
+    await w.call(me, "fetch", { id: hit.id }, { untrusted: true });
+  }
 }

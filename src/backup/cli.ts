@@ -12,6 +12,7 @@ import { openKv } from "../kit/kv.ts";
 import { abandonImport, exportKv, fileLines, importKv } from "./transfer.ts";
 import { ExportRaced } from "./export_check.ts";
 import { runMarkdownExport } from "./markdown/cli.ts";
+import { reindexSearch } from "../toolsets.ts";
 
 const USAGE = "usage: deno task export [file]  |  deno task import <file> [--merge]  |  " +
   "deno task import --abandon  |  deno task export --markdown <folder>";
@@ -121,6 +122,9 @@ async function importFrom(kvPath: string | undefined, file: string, merge: boole
       progress: (m) => console.error(m),
     });
     console.error(`imported ${count} entries into ${kvPath ?? "the default database"}`);
+    // The search index is derived (an export leaves it out): rebuilt from what was imported.
+    const indexed = await reindexSearch(kv, (m) => console.error(m));
+    console.error(`search index rebuilt: ${indexed.items} items, ${indexed.passages} passages`);
   } finally {
     kv.close();
   }

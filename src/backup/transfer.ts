@@ -20,6 +20,7 @@ import {
   headerLine,
   LineError,
 } from "./codec.ts";
+import { SEARCH_PREFIX } from "../kit/search_source.ts";
 
 export { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
 
@@ -48,7 +49,8 @@ export async function exportKv(
   let count = 0;
   const check = new ExportCheck();
   for await (const entry of kv.list({ prefix: [] })) {
-    if (isMarker(entry.key)) continue;
+    // The search index is derived data: import rebuilds it (`deno task import` reindexes).
+    if (isMarker(entry.key) || entry.key[0] === SEARCH_PREFIX) continue;
     await write(encodeEntry(entry.key, entry.value));
     check.see(entry);
     if (++count % PROGRESS_EVERY === 0) progress(`exported ${count} entries…`);

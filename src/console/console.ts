@@ -11,6 +11,8 @@ import type { Route } from "../kit/web.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { loadImportOptions } from "../backup/chats/model.ts";
 import { loadHandoffSettings } from "../handoff/settings.ts";
+import { loadSearchSettings } from "../search/settings.ts";
+import { SEARCH_SOURCES } from "../toolsets.ts";
 import { loadTableSettings } from "../table/settings.ts";
 import { tableCtx } from "../table/store_common.ts";
 import type { ConsoleCtx } from "./context.ts";
@@ -39,6 +41,12 @@ export function ownerConsole(
     settings: { ...settings, ownerSecret: settings.ownerSecret },
     oauth: o,
     table,
+    search: on("search")
+      ? {
+        sources: new Map(SEARCH_SOURCES.map((s) => [s.kind, s])),
+        settings: loadSearchSettings(env),
+      }
+      : undefined,
     tokenNames: config.namedTokens.map((t) => t.name),
     handoffLimits: on("handoff") ? loadHandoffSettings(env).limits : undefined,
     importOptions: loadImportOptions(env),

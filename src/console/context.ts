@@ -4,6 +4,8 @@ import type { ImportOptions } from "../backup/chats/model.ts";
 import type { HandoffLimits } from "../handoff/settings.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { OAuthSettings } from "../oauth/settings.ts";
+import type { Sources } from "../search/fold.ts";
+import type { SearchSettings } from "../search/settings.ts";
 import type { TableCtx } from "../table/store_common.ts";
 import type { Frame } from "./html_layout.ts";
 import type { ConsoleSettings } from "./settings.ts";
@@ -16,6 +18,8 @@ export interface ConsoleCtx {
   oauth: OAuthSettings;
   /** The table's stores, or `undefined` when the table toolset is off. */
   table: TableCtx | undefined;
+  /** The search index's sources and settings, or `undefined` when the search toolset is off. */
+  search: { sources: Sources; settings: SearchSettings } | undefined;
   /** Names of the named tokens, never their values. */
   tokenNames: string[];
   /** The handoff store's limits, for imported chats; `undefined` when the handoff toolset is off. */

@@ -26,7 +26,7 @@ export interface Frame {
   /** The session's CSRF token, for the sign-out form in the header. */
   csrf: string;
   /** Which nav entry is the current page. */
-  current?: "waiting" | "apps" | "import";
+  current?: "waiting" | "apps" | "import" | "search";
 }
 
 /** An ISO time in the console's zone. */
@@ -102,7 +102,9 @@ export function page(title: string, frame: Frame, body: string): string {
   const header = `<header><span class="site">handoff-mcp · owner console</span>
 <nav aria-label="Console">${link("/console", "Waiting for you", "waiting")} ${
     link("/console/apps", "Apps &amp; settings", "apps")
-  } ${link("/console/import", "Import &amp; export", "import")}</nav>
+  } ${link("/console/search", "Search", "search")} ${
+    link("/console/import", "Import &amp; export", "import")
+  }</nav>
 <form class="inline" method="post" action="/console/logout">${
     csrfField(frame.csrf)
   }<button type="submit">Sign out</button></form></header>`;

@@ -20,6 +20,7 @@ import type { ConsoleCtx, Signed } from "./context.ts";
 import { loginPage, refusalPage } from "./html_login.ts";
 import { actOnApps, showApps } from "./pages_apps.ts";
 import { downloadExport, runImport, showImport } from "./pages_import.ts";
+import { showItem, showSearch } from "./pages_search.ts";
 import {
   actOnHandoff,
   actOnTask,
@@ -111,6 +112,8 @@ export function consoleRoutes(ctx: ConsoleCtx): Route[] {
       methods: { GET: page(showImport), POST: upload(runImport) },
     },
     { path: "console/export.zip", public: true, methods: { GET: page(downloadExport) } },
+    { path: "console/search", public: true, methods: { GET: page(showSearch) } },
+    { path: "console/item/:id", public: true, methods: { GET: page(showItem) } },
   ];
 }
 

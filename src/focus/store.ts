@@ -1,5 +1,7 @@
 /** The focus toolset's records in KV: a project's north star, its one focus, and its tasks. */
 
+import { indexRecord } from "../kit/search_source.ts";
+import { focusDoc, followUpDoc, northStarDoc } from "./search.ts";
 import { atomic } from "../kit/group_commit.ts";
 import { bumpNotices } from "../kit/notice_feed.ts";
 import { type NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
@@ -92,6 +94,7 @@ export async function setNorthStar(
     const now = nowIso();
     const project = { ...touched(current.value, projectId, now), northStar };
     const op = atomic(kv).check(current).set(projectKey(projectId), project);
+    indexRecord(op, northStarDoc(projectId, northStar, now), true);
     return { op, value: project, committed: announceCreated(op, current.value, notices) };
   }, { kv, key: projectKey(projectId) });
 }
@@ -120,6 +123,7 @@ export async function setFocus(
       .check(current)
       .set(projectKey(projectId), touched(current.value, projectId, now))
       .set(focusKey(projectId), value);
+    indexRecord(op, focusDoc(projectId, value), true);
     return { op, value, committed: announceCreated(op, current.value, notices) };
   }, { kv, key: projectKey(projectId) });
 }
@@ -219,6 +223,7 @@ async function addTasksAttempt(
       .set(taskKey(projectId, id), task)
       .set(taskProjectKey(id), projectId);
     if (demoted) {
+      indexRecord(op, followUpDoc(task));
       indexed.push({ id, kind, body, createdAt: now });
       followUps.push(task);
     }

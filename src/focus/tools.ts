@@ -38,7 +38,7 @@ export const GET_STATE_GUARD =
 
 /** What the model is told about this toolset at initialize. */
 export const FOCUS_INSTRUCTIONS =
-  "At the start of every chat call get_state (list_projects finds the project) and state its NORTH STAR first; advance the one focus (本丸), leave follow-ups (後処理) for later, never make it a flat TODO list.";
+  "At the start of every chat call get_state (list_projects finds the project) and state its NORTH STAR first; advance the one focus, leave follow-ups for later, never make it a flat TODO list.";
 
 const COMPLETION_LIMIT = 20;
 

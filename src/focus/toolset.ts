@@ -1,5 +1,6 @@
 /** The focus toolset: a project's north star, its one focus, and demoted follow-ups. */
 
+import { FOCUS_SEARCH_SOURCES } from "./search.ts";
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
 import { FOCUS_ICONS } from "./icon.ts";
 import { loadFocusSettings } from "./settings.ts";
@@ -8,6 +9,7 @@ import { FOCUS_INSTRUCTIONS, registerFocusTools } from "./tools.ts";
 
 /** The focus toolset's entry in the toolset list. */
 export const focusToolset: ToolsetDefinition = {
+  searchSources: FOCUS_SEARCH_SOURCES,
   name: "focus",
   load: (env) => {
     const limits = loadFocusSettings(env);

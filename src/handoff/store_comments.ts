@@ -1,5 +1,7 @@
 /** Comments on a handoff: notes added between sessions, carried over by merges. */
 
+import { indexRecord, unindex } from "../kit/search_source.ts";
+import { commentDoc } from "./search.ts";
 import { atomic } from "../kit/group_commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
@@ -47,6 +49,7 @@ export async function addComment(
       .check({ key: handoffCommentKey(key, id), versionstamp: null })
       .set(handoffCommentKey(key, id), comment)
       .set(handoffKey(key), { ...h, commentIds: [...h.commentIds, id] });
+    indexRecord(op, commentDoc(key, h.title, comment));
     return { op, value: { comment, count: h.commentIds.length + 1 } };
   }, { kv, key: handoffKey(key) });
 }
@@ -79,6 +82,7 @@ export async function deleteComment(
     const op = atomic(kv).check(current)
       .delete(handoffCommentKey(key, commentId))
       .set(handoffKey(key), { ...h, commentIds });
+    unindex(op, [["comment", key, commentId]]);
     return { op, value: { comment, count: commentIds.length } };
   }, { kv, key: handoffKey(key) });
 }

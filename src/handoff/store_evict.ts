@@ -3,6 +3,7 @@
  * atomic and named in its result, or, with eviction off, the write is refused.
  */
 
+import { unindex } from "../kit/search_source.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { AppError, listEntries, readKey, readKeys, StaleRead } from "../kit/kv.ts";
 import {
@@ -32,6 +33,7 @@ export function removeInto(op: Deno.AtomicOperation, garbage: Deno.KvKey[], h: H
   op.delete(handoffKey(h.key)).delete(handoffLeaseKey(h.key));
   dropOrder(op, h.order);
   garbage.push(...ownedKeys(h));
+  unindex(op, [["handoff", h.key], ["comment", h.key]]);
 }
 
 /** What a save result says about an evicted handoff. */

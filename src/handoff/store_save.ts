@@ -247,7 +247,7 @@ async function commitSave(
         ? { imported: { source: checked.imported.source, digest: checked.imported.digest } }
         : {}),
     };
-    putRecord(op, handoff);
+    putRecord(op, handoff, checked.conversation);
     target.staged!.adopt(op);
     const result: SaveResult = {
       handoff,

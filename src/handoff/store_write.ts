@@ -4,6 +4,8 @@
  * landed.
  */
 
+import { indexLater, indexRecord } from "../kit/search_source.ts";
+import { handoffDoc } from "./search.ts";
 import { type ChunkRef, splitBytes } from "../kit/chunks.ts";
 import { ulid } from "../kit/kv.ts";
 import {
@@ -30,13 +32,23 @@ export function chunkEntries(
   return { refs, entries };
 }
 
+/** Longest conversation (UTF-16 units) copied into the save's own pending entry. */
+const INLINE_CONVERSATION_MAX = 20_000;
+
 /**
  * Adds `handoff` and its time entry to `op`: the list order reads one, the other is the record;
- * and, unless it is imported history, its eviction index entry.
+ * unless it is imported history, its eviction index entry; and its one search entry: with its
+ * `conversation` at hand, a small handoff is searchable as soon as the write lands; otherwise
+ * (or when it is large) the search folder reads it back.
  */
-export function putRecord(op: Deno.AtomicOperation, handoff: Handoff): void {
+export function putRecord(op: Deno.AtomicOperation, handoff: Handoff, conversation?: string): void {
   op.set(handoffKey(handoff.key), handoff).set(handoffTimeKey(handoff.order), handoff.key);
   if (!handoff.imported) op.set(handoffEvictKey(handoff.order), handoff.key);
+  if (conversation !== undefined && conversation.length <= INLINE_CONVERSATION_MAX) {
+    indexRecord(op, handoffDoc(handoff, conversation), true);
+  } else {
+    indexLater(op, "handoff", [handoff.key], true);
+  }
 }
 
 /** Adds to `op` the removal of the index entries (time, eviction) of a record's `order`. */

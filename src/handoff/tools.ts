@@ -19,7 +19,7 @@ import type { ToolRegistrar } from "../mcp/registry.ts";
 
 /** What the model is told about this toolset at initialize. */
 export const HANDOFF_INSTRUCTIONS =
-  "To continue a chat in another client: handoff_save the WHOLE conversation verbatim there; here handoff_list or handoff_search, then handoff_load.";
+  "To move a chat between clients: handoff_save the WHOLE conversation verbatim; in the other, handoff_list or search, then handoff_load.";
 
 /** Registers the handoff tools and the MCP Apps view of handoff_list. */
 export function registerHandoffTools(server: ToolRegistrar, deps: HandoffDeps): void {

@@ -1,5 +1,6 @@
 /** The handoff toolset: whole conversations saved in one client and loaded in another. */
 
+import { HANDOFF_SEARCH_SOURCES } from "./search.ts";
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
 import { handoffApiRoutes } from "./api.ts";
 import { HANDOFF_ICONS } from "./icon.ts";
@@ -8,6 +9,7 @@ import { HANDOFF_INSTRUCTIONS, registerHandoffTools } from "./tools.ts";
 
 /** The handoff toolset's entry in the toolset list; its JSON API is its routes. */
 export const handoffToolset: ToolsetDefinition = {
+  searchSources: HANDOFF_SEARCH_SOURCES,
   name: "handoff",
   load: (env) => {
     const settings = loadHandoffSettings(env);

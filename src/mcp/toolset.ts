@@ -1,5 +1,6 @@
 /** What a toolset is to the server: a name, instructions, its tools, and any HTTP routes. */
 
+import type { SearchSource } from "../kit/search_source.ts";
 import type { Config } from "../config.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { EnvSource } from "../kit/env.ts";
@@ -61,4 +62,9 @@ export interface ToolsetDefinition {
   /** `false`: served only when named (`TOOLSETS`, `?toolsets=`); every other toolset is on. */
   byDefault?: boolean;
   load(env: EnvSource): Toolset;
+  /**
+   * The kinds this toolset's stores index for search (kit/search_source.ts): how each item is
+   * read back. Declared whether or not the toolset is enabled, as its records stay searchable.
+   */
+  searchSources?: readonly SearchSource[];
 }

@@ -3,6 +3,8 @@
  * apart from the name (`human` only with a correct approval code, or from the owner console).
  */
 
+import { indexRecord } from "../kit/search_source.ts";
+import { decisionDoc } from "./search.ts";
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { secretMatches } from "../kit/secret.ts";
@@ -114,6 +116,7 @@ export async function recordDecision(
     op.set(keys.decision(id), decision)
       .set(keys.wsDecision(ws, id), id)
       .set(keys.openDecision(ws, id), id);
+    indexRecord(op, decisionDoc(decision));
     bump(op, ws, "decisions_proposed", 1);
     return Promise.resolve({ op, value: { ...choice, decision: decisionOut(decision) } });
   });
@@ -213,6 +216,7 @@ export async function resolveDecision(
       ...(input.superseded_by === undefined ? {} : { superseded_by: input.superseded_by }),
     };
     op.set(keys.decision(id), resolved).delete(keys.openDecision(ws, id));
+    indexRecord(op, decisionDoc(resolved), true);
     bump(op, ws, "decisions_proposed", -1);
     bump(op, ws, input.verdict === "approved" ? "decisions_approved" : "decisions_rejected", 1);
     let noteSeq: number | null = null;

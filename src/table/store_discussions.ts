@@ -1,5 +1,7 @@
 /** Discussions and their messages: seq is allocated by the store, contiguous per discussion. */
 
+import { indexRecord } from "../kit/search_source.ts";
+import { messageDoc } from "./search.ts";
 import { atomic } from "../kit/group_commit.ts";
 import { type BatchAttempt, commitBatched, type Outcome } from "../kit/key_batch.ts";
 import type { Caller } from "../kit/caller.ts";
@@ -103,6 +105,7 @@ export async function createDiscussion(
         created_at: at,
       };
       op.set(keys.message(id, 1), message);
+      indexRecord(op, messageDoc(discussion, message));
       op.sum(keys.spoke(ws, caller.name, "messages"), 1n);
       movePosition(op, caller.name, ws, id, 1);
     }
@@ -291,6 +294,7 @@ function addMessage(
   };
   op.check({ key: keys.message(current.id, seq), versionstamp: null })
     .set(keys.message(current.id, seq), message);
+  indexRecord(op, messageDoc(current, message));
   return message;
 }
 

@@ -3,6 +3,8 @@
  * state is computed when read, never stored; there is deliberately no way to cancel one.
  */
 
+import { indexRecord } from "../kit/search_source.ts";
+import { contextDoc } from "./search.ts";
 import { atomic } from "../kit/group_commit.ts";
 import { type Caller, provenOwner, sameName } from "../kit/caller.ts";
 import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
@@ -134,6 +136,7 @@ export async function createHandoff(
       updated_at: at,
     };
     op.set(keys.handoff(id), handoff).set(keys.wsHandoff(ws, id), id);
+    indexRecord(op, contextDoc(handoff));
     bump(op, ws, "handoffs", 1);
     const told = writeTask(ctx, op, before, after);
     return {

@@ -1,5 +1,7 @@
 /** Plans: never edited; a changed plan is a new one that supersedes the old, once. */
 
+import { indexRecord } from "../kit/search_source.ts";
+import { planDoc } from "./search.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, getAll, nowIso, readKey, readKeys } from "../kit/kv.ts";
 import {
@@ -116,6 +118,7 @@ export async function recordPlan(
       created_at: nowIso(ctx.settings.now()),
     };
     op.set(keys.plan(id), plan).set(keys.wsPlan(ws, id), id).set(keys.currentPlan(ws, id), id);
+    indexRecord(op, planDoc(plan));
     bump(op, ws, "plans_current", 1);
     return { op, value: { ...choice, plan: planOut(plan, null) } };
   });

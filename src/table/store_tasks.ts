@@ -3,6 +3,8 @@
  * counts, the owner index and the pending-handoff index in the same atomic as the record.
  */
 
+import { indexRecord } from "../kit/search_source.ts";
+import { taskDoc } from "./search.ts";
 import { atomic } from "../kit/group_commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
@@ -127,6 +129,10 @@ function writeTaskKeys(
 ): void {
   const ws = after.workspace;
   op.set(keys.task(after.id), after);
+  // Only a new task or a new detail changes what search finds (status changes do not).
+  if (before === null || before.detail !== after.detail) {
+    indexRecord(op, taskDoc(after), before !== null);
+  }
   if (before === null) op.set(keys.wsTask(ws, after.id), after.id);
   if (before) bump(op, ws, `tasks_${before.status}`, -1);
   bump(op, ws, `tasks_${after.status}`, 1);

@@ -12,7 +12,7 @@ import { registerTaskTools } from "./tools_tasks.ts";
 
 /** What the model is told about this toolset at initialize. */
 export const TABLE_INSTRUCTIONS =
-  "table is shared by AIs and people: start with get_workspace_context. You are known by how you connected. Only a person's approval code makes a verdict human; hand work over with create_handoff.";
+  "table is shared by AIs and people: start with get_workspace_context. Only a person's approval code makes a verdict human; hand work over with create_handoff.";
 
 /** Registers every table tool and resource on `server`. */
 export function registerTableTools(

@@ -1,5 +1,6 @@
 /** The table toolset: discussions, decisions, plans, tasks and handoffs shared by every client. */
 
+import { TABLE_SEARCH_SOURCES } from "./search.ts";
 import type { Toolset, ToolsetDefinition } from "../mcp/toolset.ts";
 import { TABLE_ICONS } from "./icon.ts";
 import { loadTableSettings, type TableSettings } from "./settings.ts";
@@ -20,6 +21,7 @@ export function tableToolset(settings: TableSettings): Toolset {
 
 /** The table toolset's entry in the toolset list; `/view` is its route. */
 export const tableToolsetDefinition: ToolsetDefinition = {
+  searchSources: TABLE_SEARCH_SOURCES,
   name: "table",
   load: (env) => tableToolset(loadTableSettings(env)),
 };

@@ -1,5 +1,6 @@
 /** Deleting a sequence with all its keys, in atomics that never leave a key without its sequence. */
 
+import { unindex } from "../kit/search_source.ts";
 import { atomic } from "../kit/group_commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry, deleteUnder, readKey } from "../kit/kv.ts";
@@ -40,6 +41,7 @@ export async function deleteSequence(
       { ...entry.value, deleting: true },
       setOptions(entry.value.expiryMs),
     );
+    unindex(op, [["thought", sequenceId]]);
     return { op, value: { entry, wasLive } };
   }, { kv, key: sequenceKey(sequenceId) });
   if (marked === null) return { sequenceId, deleted: false, deletedThoughts: 0 };

@@ -4,6 +4,8 @@
  * consecutive history indexes.
  */
 
+import { indexRecord } from "../kit/search_source.ts";
+import { thoughtDoc } from "./search.ts";
 import { atomic } from "../kit/group_commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry, readKeys } from "../kit/kv.ts";
@@ -301,6 +303,10 @@ function writeOp(
   }
   parts?.forEach((part, i) => op.set(thoughtPartKey(seq.id, index, i), part, expiry));
   if (newBranch !== undefined) op.set(branchKey(seq.id, newBranch.id), newBranch, expiry);
+  indexRecord(
+    op,
+    thoughtDoc(seq, thought, (thought.text ?? "") + (parts?.join("") ?? ""), expiryMs),
+  );
   return op;
 }
 

@@ -45,7 +45,7 @@ export const THINKING_VIEW_URI = "ui://handoff-mcp/thinking.html";
 
 /** What the model is told about this toolset at initialize. */
 export const THINKING_INSTRUCTIONS =
-  "For step-by-step reasoning call sequentialthinking once per thought, sending back the sequenceId the first call returns.";
+  "For step-by-step reasoning call sequentialthinking once per thought; send back the sequenceId it first returns.";
 
 const DESCRIPTION =
   `Records one stored reasoning step; call it once per thought. totalThoughts is an estimate to adjust; thoughtNumber may pass it. Revise: isRevision, revisesThought. Branch: branchFromThought and a new branchId, kept for the branch (branchFromBranchId forks off one). Numbers count per branch. nextThoughtNeeded false only at the answer. Send back the sequenceId the first call returns.`;

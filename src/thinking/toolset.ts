@@ -1,5 +1,6 @@
 /** The thinking toolset: sequential thinking that survives the process. */
 
+import { THINKING_SEARCH_SOURCES } from "./search.ts";
 import type { ToolsetDefinition } from "../mcp/toolset.ts";
 import { THINKING_ICONS } from "./icon.ts";
 import { loadThinkingSettings } from "./settings.ts";
@@ -7,6 +8,7 @@ import { registerThinkingTools, THINKING_INSTRUCTIONS } from "./tools.ts";
 
 /** The thinking toolset's entry in the toolset list. */
 export const thinkingToolset: ToolsetDefinition = {
+  searchSources: THINKING_SEARCH_SOURCES,
   name: "thinking",
   load: (env) => {
     const limits = loadThinkingSettings(env);

@@ -1,6 +1,6 @@
 /**
  * One call into every toolset, made the same way by any SDK client (v1 or v2, any transport), so
- * each era and transport is shown to reach focus, handoff, thinking and table.
+ * each era and transport is shown to reach focus, handoff, thinking, table and search.
  */
 
 import assert from "node:assert/strict";
@@ -21,6 +21,7 @@ const CALLS: { toolset: string; name: string; args: Record<string, unknown>; fie
     field: "sequenceId",
   },
   { toolset: "table", name: "get_workspace_context", args: {}, field: "you_are" },
+  { toolset: "search", name: "search", args: { query: "one" }, field: "results" },
 ];
 
 /** Calls one tool of every toolset through `client`; `via` names the client in failures. */

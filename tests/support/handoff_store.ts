@@ -1,5 +1,6 @@
 /** Fixtures for the handoff store's unit tests: a fresh KV, a save input, orphan checks. */
 
+import { SEARCH_PREFIX } from "../../src/kit/search_source.ts";
 import assert from "node:assert/strict";
 import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../../src/handoff/settings.ts";
 import { countPendingDeletes } from "../../src/kit/chunks.ts";
@@ -20,11 +21,12 @@ export function input(overrides: Partial<SaveInput> = {}): SaveInput {
   };
 }
 
-/** Every key in KV grouped by its first part, to catch orphans. */
+/** Every key in KV grouped by its first part, to catch orphans (the search index aside). */
 export async function census(kv: Deno.Kv): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for await (const e of kv.list({ prefix: [] })) {
     const name = String(e.key[0]);
+    if (name === SEARCH_PREFIX) continue;
     out[name] = (out[name] ?? 0) + 1;
   }
   return out;

@@ -1,5 +1,6 @@
 /** What the thinking store's unit tests share: a fresh KV per test, inputs, and assertions. */
 
+import { SEARCH_PREFIX } from "../../src/kit/search_source.ts";
 import assert from "node:assert/strict";
 import { DEFAULT_THINKING_LIMITS, type ThinkingLimits } from "../../src/thinking/settings.ts";
 import type { ThinkingErrorCode } from "../../src/thinking/store_errors.ts";
@@ -34,9 +35,10 @@ export async function rejectsWith(
   return message;
 }
 
-/** Every key in `kv`. */
+/** Every key in `kv` but the search index's (derived data under its own prefix). */
 export async function allKeys(kv: Deno.Kv): Promise<Deno.KvKey[]> {
-  return await Array.fromAsync(kv.list({ prefix: [] }), (e) => e.key);
+  const keys = await Array.fromAsync(kv.list({ prefix: [] }), (e) => e.key);
+  return keys.filter((key) => key[0] !== SEARCH_PREFIX);
 }
 
 /** The whole history of a sequence, read page by page. */
