@@ -38,17 +38,9 @@ export async function sentences(root: string, max = 400_000): Promise<string[]> 
   return out;
 }
 
-/** A small seeded generator (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../tests/support/random.ts";
+
+export { rng };
 
 /** `count` messages of 1–4 sentences each. */
 export function messages(all: string[], count: number, seed = 1): string[] {

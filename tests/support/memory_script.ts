@@ -6,22 +6,12 @@
  * both copies there, an accident of its file format; see the README's list of differences).
  */
 
+import { rng as random } from "./random.ts";
+
 /** One tool call. */
 export interface ScriptCall {
   name: string;
   arguments: Record<string, unknown>;
-}
-
-/** A small deterministic generator (mulberry32). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const NAMES = ["Ada", "Babbage", "Curie", "Darwin", "Euler", "Faraday", "Gauss", "Hopper"];
