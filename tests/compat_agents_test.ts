@@ -118,7 +118,7 @@ for (const agent of ["claude", "claude-newest", "gemini", "codex"] as AgentName[
 }
 
 // Every Claude Code run: its model receives each page of a 1 MiB handoff whole (issue 24).
-for (const agent of ["claude"] as AgentName[]) {
+for (const agent of ["claude", "claude-newest"] as AgentName[]) {
   Deno.test({
     name: `compat: ${agent}'s model receives each page of a 1 MiB handoff whole`,
     ignore,
