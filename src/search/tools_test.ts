@@ -152,7 +152,10 @@ Deno.test("search: filters by kind, workspace, author and dates; cursors page on
       assert.deepEqual(decisions.results.map((r) => r.kind), ["decision"]);
       assert.equal((await find(client, { query: "shared", workspace: "beta" })).results.length, 2);
       assert.equal((await find(client, { query: "shared", author: "nobody" })).results.length, 0);
-      assert.equal((await find(client, { query: "shared", author: "Anonymous" })).results.length, 6);
+      assert.equal(
+        (await find(client, { query: "shared", author: "Anonymous" })).results.length,
+        6,
+      );
       assert.deepEqual(
         (await find(client, { query: "shared", project_id: "acme/app" })).results.map((r) =>
           r.kind
