@@ -104,7 +104,7 @@ export class McpEndpoint {
     authInfo?: AuthInfo,
     json = false,
   ): Promise<Response> {
-    const server = await this.#app.requestServer(toolsets, needsOf(parsed));
+    const server = this.#app.requestServer(toolsets, needsOf(parsed));
     const streaming = !json && asksProgress(parsed);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -1,49 +1,64 @@
 /**
- * The `tools/list` entries of a server, asked of the SDK itself once: a full server answers one
- * `tools/list` over an in-memory pair, so the listing a request server serves is exactly the one
- * the SDK builds (its JSON Schema conversion included), built once per toolset choice.
+ * A tool's `tools/list` entry, made once from its recorded definition (`registry.ts`) the way the
+ * SDK's `McpServer` lists a registered tool: the same fields in the same order, its schemas
+ * converted through their Standard Schema face to the SDK's JSON Schema target, then the input
+ * schema made lean (`listedInput`). Built from the definition, so listing needs no server.
  */
 
-import { InMemoryTransport, type JSONRPCMessage, type McpServer, type Tool } from "./sdk.ts";
+import type { Tool } from "./sdk.ts";
+import { type JsonSchema, listedInput } from "./schema.ts";
 
-const PROTOCOL = "2025-11-25";
+/** The JSON Schema dialect the SDK converts tool schemas to. */
+const TARGET = "draft-2020-12";
 
-/** Every tool `server` lists (following cursors), then closes `server`. */
-export async function sdkListing(server: McpServer): Promise<Tool[]> {
-  const [ours, theirs] = InMemoryTransport.createLinkedPair();
-  const waiting = new Map<number, (message: JSONRPCMessage) => void>();
-  ours.onmessage = (message) => {
-    if ("id" in message && typeof message.id === "number") waiting.get(message.id)?.(message);
+/** What the SDK lists for a tool without an input schema. */
+const NO_INPUT: JsonSchema = { type: "object", properties: {} };
+
+/** A Standard Schema that can say what it is in JSON Schema (zod 4 can). */
+interface JsonFace {
+  "~standard": {
+    jsonSchema?: Record<"input" | "output", (options: { target: string }) => JsonSchema>;
   };
-  let next = 0;
-  const ask = (method: string, params: Record<string, unknown>) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const id = ++next;
-      waiting.set(id, (answer) => {
-        waiting.delete(id);
-        if ("result" in answer) resolve(answer.result as Record<string, unknown>);
-        else reject(new Error(`${method} failed: ${JSON.stringify(answer)}`));
-      });
-      void ours.send({ jsonrpc: "2.0", id, method, params });
-    });
-  await server.connect(theirs);
-  await ours.start();
-  try {
-    await ask("initialize", {
-      protocolVersion: PROTOCOL,
-      capabilities: {},
-      clientInfo: { name: "handoff-mcp listing", version: "1" },
-    });
-    await ours.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ask("tools/list", cursor === undefined ? {} : { cursor });
-      tools.push(...(page.tools as Tool[]));
-      cursor = page.nextCursor as string | undefined;
-    } while (cursor !== undefined);
-    return tools;
-  } finally {
-    await server.close();
+}
+
+/** A tool's definition as registered: its name and the config handed to `registerTool`. */
+export interface ToolDefinition {
+  name: string;
+  config: Record<string, unknown>;
+}
+
+/** The `tools/list` entry of `tool` (a field it lacks is an undefined key, as the SDK's). */
+export function listedTool({ name, config }: ToolDefinition): Tool {
+  const input = config.inputSchema === undefined
+    ? NO_INPUT
+    : objectRoot(jsonOf(config.inputSchema, "input"), name);
+  const entry: Record<string, unknown> = {
+    name,
+    title: config.title,
+    description: config.description,
+    inputSchema: listedInput(input),
+    annotations: config.annotations,
+    icons: config.icons,
+    _meta: config._meta,
+  };
+  if (config.outputSchema !== undefined) {
+    const output = jsonOf(config.outputSchema, "output");
+    // Our output schemas are zod objects: their root says `type: "object"` already.
+    entry.outputSchema = output.type === undefined ? { type: "object", ...output } : output;
   }
+  return entry as Tool;
+}
+
+function jsonOf(schema: unknown, io: "input" | "output"): JsonSchema {
+  const convert = (schema as JsonFace)["~standard"]?.jsonSchema?.[io];
+  if (convert === undefined) throw new Error(`A tool's ${io} schema cannot say its JSON Schema`);
+  return convert({ target: TARGET });
+}
+
+/** An input schema's root, stamped `type: "object"` first as the SDK stamps it. */
+function objectRoot(json: JsonSchema, name: string): JsonSchema {
+  if (json.type !== undefined && json.type !== "object") {
+    throw new Error(`Tool ${name}: an input schema must describe an object`);
+  }
+  return { type: "object", ...json };
 }
