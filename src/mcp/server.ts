@@ -80,12 +80,13 @@ export interface McpApp {
   /** The toolsets this app serves, in registration order. */
   readonly toolsets: readonly Toolset[];
   /**
-   * A new server for one connection, exposing `toolsets` (a subset of the app's, in the app's
-   * order; all by default). A `stateless` server keeps no session: each tool call stands alone.
+   * The server factory, the one thing handed to `createMcpHandler`, `serveStdio` and the SSE
+   * sessions: a new server exposing `toolsets` (a subset of the app's, in the app's order; all by
+   * default). Without `needs`, a server for one connection: everything registered, bound to its
+   * own session, telling of changes. With `needs`, a server for one stateless HTTP request,
+   * registering only what `needs` names.
    */
-  server(toolsets?: readonly Toolset[], options?: { stateless?: boolean }): McpServer;
-  /** A server for one stateless HTTP request, registering only what `needs` names. */
-  requestServer(toolsets: readonly Toolset[], needs: RequestNeeds): McpServer;
+  buildServer(toolsets?: readonly Toolset[], needs?: RequestNeeds): McpServer;
   /** The `tools/list` entries of `toolsets`, as the SDK lists them. */
   listing(toolsets?: readonly Toolset[]): Tool[];
   /** The process's notice bus (its settings name the limits). */
@@ -159,23 +160,20 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
     new ConnectionSubscriptions(notices, variant.recorded.uriTopics, notify);
   return {
     toolsets,
-    server: (subset = toolsets, options = {}) => {
+    buildServer: (subset = toolsets, needs) => {
       const variant = variantOf(subset);
-      const stateless = options.stateless === true;
-      const server = buildServer(variant, { session: stateless ? undefined : new SessionState() });
-      if (!stateless) {
-        serveConnectionNotices(server, {
-          notices,
-          deps,
-          lists: variant.capabilities.resources !== undefined,
-          subscriptions: variant.recorded.uriTopics.length > 0
-            ? (notify) => subscriptionsFor(variant, notify)
-            : undefined,
-        });
-      }
+      if (needs !== undefined) return buildServer(variant, { needs });
+      const server = buildServer(variant, { session: new SessionState() });
+      serveConnectionNotices(server, {
+        notices,
+        deps,
+        lists: variant.capabilities.resources !== undefined,
+        subscriptions: variant.recorded.uriTopics.length > 0
+          ? (notify) => subscriptionsFor(variant, notify)
+          : undefined,
+      });
       return server;
     },
-    requestServer: (subset, needs) => buildServer(variantOf(subset), { needs }),
     listing: (subset = toolsets) => listingOf(variantOf(subset)),
     notices,
     listen: (subset, uris, caller, onChanged, connector) =>
@@ -187,7 +185,7 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
 
 /** A new `McpServer` exposing `toolsets`, for a caller that needs just one (tests). */
 export function createMcpServer(deps: McpDeps, toolsets: readonly Toolset[]): McpServer {
-  return createMcpApp(deps, toolsets).server();
+  return createMcpApp(deps, toolsets).buildServer();
 }
 
 function instructionsOf(toolsets: readonly Toolset[]): string {

@@ -46,7 +46,7 @@ Deno.test("a request server registers only the tool it calls, and lists every to
   await withKv(async (kv) => {
     const config = loadConfig(new Map());
     const app = createMcpApp({ kv, config, caller: defaultCaller(config) }, [twoTools]);
-    const server = app.requestServer([twoTools], {
+    const server = app.buildServer([twoTools], {
       tools: ["first"],
       listTools: true,
       others: false,
