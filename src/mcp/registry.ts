@@ -154,7 +154,7 @@ function recorder(
       name,
       apply: (server, wrap) =>
         (server.registerTool as Call)(name, schemas, wrap ? wrap(lenient) : lenient),
-      listed: () => listed ??= listedTool({ name, config: schemas }),
+      listed: () => listed ??= listedTool(name, schemas),
     });
   };
   const registerPrompt = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {

@@ -87,8 +87,6 @@ export interface McpApp {
    * registering only what `needs` names.
    */
   buildServer(toolsets?: readonly Toolset[], needs?: RequestNeeds): McpServer;
-  /** The `tools/list` entries of `toolsets`, as the SDK lists them. */
-  listing(toolsets?: readonly Toolset[]): Tool[];
   /** The process's notice bus (its settings name the limits). */
   readonly notices: NoticeBus;
   /**
@@ -118,14 +116,6 @@ interface Variant {
   recorded: Recorded;
   capabilities: ServerCapabilities;
   listing?: Tool[];
-}
-
-/** What one server registers: everything (the default) or what `needs` names. */
-interface BuildChoice {
-  /** Binds every tool's handler to a connection's state (a full server only). */
-  session?: SessionState;
-  /** Only what one request needs; `tools/list` from the variant's listing if it asks. */
-  needs?: RequestNeeds;
 }
 
 /** Registers every toolset once and returns the app that serves connections from it. */
@@ -162,8 +152,8 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
     toolsets,
     buildServer: (subset = toolsets, needs) => {
       const variant = variantOf(subset);
-      if (needs !== undefined) return buildServer(variant, { needs });
-      const server = buildServer(variant, { session: new SessionState() });
+      if (needs !== undefined) return buildServer(variant, needs);
+      const server = buildServer(variant, undefined, new SessionState());
       serveConnectionNotices(server, {
         notices,
         deps,
@@ -174,7 +164,6 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
       });
       return server;
     },
-    listing: (subset = toolsets) => listingOf(variantOf(subset)),
     notices,
     listen: (subset, uris, caller, onChanged, connector) =>
       notices.listenUris(uris, caller, onChanged, variantOf(subset).recorded.uriTopics, connector),
@@ -200,11 +189,10 @@ const BASE: ServerCapabilities = { logging: {} };
 
 /**
  * The one place a server is made: the variant's definitions registered on a new `McpServer`,
- * all of them or only what `choice.needs` names, handed to `createMcpHandler`, `serveStdio`
- * and the SSE sessions alike.
+ * all of them (tool handlers bound to `session` if given) or only what `needs` names, with
+ * `tools/list` answered from the variant's listing.
  */
-function buildServer(variant: Variant, choice: BuildChoice = {}): McpServer {
-  const { needs, session } = choice;
+function buildServer(variant: Variant, needs?: RequestNeeds, session?: SessionState): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions: variant.instructions,
     capabilities: variant.capabilities,
