@@ -54,7 +54,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     maxRequestBytes: config.maxRequestBytes,
     maxSessions: config.sseMaxSessions,
     idleMs: config.sseIdleMs,
-    connect: (transport, toolsets) => app.server(toolsets).connect(transport),
+    connect: (transport, toolsets) => app.buildServer(toolsets).connect(transport),
   });
   const streamable = new McpEndpoint(app, {
     maxRequestBytes: config.maxRequestBytes,

@@ -100,7 +100,7 @@ export class ListenStreams {
     };
     const handler = createMcpHandler(
       () =>
-        this.#app.requestServer(toolsets, {
+        this.#app.buildServer(toolsets, {
           tools: [],
           listTools: false,
           others: false,

@@ -6,7 +6,7 @@
  * rules, statelessly, by the SDK's `WebStandardStreamableHTTPServerTransport` made for the one
  * request, as `createMcpHandler`'s own stateless fallback does, except that the answer is plain
  * JSON unless a request asks for progress (the fallback always opens an event stream). Each
- * request gets a server of its own holding only what it needs (`McpApp.requestServer`).
+ * request gets a server of its own holding only what it needs (`McpApp.buildServer`).
  *
  * A request whose `MCP-Protocol-Version` header names 2026-07-28 goes to the SDK unread: its
  * `Mcp-Method` / `Mcp-Name` headers (which the SDK checks against the body) say what its server
@@ -104,7 +104,7 @@ export class McpEndpoint {
     authInfo?: AuthInfo,
     json = false,
   ): Promise<Response> {
-    const server = await this.#app.requestServer(toolsets, needsOf(parsed));
+    const server = this.#app.buildServer(toolsets, needsOf(parsed));
     const streaming = !json && asksProgress(parsed);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -165,7 +165,7 @@ export class McpEndpoint {
           const needs = body === undefined && req !== undefined
             ? needsOfHeaders(req.headers)
             : needsOf(body);
-          return this.#app.requestServer(toolsets, { ...needs, modern: true });
+          return this.#app.buildServer(toolsets, { ...needs, modern: true });
         },
         { legacy: "reject", maxRequestBodySize: this.#maxBytes },
       );

@@ -1,49 +1,40 @@
 /**
- * The `tools/list` entries of a server, asked of the SDK itself once: a full server answers one
- * `tools/list` over an in-memory pair, so the listing a request server serves is exactly the one
- * the SDK builds (its JSON Schema conversion included), built once per toolset choice.
+ * A tool's `tools/list` entry, made once from its recorded definition (`registry.ts`) the way the
+ * SDK's `McpServer` lists a registered tool: the same fields in the same order, its schemas
+ * converted through their Standard Schema face to the SDK's JSON Schema target (an input root
+ * stamped `type: "object"` first, as the SDK stamps it), then the input made lean
+ * (`listedInput`). Built from the definition, so listing needs no server.
  */
 
-import { InMemoryTransport, type JSONRPCMessage, type McpServer, type Tool } from "./sdk.ts";
+import type { Tool } from "./sdk.ts";
+import { type JsonSchema, listedInput } from "./schema.ts";
 
-const PROTOCOL = "2025-11-25";
+/** What the SDK lists for a tool without an input schema. */
+const NO_INPUT: JsonSchema = { type: "object", properties: {} };
 
-/** Every tool `server` lists (following cursors), then closes `server`. */
-export async function sdkListing(server: McpServer): Promise<Tool[]> {
-  const [ours, theirs] = InMemoryTransport.createLinkedPair();
-  const waiting = new Map<number, (message: JSONRPCMessage) => void>();
-  ours.onmessage = (message) => {
-    if ("id" in message && typeof message.id === "number") waiting.get(message.id)?.(message);
-  };
-  let next = 0;
-  const ask = (method: string, params: Record<string, unknown>) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const id = ++next;
-      waiting.set(id, (answer) => {
-        waiting.delete(id);
-        if ("result" in answer) resolve(answer.result as Record<string, unknown>);
-        else reject(new Error(`${method} failed: ${JSON.stringify(answer)}`));
-      });
-      void ours.send({ jsonrpc: "2.0", id, method, params });
-    });
-  await server.connect(theirs);
-  await ours.start();
-  try {
-    await ask("initialize", {
-      protocolVersion: PROTOCOL,
-      capabilities: {},
-      clientInfo: { name: "handoff-mcp listing", version: "1" },
-    });
-    await ours.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ask("tools/list", cursor === undefined ? {} : { cursor });
-      tools.push(...(page.tools as Tool[]));
-      cursor = page.nextCursor as string | undefined;
-    } while (cursor !== undefined);
-    return tools;
-  } finally {
-    await server.close();
-  }
+/** The `tools/list` entry of the tool `name` registered with `config` (as `registerTool` got it). */
+export function listedTool(name: string, config: Record<string, unknown>): Tool {
+  const { title, description, inputSchema, outputSchema, annotations, icons, _meta } = config;
+  const input = inputSchema === undefined
+    ? NO_INPUT
+    : { type: "object", ...jsonOf(inputSchema, "input") };
+  return {
+    name,
+    title,
+    description,
+    inputSchema: listedInput(input),
+    annotations,
+    icons,
+    _meta,
+    // Our output schemas are zod objects: their root says `type: "object"` already.
+    ...(outputSchema === undefined ? {} : { outputSchema: jsonOf(outputSchema, "output") }),
+  } as Tool;
+}
+
+/** `schema`'s JSON Schema, from its Standard Schema face (zod 4 has one) in the SDK's dialect. */
+function jsonOf(schema: unknown, io: "input" | "output"): JsonSchema {
+  type Face = { jsonSchema?: Record<string, (o: { target: string }) => JsonSchema> };
+  const convert = (schema as { "~standard": Face })["~standard"].jsonSchema?.[io];
+  if (convert === undefined) throw new Error(`A tool's ${io} schema has no JSON Schema face`);
+  return convert({ target: "draft-2020-12" });
 }

@@ -12,6 +12,7 @@ import type { UriTopics } from "../kit/notices.ts";
 import { MCP_APP_MIME } from "./app_mime.ts";
 import { budgeted, IGNORED_RESERVE, lessReserve, RESULT_CHARS_META } from "./result_budget.ts";
 import type { ResultBudget } from "../kit/budget.ts";
+import { listedTool } from "./listing.ts";
 
 /** The result limits of the server settings (`Config`), all the recorder reads of them. */
 interface ResultLimits {
@@ -74,6 +75,8 @@ export interface RecordedTool {
   name: string;
   /** Registers the tool on `server`, its handler passed through `wrap` if given. */
   apply(server: McpServer, wrap?: (handler: AnyHandler) => AnyHandler): void;
+  /** Its `tools/list` entry (`listing.ts`), made on first use and kept. */
+  listed(): Tool;
 }
 
 /** One recorded prompt or resource. */
@@ -146,10 +149,12 @@ function recorder(
       true;
     const inner = budgeted(handler, lessReserve(budget, IGNORED_RESERVE), { writes });
     const lenient = budgeted(lenientHandler(inputSchema, inner) as AnyHandler, budget, { writes });
+    let listed: Tool | undefined;
     into.tools.set(name, {
       name,
       apply: (server, wrap) =>
         (server.registerTool as Call)(name, schemas, wrap ? wrap(lenient) : lenient),
+      listed: () => listed ??= listedTool(name, schemas),
     });
   };
   const registerPrompt = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {

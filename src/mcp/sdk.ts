@@ -6,7 +6,6 @@
 export {
   completable,
   createMcpHandler,
-  InMemoryTransport,
   isLegacyRequest,
   McpServer,
   parseJSONRPCMessage,

@@ -1,21 +1,20 @@
 /**
- * Builds MCP servers (SDK v2 `McpServer`) from the toolset list. Each toolset's `register` runs
- * once per process against a recorder (`registry.ts`), so tool definitions and their zod schemas
- * are built once; a server is then made from those records:
+ * Builds MCP servers (SDK v2 `McpServer`) from the toolset list, in one factory (`buildServer`),
+ * as the SDK's examples do. Each toolset's `register` runs once per process against a recorder
+ * (`registry.ts`), so tool definitions and their zod schemas are built once; every server is
+ * made from those records:
  *
  * - a connection server (an SSE session, a stdio connection) registers everything, with its
  *   handlers bound to the connection's session state;
  * - a request server (one HTTP request, either era) registers only what the request needs: the
- *   tool it calls, or the prompts and resources it reads. `tools/list` is answered from a listing
- *   the SDK itself built once per toolset choice (see `listing.ts`), so the CPU of a request does
- *   not grow with the number of tools.
+ *   tool it calls, or the prompts and resources it reads. `tools/list` is answered from the
+ *   listing made once per toolset choice from the definitions (`listing.ts`), so the CPU of a
+ *   request does not grow with the number of tools.
  */
 
 import { type CacheHint, McpServer, type ServerCapabilities, type Tool } from "./sdk.ts";
 import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
-import { sdkListing } from "./listing.ts";
 import { SERVER_ICONS } from "./icons.ts";
-import { listedInput } from "./schema.ts";
 import { NoticeBus } from "../kit/notices.ts";
 import { feedModeOf } from "../kit/notice_feed.ts";
 import { attachSession, SessionState } from "./session.ts";
@@ -81,14 +80,13 @@ export interface McpApp {
   /** The toolsets this app serves, in registration order. */
   readonly toolsets: readonly Toolset[];
   /**
-   * A new server for one connection, exposing `toolsets` (a subset of the app's, in the app's
-   * order; all by default). A `stateless` server keeps no session: each tool call stands alone.
+   * The server factory, the one thing handed to `createMcpHandler`, `serveStdio` and the SSE
+   * sessions: a new server exposing `toolsets` (a subset of the app's, in the app's order; all by
+   * default). Without `needs`, a server for one connection: everything registered, bound to its
+   * own session, telling of changes. With `needs`, a server for one stateless HTTP request,
+   * registering only what `needs` names.
    */
-  server(toolsets?: readonly Toolset[], options?: { stateless?: boolean }): McpServer;
-  /** A server for one stateless HTTP request, registering only what `needs` names. */
-  requestServer(toolsets: readonly Toolset[], needs: RequestNeeds): Promise<McpServer>;
-  /** The `tools/list` entries of `toolsets`, as the SDK lists them. */
-  listing(toolsets?: readonly Toolset[]): Promise<Tool[]>;
+  buildServer(toolsets?: readonly Toolset[], needs?: RequestNeeds): McpServer;
   /** The process's notice bus (its settings name the limits). */
   readonly notices: NoticeBus;
   /**
@@ -112,12 +110,12 @@ export interface McpApp {
   ): ConnectionSubscriptions;
 }
 
-/** What a subset of toolsets shares across its servers. */
+/** What a toolset choice shares across its servers: the definitions and what they add up to. */
 interface Variant {
   instructions: string;
   recorded: Recorded;
   capabilities: ServerCapabilities;
-  listing?: Promise<Tool[]>;
+  listing?: Tool[];
 }
 
 /** Registers every toolset once and returns the app that serves connections from it. */
@@ -142,45 +140,30 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
         if (!record) throw new Error(`Toolset ${t.name} is not part of this server`);
         return record;
       }));
-      const instructions = instructionsOf(subset);
-      variant = { instructions, recorded, capabilities: capabilitiesOf(recorded, instructions) };
+      variant = { instructions: instructionsOf(subset), recorded, capabilities: BASE };
+      variant.capabilities = capabilitiesOf(buildServer(variant));
       variants.set(key, variant);
     }
     return variant;
   };
   const subscriptionsFor = (variant: Variant, notify: (uri: string) => void) =>
     new ConnectionSubscriptions(notices, variant.recorded.uriTopics, notify);
-  const listingOf = (variant: Variant) =>
-    variant.listing ??= sdkListing(fullServer(variant, new SessionState())).then((tools) =>
-      tools.map(listed)
-    );
   return {
     toolsets,
-    server: (subset = toolsets, options = {}) => {
+    buildServer: (subset = toolsets, needs) => {
       const variant = variantOf(subset);
-      const stateless = options.stateless === true;
-      const server = fullServer(variant, stateless ? undefined : new SessionState());
-      if (variant.recorded.tools.size > 0) serveListing(server, () => listingOf(variant));
-      if (!stateless) {
-        serveConnectionNotices(server, {
-          notices,
-          deps,
-          lists: variant.capabilities.resources !== undefined,
-          subscriptions: variant.recorded.uriTopics.length > 0
-            ? (notify) => subscriptionsFor(variant, notify)
-            : undefined,
-        });
-      }
+      if (needs !== undefined) return buildServer(variant, needs);
+      const server = buildServer(variant, undefined, new SessionState());
+      serveConnectionNotices(server, {
+        notices,
+        deps,
+        lists: variant.capabilities.resources !== undefined,
+        subscriptions: variant.recorded.uriTopics.length > 0
+          ? (notify) => subscriptionsFor(variant, notify)
+          : undefined,
+      });
       return server;
     },
-    requestServer: async (subset, needs) => {
-      const variant = variantOf(subset);
-      const listing = needs.listTools && variant.recorded.tools.size > 0
-        ? await listingOf(variant)
-        : undefined;
-      return requestServer(variant, needs, listing);
-    },
-    listing: (subset = toolsets) => listingOf(variantOf(subset)),
     notices,
     listen: (subset, uris, caller, onChanged, connector) =>
       notices.listenUris(uris, caller, onChanged, variantOf(subset).recorded.uriTopics, connector),
@@ -191,7 +174,7 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
 
 /** A new `McpServer` exposing `toolsets`, for a caller that needs just one (tests). */
 export function createMcpServer(deps: McpDeps, toolsets: readonly Toolset[]): McpServer {
-  return createMcpApp(deps, toolsets).server();
+  return createMcpApp(deps, toolsets).buildServer();
 }
 
 function instructionsOf(toolsets: readonly Toolset[]): string {
@@ -201,35 +184,32 @@ function instructionsOf(toolsets: readonly Toolset[]): string {
   ].join("\n\n");
 }
 
-function newServer(variant: Variant): McpServer {
-  return new McpServer(SERVER_INFO, {
+/** `logging` as before: 2025 clients may set a level (no tool logs; 2026 has no setLevel). */
+const BASE: ServerCapabilities = { logging: {} };
+
+/**
+ * The one place a server is made: the variant's definitions registered on a new `McpServer`,
+ * all of them (tool handlers bound to `session` if given) or only what `needs` names, with
+ * `tools/list` answered from the variant's listing.
+ */
+function buildServer(variant: Variant, needs?: RequestNeeds, session?: SessionState): McpServer {
+  const server = new McpServer(SERVER_INFO, {
     instructions: variant.instructions,
     capabilities: variant.capabilities,
     cacheHints: CACHE_HINTS,
   });
-}
-
-/** Everything registered, handlers bound to `session` (none: each call stands alone). */
-function fullServer(variant: Variant, session: SessionState | undefined): McpServer {
-  const server = newServer(variant);
   const { tools, others } = variant.recorded;
-  for (const tool of tools.values()) tool.apply(server, session && bindTo(session));
-  for (const other of others) other.apply(server);
+  const wrap = session && bindTo(session);
+  if (needs === undefined || needs.all) {
+    for (const tool of tools.values()) tool.apply(server, wrap);
+  } else for (const name of new Set(needs.tools)) tools.get(name)?.apply(server);
+  if (needs === undefined || needs.others) { for (const other of others) other.apply(server); }
+  if (tools.size > 0 && (needs === undefined || needs.listTools)) {
+    server.server.setRequestHandler("tools/list", () => ({ tools: listingOf(variant) }));
+  }
   // Registering turns list_changed on; these lists never change while the server runs.
   server.server.registerCapabilities(variant.capabilities);
-  return server;
-}
-
-/** Only what `needs` names; `tools/list` from `listing`. */
-function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]): McpServer {
-  const server = newServer(variant);
-  const { tools, others } = variant.recorded;
-  if (needs.all) { for (const tool of tools.values()) tool.apply(server); }
-  else for (const name of new Set(needs.tools)) tools.get(name)?.apply(server);
-  if (needs.others) { for (const other of others) other.apply(server); }
-  if (listing !== undefined) serveListing(server, () => Promise.resolve(listing));
-  server.server.registerCapabilities(variant.capabilities);
-  if (needs.modern && variant.capabilities.resources) {
+  if (needs?.modern && variant.capabilities.resources) {
     // A 2026 listen stream carries both: a resource list changed (a project created, in any
     // process), and the resources that tell of changes.
     const subscribe = variant.recorded.uriTopics.length > 0;
@@ -238,14 +218,9 @@ function requestServer(variant: Variant, needs: RequestNeeds, listing?: Tool[]):
   return server;
 }
 
-/** Answers `tools/list` from `listing` (after the tools are registered, which set their own). */
-function serveListing(server: McpServer, listing: () => Promise<Tool[]>): void {
-  server.server.setRequestHandler("tools/list", async () => ({ tools: await listing() }));
-}
-
-/** A tool as listed: the SDK's entry, its input schema lean (`listedInput`). */
-function listed(tool: Tool): Tool {
-  return { ...tool, inputSchema: listedInput(tool.inputSchema) as Tool["inputSchema"] };
+/** The variant's `tools/list` entries, made once from the definitions (`listing.ts`). */
+function listingOf(variant: Variant): Tool[] {
+  return variant.listing ??= [...variant.recorded.tools.values()].map((tool) => tool.listed());
 }
 
 /** A handler wrapper that tells the handler its session (the SDK passes the context last). */
@@ -257,14 +232,11 @@ function bindTo(session: SessionState) {
 }
 
 /**
- * The capabilities a full server of `recorded` has (and `logging`), with list_changed off: the lists never change
- * while a server runs. Read once from a server the SDK built, so they are what it would advertise.
+ * The capabilities of a full server (`buildServer` with everything, made on `BASE`), with
+ * list_changed off: the lists never change while a server runs. Read from a server the SDK
+ * built, so they are what it would advertise.
  */
-function capabilitiesOf(recorded: Recorded, instructions: string): ServerCapabilities {
-  // `logging` as before: 2025 clients may set a level (no tool logs; 2026 has no setLevel).
-  const server = new McpServer(SERVER_INFO, { instructions, capabilities: { logging: {} } });
-  for (const tool of recorded.tools.values()) tool.apply(server);
-  for (const other of recorded.others) other.apply(server);
+function capabilitiesOf(server: McpServer): ServerCapabilities {
   const present = server.server.getCapabilities();
   const out: ServerCapabilities = { ...present };
   for (const kind of ["tools", "prompts", "resources"] as const) {

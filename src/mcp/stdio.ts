@@ -50,7 +50,7 @@ export async function serveStdio(
   transport.listens = listens;
   // The SDK picks the era from the opening message (server/discover: 2026-07-28; initialize:
   // 2025) and pins one server from the factory to the connection; the transport is ours.
-  const served = serveSdkStdio(() => live = app.server(), {
+  const served = serveSdkStdio(() => live = app.buildServer(), {
     transport,
     onerror: (error) => console.error(`handoff-mcp: stdio: ${error.message}`),
   });
