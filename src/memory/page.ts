@@ -5,7 +5,7 @@
  * names the tool, the graph and the arguments it belongs to, so it cannot read on another read.
  */
 
-import { base64url } from "../kit/base64url.ts";
+import { jsonToken, parseJsonToken } from "../kit/base64url.ts";
 import { estimateTokens } from "../kit/budget.ts";
 import { AppError } from "../kit/kv.ts";
 import type { Entity, Relation } from "./store_keys.ts";
@@ -36,8 +36,7 @@ export interface CursorState<P> {
 
 /** Encodes a cursor. */
 export function encodeCursor<P>(state: CursorState<P>): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(state));
-  return base64url(bytes);
+  return jsonToken(state);
 }
 
 /**
@@ -51,17 +50,7 @@ export function decodeCursor<P>(
   args: string,
   valid: (at: unknown) => at is P,
 ): P {
-  let state: CursorState<P>;
-  try {
-    const b64 = cursor.replaceAll("-", "+").replaceAll("_", "/");
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    state = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw new AppError(
-      "invalid",
-      `cursor is not one this server gave: pass next_cursor as it was returned`,
-    );
-  }
+  const state = parseJsonToken(cursor) as CursorState<P> | undefined;
   if (typeof state !== "object" || state === null || !valid(state.at)) {
     throw new AppError(
       "invalid",

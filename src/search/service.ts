@@ -11,6 +11,7 @@ import { type Filters, type Hit, rank } from "./query.ts";
 import type { SearchSettings } from "./settings.ts";
 import { snippetOf } from "./snippet.ts";
 import { type ParsedQuery, parseQuery } from "./words.ts";
+import { jsonToken, parseJsonToken } from "../kit/base64url.ts";
 
 /** What `search` takes. */
 export interface SearchInput {
@@ -203,14 +204,15 @@ function checkDate(name: string, value: string): number {
 }
 
 function makeCursor(fingerprint: string, offset: number): string {
-  return btoa(JSON.stringify({ h: hash(fingerprint), o: offset })).replace(/=+$/, "");
+  return jsonToken({ h: hash(fingerprint), o: offset });
 }
 
 function readCursor(cursor: string, fingerprint: string): number {
-  try {
-    const { h, o } = JSON.parse(atob(cursor));
-    if (h === hash(fingerprint) && Number.isInteger(o) && o >= 0) return o;
-  } catch { /* refused below */ }
+  const state = parseJsonToken(cursor) as { h?: unknown; o?: unknown } | null | undefined;
+  const o = state?.o;
+  if (state?.h === hash(fingerprint) && Number.isInteger(o) && (o as number) >= 0) {
+    return o as number;
+  }
   throw new AppError(
     "invalid",
     "cursor is not from this query: pass next_cursor from a search with the same query and filters",

@@ -4,7 +4,7 @@
  * that thought's characters were shown already.
  */
 
-import { base64url } from "../kit/base64url.ts";
+import { jsonToken, parseJsonToken } from "../kit/base64url.ts";
 import { fail } from "./store_errors.ts";
 
 interface CursorState {
@@ -30,7 +30,7 @@ export function historyCursor(
 }
 
 function encodeCursor(state: CursorState): string {
-  return base64url(new TextEncoder().encode(JSON.stringify(state)));
+  return jsonToken(state);
 }
 
 /** The position a cursor made by `historyCursor` names, refused when made for another read. */
@@ -41,13 +41,7 @@ export function decodeCursor(
 ): { after: number; chars: number } {
   const bad = (why: string): never =>
     fail("INVALID_CURSOR", `cursor ${why}; pass the nextCursor of the previous page unchanged`);
-  let state: CursorState;
-  try {
-    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
-    state = JSON.parse(new TextDecoder().decode(Uint8Array.from(text, (c) => c.charCodeAt(0))));
-  } catch {
-    return bad("is not one this server made");
-  }
+  const state = parseJsonToken(cursor) as CursorState | undefined;
   const chars = state?.c ?? 0;
   if (
     state?.v !== 1 || !Number.isInteger(state.i) || state.i < 0 || !Number.isInteger(chars) ||
