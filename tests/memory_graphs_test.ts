@@ -305,3 +305,28 @@ Deno.test("memory: an entity cut to fit the budget is not named outside the untr
     await server.close();
   }
 });
+
+Deno.test("memory: a damaged stored entity is named as damaged, never a TypeError", async () => {
+  const server = await startServer();
+  try {
+    const client = await connectTo(server, "?toolsets=memory");
+    await call(client, "create_entities", {
+      entities: [{ name: "Ada", entityType: "person", observations: ["likes tea"] }],
+    });
+    await server.kv.set(["memory_entity", "default", "Ada"], { entityType: 7 });
+    for (
+      const [tool, args] of [
+        ["read_graph", {}],
+        ["open_nodes", { names: ["Ada"] }],
+        ["add_observations", { observations: [{ entityName: "Ada", contents: ["x"] }] }],
+      ] as const
+    ) {
+      const r = await call(client, tool, args);
+      assert.equal(r.isError, true, `${tool}: ${r.text}`);
+      assert.match(r.text, /this stored record is damaged: \["memory_entity","default","Ada"\]/);
+    }
+    await client.close();
+  } finally {
+    await server.close();
+  }
+});

@@ -11,11 +11,11 @@ import type { Caller } from "../kit/caller.ts";
 import { AppError, getAll, readKey } from "../kit/kv.ts";
 import { MEMORY_SETTING_OF } from "./settings.ts";
 import {
-  asEntity,
-  asGraph,
   type Entity,
   entityKey,
+  type EntityRecord,
   graphKey,
+  type GraphRecord,
   type Relation,
   relationKey,
 } from "./store_keys.ts";
@@ -230,12 +230,12 @@ async function checkRoom(
 ): Promise<void> {
   const refuse = (message: string) => new AppError("full", `${message}; nothing was imported`);
   const entry = await readKey(ctx.kv, graphKey(graph));
-  const record = asGraph(entry.key, entry.value) ?? { entities: 0, relations: 0 };
+  const record = (entry.value as GraphRecord | null) ?? { entities: 0, relations: 0 };
   const found = await getAll(ctx.kv, entities.map((e) => entityKey(graph, e.name)));
   let fresh = 0;
   entities.forEach((e, i) => {
     if (found[i].value === null) return void fresh++;
-    const stored = asEntity(found[i].key, found[i].value).observations;
+    const stored = (found[i].value as EntityRecord).observations;
     const gained = e.observations.filter((o) => !stored.includes(o));
     try {
       checkEntitySize({ ...e, observations: [...stored, ...gained] }, ctx.limits);

@@ -11,6 +11,7 @@
  */
 
 import { AppError } from "../kit/kv.ts";
+import { count, defineRecords, list, obj, type Shape, str } from "../kit/record_shapes.ts";
 
 /** The graph's record; `entities` and `relations` are kept in every write's atomic. */
 export interface GraphRecord {
@@ -88,48 +89,16 @@ export function relationsInPrefix(graph: string, to: string): Deno.KvKey {
   return ["memory_relation_in", graph, to];
 }
 
-/** The relation a `memory_relation` key names. */
+/** The relation a `memory_relation` key names (its parts checked where it was read). */
 export function relationOfKey(key: Deno.KvKey): Relation {
-  const [, , from, to, relationType] = key;
-  if (typeof from !== "string" || typeof to !== "string" || typeof relationType !== "string") {
-    throw damaged(key);
-  }
+  const [, , from, to, relationType] = key as string[];
   return { from, to, relationType };
 }
 
-/** The relation a `memory_relation_in` key names. */
+/** The relation a `memory_relation_in` key names (its parts checked where it was read). */
 export function relationOfInKey(key: Deno.KvKey): Relation {
-  const [, , to, from, relationType] = key;
-  if (typeof from !== "string" || typeof to !== "string" || typeof relationType !== "string") {
-    throw damaged(key);
-  }
+  const [, , to, from, relationType] = key as string[];
   return { from, to, relationType };
-}
-
-/** The error a stored record of the wrong shape gets: never a TypeError. */
-export function damaged(key: Deno.KvKey): AppError {
-  return new AppError("invalid", `this stored record is damaged: ${JSON.stringify(key)}`);
-}
-
-/** `value` as an entity record, or the damaged-record error naming `key`. */
-export function asEntity(key: Deno.KvKey, value: unknown): EntityRecord {
-  const v = value as Partial<EntityRecord> | null;
-  if (
-    typeof v !== "object" || v === null || typeof v.entityType !== "string" ||
-    !Array.isArray(v.observations) || !v.observations.every((o) => typeof o === "string")
-  ) throw damaged(key);
-  return v as EntityRecord;
-}
-
-/** `value` as a graph record (absent: an empty graph), or the damaged-record error. */
-export function asGraph(key: Deno.KvKey, value: unknown): GraphRecord | null {
-  if (value === null) return null;
-  const v = value as Partial<GraphRecord>;
-  if (
-    typeof v !== "object" || !Number.isSafeInteger(v.entities) ||
-    !Number.isSafeInteger(v.relations)
-  ) throw damaged(key);
-  return v as GraphRecord;
 }
 
 /** Most characters of a graph name. */
@@ -155,3 +124,18 @@ export function checkGraphName(raw: string, what: string): string {
   if (problem) throw new AppError("invalid", `${what} ${problem}`);
   return name;
 }
+
+/** `true`: the value of an index entry that only points. */
+const marker: Shape = (v) => v === true ? undefined : "expected true";
+
+// The memory families' shapes: the kit's read helpers refuse a damaged record as `damaged`
+// (naming its key), and import checks every line of these families.
+defineRecords({
+  memory_graph: { key: ["string"], value: obj({ entities: count, relations: count }) },
+  memory_entity: {
+    key: ["string", "string"],
+    value: obj({ entityType: str, observations: list(str) }),
+  },
+  memory_relation: { key: ["string", "string", "string", "string"], value: obj({}) },
+  memory_relation_in: { key: ["string", "string", "string", "string"], value: marker },
+});

@@ -7,7 +7,6 @@
 
 import { getAll, listAll, listEntries } from "../kit/kv.ts";
 import {
-  asEntity,
   entitiesPrefix,
   type Entity,
   entityKey,
@@ -54,7 +53,7 @@ export async function* walkGraph(
     ) {
       const name = e.key[e.key.length - 1] as string;
       if (start && name === from.after![0]) continue;
-      yield { item: { entity: entityOf(e.key, name, e.value) }, at: { phase: "e", after: [name] } };
+      yield { item: { entity: entityOf(name, e.value) }, at: { phase: "e", after: [name] } };
     }
   }
   const prefix = relationsPrefix(graph);
@@ -68,8 +67,8 @@ export async function* walkGraph(
 }
 
 /** An entity in the official shape, from its record (checked). */
-export function entityOf(key: Deno.KvKey, name: string, value: unknown): Entity {
-  const record = asEntity(key, value);
+export function entityOf(name: string, value: unknown): Entity {
+  const record = value as EntityRecord;
   return { name, entityType: record.entityType, observations: [...record.observations] };
 }
 
@@ -126,7 +125,7 @@ export async function openGraph(
   const read = await getAll<EntityRecord>(ctx.kv, unique.map((n) => entityKey(graph, n)));
   const entities: Entity[] = [];
   read.forEach((entry, i) => {
-    if (entry.value !== null) entities.push(entityOf(entry.key, unique[i], entry.value));
+    if (entry.value !== null) entities.push(entityOf(unique[i], entry.value));
   });
   return [...entities.map((entity) => ({ entity })), ...await touching(ctx, graph, entities)];
 }

@@ -16,9 +16,9 @@
 import { listAll, readKey } from "../kit/kv.ts";
 import { utf8Bytes } from "../kit/text.ts";
 import {
-  asEntity,
   entitiesPrefix,
   type Entity,
+  type EntityRecord,
   graphKey,
   type Relation,
   relationOfKey,
@@ -98,7 +98,7 @@ export class GraphCopies {
     let bytes = 0;
     for (const e of entries) {
       const name = e.key[e.key.length - 1] as string;
-      const record = asEntity(e.key, e.value);
+      const record = e.value as EntityRecord;
       const entity = {
         name,
         entityType: record.entityType,

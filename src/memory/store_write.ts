@@ -14,8 +14,6 @@ import type { NoticeBus } from "../kit/notices.ts";
 import { MEMORY_SETTING_OF, type MemoryLimits } from "./settings.ts";
 import type { GraphCopies, GraphEffects } from "./store_snapshot.ts";
 import {
-  asEntity,
-  asGraph,
   type Entity,
   entityKey,
   type EntityRecord,
@@ -65,7 +63,7 @@ interface GraphRead {
 async function readGraph(ctx: MemoryCtx, graph: string): Promise<GraphRead> {
   const entry = await readKey<GraphRecord>(ctx.kv, graphKey(graph));
   const now = nowIso();
-  const record = asGraph(entry.key, entry.value) ??
+  const record = (entry.value as GraphRecord | null) ??
     { entities: 0, relations: 0, created_at: now, updated_at: now };
   return { entry, record };
 }
@@ -225,7 +223,7 @@ export function addObservations(
     const read = await getAll<EntityRecord>(ctx.kv, names.map((n) => entityKey(graph, n)));
     const current = new Map<string, EntityRecord>();
     read.forEach((entry, i) => {
-      if (entry.value !== null) current.set(names[i], asEntity(entry.key, entry.value));
+      if (entry.value !== null) current.set(names[i], entry.value as EntityRecord);
     });
     const changed = new Set<string>();
     const value = input.map((o) => {
@@ -322,7 +320,7 @@ export function deleteObservations(
     const read = await getAll<EntityRecord>(ctx.kv, names.map((n) => entityKey(graph, n)));
     const current = new Map<string, EntityRecord>();
     read.forEach((entry, i) => {
-      if (entry.value !== null) current.set(names[i], asEntity(entry.key, entry.value));
+      if (entry.value !== null) current.set(names[i], entry.value as EntityRecord);
     });
     const changed = new Set<string>();
     for (const d of input) {
