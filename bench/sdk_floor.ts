@@ -6,6 +6,7 @@
 
 import { createMcpHandler, McpServer } from "../src/mcp/sdk.ts";
 import { z } from "zod";
+import { serveHandler } from "./serve_handler.ts";
 
 const path = `/${Deno.env.get("AUTH_TOKEN")}/mcp`;
 const input = z.object({});
@@ -18,14 +19,4 @@ const handler = createMcpHandler(() => {
   return server;
 });
 
-Deno.serve(
-  {
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: ({ hostname, port }) => console.log(`listening on http://${hostname}:${port}`),
-  },
-  (req) =>
-    new URL(req.url).pathname === path
-      ? handler.fetch(req)
-      : Promise.resolve(new Response("Not found", { status: 404 })),
-);
+serveHandler(path, handler);
