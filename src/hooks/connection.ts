@@ -6,6 +6,7 @@
  */
 
 import { loadConfig } from "../config.ts";
+import { unfinishedImport } from "../backup/marker.ts";
 import { openKv } from "../kit/kv.ts";
 import { clientNameFlag, stdioCaller } from "../mcp/stdio.ts";
 import { createMcpServer } from "../mcp/server.ts";
@@ -60,6 +61,9 @@ async function connectLocal(options: ConnectOptions): Promise<HookConnection> {
   const where = `the KV at ${config.kvPath ?? "the platform default"}`;
   const kv = await openKv(config.kvPath);
   try {
+    // As a server does: a database an interrupted import left holds part of a file.
+    const unfinished = await unfinishedImport(kv);
+    if (unfinished !== undefined) throw new Error(`refusing to use it: ${unfinished}`);
     await prepareToolsets(toolsets, kv);
     const server = createMcpServer({ kv, config, caller }, toolsets);
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
