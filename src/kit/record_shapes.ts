@@ -71,6 +71,9 @@ export const count: Shape = (v) =>
     : `expected a whole number ≥ 0, ${found(v)}`;
 /** A finite number. */
 export const num: Shape = (v) => Number.isFinite(v) ? undefined : `expected a number, ${found(v)}`;
+/** `true` or `false`. */
+export const bool: Shape = (v) =>
+  typeof v === "boolean" ? undefined : `expected true or false, ${found(v)}`;
 /** Bytes (`Uint8Array`). */
 export const bytes: Shape = (v) =>
   v instanceof Uint8Array ? undefined : `expected bytes, ${found(v)}`;
