@@ -6,6 +6,7 @@
 export {
   completable,
   createMcpHandler,
+  deserializeMessage,
   isLegacyRequest,
   McpServer,
   parseJSONRPCMessage,
