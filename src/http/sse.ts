@@ -6,12 +6,12 @@
 
 import { AppError } from "../kit/kv.ts";
 import type { Toolset } from "../mcp/toolset.ts";
-import { json, plain, readJson } from "../kit/web.ts";
-import { BATCH_MAX, isJson } from "./body.ts";
-import { statusOf } from "./status.ts";
+import { plain, readJson } from "../kit/web.ts";
+import { BATCH_MAX, rpcError } from "./body.ts";
 import { InFlight } from "../mcp/in_flight.ts";
 import {
   type AuthInfo,
+  isJsonContentType,
   type JSONRPCMessage,
   type MessageExtraInfo,
   parseJSONRPCMessage,
@@ -98,15 +98,15 @@ export class SseSessions {
       return plain(404, "Session not found: open a new one with GET on the sse endpoint");
     }
     if (this.#closing) return SHUTTING_DOWN();
-    if (!isJson(req.headers.get("content-type"))) {
+    if (!isJsonContentType(req.headers.get("content-type") ?? "")) {
       return plain(415, "Content-Type must be application/json");
     }
     let raw: unknown;
     try {
       raw = await readJson(req, this.#options.maxRequestBytes);
     } catch (error) {
-      if (error instanceof AppError) return plain(statusOf(error.kind), error.message);
-      throw error;
+      if (!(error instanceof AppError)) throw error;
+      return plain(error.kind === "too_large" ? 413 : 400, error.message);
     }
     // The body may have taken a while: a session closed meanwhile (shutdown, idle) would take
     // the message and never answer it, so refuse it and let the client send it again.
@@ -114,19 +114,23 @@ export class SseSessions {
     if (transport.closed) {
       return plain(404, "Session closed: open a new one with GET on the sse endpoint");
     }
-    const parsed = (Array.isArray(raw) ? raw : [raw]).map(parseMessage);
-    if (parsed.length === 0 || parsed.length > BATCH_MAX || parsed.some((p) => p === undefined)) {
-      // The body was JSON (else readJson refused it): what is wrong is the request itself.
-      const message = parsed.length === 0
-        ? "Invalid Request: an empty batch holds no message"
-        : parsed.length > BATCH_MAX
-        ? `Invalid Request: Batch must not exceed ${BATCH_MAX} messages`
-        : "Invalid Request: not a JSON-RPC 2.0 message";
-      return json(400, { jsonrpc: "2.0", id: null, error: { code: -32600, message } });
+    const batch: unknown[] = Array.isArray(raw) ? raw : [raw];
+    let messages: JSONRPCMessage[] | undefined;
+    try {
+      messages = batch.map((value) => parseJSONRPCMessage(value));
+    } catch {
+      // Refused below, with the rest of what can be wrong with a request.
     }
-    for (const message of parsed as JSONRPCMessage[]) {
-      transport.deliver(message, { authInfo, request: req });
-    }
+    // The body was JSON (else readJson refused it): what is wrong is the request itself.
+    const problem = batch.length === 0
+      ? "an empty batch holds no message"
+      : batch.length > BATCH_MAX
+      ? `Batch must not exceed ${BATCH_MAX} messages`
+      : messages === undefined
+      ? "not a JSON-RPC 2.0 message"
+      : undefined;
+    if (problem !== undefined) return rpcError(400, -32600, `Invalid Request: ${problem}`);
+    for (const message of messages!) transport.deliver(message, { authInfo, request: req });
     return plain(202, "Accepted");
   }
 
@@ -141,15 +145,6 @@ export class SseSessions {
       await t.settled();
       await t.close();
     }));
-  }
-}
-
-/** `value` as a JSON-RPC message, or `undefined` when it is not one (the SDK's own check). */
-function parseMessage(value: unknown): JSONRPCMessage | undefined {
-  try {
-    return parseJSONRPCMessage(value);
-  } catch {
-    return undefined;
   }
 }
 

@@ -7,6 +7,7 @@ export {
   completable,
   createMcpHandler,
   deserializeMessage,
+  isJsonContentType,
   isLegacyRequest,
   McpServer,
   parseJSONRPCMessage,
