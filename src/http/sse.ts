@@ -142,7 +142,7 @@ export class SseSessions {
   async closeAll(): Promise<void> {
     this.#closing = true;
     await Promise.all([...this.#sessions.values()].map(async (t) => {
-      await t.settled();
+      await t.inFlight.settled();
       await t.close();
     }));
   }
@@ -163,8 +163,10 @@ class SseTransport implements Transport {
   #idleTimer?: ReturnType<typeof setTimeout>;
   /** Last POST or message sent; keep-alive comments do not count. */
   #lastActive = Date.now();
-  readonly #inFlight = new InFlight();
-  #closed = false;
+  /** The requests delivered and not yet answered. */
+  readonly inFlight = new InFlight();
+  /** Whether the session has ended (it takes no more messages). */
+  closed = false;
 
   constructor(
     sessionId: string,
@@ -190,14 +192,9 @@ class SseTransport implements Transport {
   #watchIdle(delay: number): void {
     this.#idleTimer = setTimeout(() => {
       const quiet = Date.now() - this.#lastActive;
-      if (this.#inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
+      if (this.inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
       else this.#watchIdle(Math.max(this.#idleMs - quiet, 1));
     }, delay);
-  }
-
-  /** Whether the session has ended (it takes no more messages). */
-  get closed(): boolean {
-    return this.#closed;
   }
 
   start(): Promise<void> {
@@ -205,27 +202,22 @@ class SseTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("SSE session is closed"));
+    if (this.closed) return Promise.reject(new Error("SSE session is closed"));
     this.#lastActive = Date.now();
     this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    this.#inFlight.answered(message);
+    this.inFlight.answered(message);
     return Promise.resolve();
   }
 
   deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
     this.#lastActive = Date.now();
-    this.#inFlight.received(message);
+    this.inFlight.received(message);
     this.onmessage?.(message, extra);
   }
 
-  /** Resolves once every request delivered so far has been answered. */
-  settled(): Promise<void> {
-    return this.#inFlight.settled();
-  }
-
   close(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    this.#closed = true;
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
     clearInterval(this.#timer);
     clearTimeout(this.#idleTimer);
     this.#forget();
@@ -239,7 +231,7 @@ class SseTransport implements Transport {
   }
 
   #write(text: string): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     try {
       this.#controller?.enqueue(this.#encoder.encode(text));
     } catch {

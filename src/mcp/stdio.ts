@@ -92,7 +92,6 @@ class LineTransport implements Transport {
   readonly #encoder = new TextEncoder();
   /** The last write queued: the stream writes in order, so once it settles every one has. */
   #written: Promise<void> = Promise.resolve();
-  #stopped = false;
   #closed = false;
 
   constructor(streams: StdioStreams, maxLineBytes: number) {
@@ -114,7 +113,7 @@ class LineTransport implements Transport {
 
   /** Reads no more input: what was received is still answered, as when the input ends. */
   stopReading(): void {
-    this.#stopped = true;
+    // A pending read then ends as if the input had: nothing after it is taken.
     this.#reader.cancel().catch(() => {});
   }
 
@@ -154,11 +153,11 @@ class LineTransport implements Transport {
     try {
       for (;;) {
         const { value, done } = await this.#reader.read();
-        if (done || this.#stopped) break;
+        if (done) break;
         for (const line of lines.push(value)) this.#take(line);
       }
     } catch (error) {
-      if (!this.#stopped) this.onerror?.(error as Error);
+      this.onerror?.(error as Error);
     }
     // A one-shot client may not end its last message with a newline.
     this.#take(lines.end());
