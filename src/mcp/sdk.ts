@@ -6,6 +6,8 @@
 export {
   completable,
   createMcpHandler,
+  deserializeMessage,
+  isJsonContentType,
   isLegacyRequest,
   McpServer,
   parseJSONRPCMessage,
