@@ -14,6 +14,7 @@ import type { Caller } from "../kit/caller.ts";
 import { AppError } from "../kit/kv.ts";
 import { type NoticeBus, RESOURCE_LIST_CHANGED, type UriTopics } from "../kit/notices.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
+import { speedOn } from "../kit/speed_switches.ts";
 import { callerOf } from "./caller.ts";
 import {
   type JSONRPCMessage,
@@ -30,6 +31,9 @@ export type Tell = (event: ServerEvent) => void;
 
 /** A JSON-RPC request id. */
 type Id = string | number;
+
+/** Whether changes wait a macrotask (`#changed`); the bench turns it off to measure it. */
+const deferred = speedOn("notice_defer");
 
 /** The key of resource-list changes among the held URIs (no URI is empty). */
 const LISTS = "";
@@ -137,14 +141,16 @@ export class Listening {
    * The one delivery rule, the same on every transport: a change is told a macrotask later,
    * each URI once however often it changed meanwhile. A write tells the bus while it commits,
    * on the writer's own path, and writing to every listener then delays the writer's answer
-   * (`deno task bench live`: 100 listen streams cost a post 1.8× at once, 2.0× a microtask
-   * later, 0.9-1.1× a macrotask later); a notice means "read again", so one per burst loses
+   * (`deno task bench live`, switch `notice_defer`: with 100 listen streams a post took 1.8×
+   * its time told at once, 2.0× a microtask later, 0.9–1.1× a macrotask later); a notice means
+   * "read again", so one per burst loses
    * nothing. A connection that answers a tool call first tells what is due before the answer
    * (`flush`), so an answer never overtakes a change its client was due to hear.
    */
   #changed(key: string): void {
-    if (this.#due.size === 0) this.#timer = setTimeout(() => this.flush(), 0);
+    if (this.#due.size === 0 && deferred) this.#timer = setTimeout(() => this.flush(), 0);
     this.#due.add(key);
+    if (!deferred) this.flush();
   }
 
   /** Tells what changed since the last delivery, now (see `#changed`). */
