@@ -26,33 +26,22 @@ import {
 } from "./sdk.ts";
 import type { McpDeps } from "./toolset.ts";
 
-/** Where a holder's changes go. */
-export type Tell = (event: ServerEvent) => void;
-
 /** A JSON-RPC request id. */
 type Id = string | number;
 
-/** Whether changes wait a macrotask (`#changed`); the bench turns it off to measure it. */
-const deferred = speedOn("notice_defer");
-
 /** The key of resource-list changes among the held URIs (no URI is empty). */
 const LISTS = "";
-
-/** One URI (or the list changes) held on the bus, and which subscriptions name it. */
-interface Held {
-  stop: () => void;
-  holders: Set<string>;
-}
 
 /** What one connection or stream listens to; `close` leaves nothing behind. */
 export class Listening {
   readonly #bus: NoticeBus;
   readonly #known: readonly UriTopics[];
-  readonly #held = new Map<string, Held>();
+  /** Each URI (or the list changes) held on the bus, and which subscriptions name it. */
+  readonly #held = new Map<string, { stop: () => void; holders: Set<string> }>();
   /** The keys changed since the last delivery (see `#changed`). */
   readonly #due = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #tell: Tell | undefined;
+  #tell: ((event: ServerEvent) => void) | undefined;
   #closed = false;
 
   /** `known`: what the connection's toolsets tell the bus about their resource URIs. */
@@ -72,7 +61,7 @@ export class Listening {
   }
 
   /** Where changes go from now on: a connection's newest server, a stream the SDK opened. */
-  deliverTo(tell: Tell | undefined): void {
+  deliverTo(tell: (event: ServerEvent) => void): void {
     this.#tell = tell;
   }
 
@@ -148,6 +137,8 @@ export class Listening {
    * (`flush`), so an answer never overtakes a change its client was due to hear.
    */
   #changed(key: string): void {
+    // The bench turns the wait off (`notice_defer`) to show what it earns.
+    const deferred = speedOn("notice_defer");
     if (this.#due.size === 0 && deferred) this.#timer = setTimeout(() => this.flush(), 0);
     this.#due.add(key);
     if (!deferred) this.flush();
