@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { AppError } from "../kit/kv.ts";
 import { DEFAULT_NOTICE_SETTINGS } from "../kit/notice_settings.ts";
 import { NoticeBus, RESOURCE_LIST_CHANGED, type UriTopics } from "../kit/notices.ts";
-import { Listening, refusalOf } from "./listening.ts";
-import type { ServerEvent } from "./sdk.ts";
+import { Listening, refusalOf, StdioListens } from "./listening.ts";
+import type { JSONRPCMessage, ServerEvent } from "./sdk.ts";
 
 const TOPICS: UriTopics = {
   templates: ["test://{n}"],
@@ -95,4 +95,52 @@ Deno.test("Listening: a change pending when it closes is never told", async () =
   l.close();
   await later();
   assert.deepEqual(told, []);
+});
+
+Deno.test("StdioListens holds a 2026 listen's URIs until it is cancelled or answered, and refuses in the one shape", () => {
+  const { bus, l } = listening();
+  const listens = new StdioListens(l, ANN);
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+  const listen = (id: number | string, uris: string[]) =>
+    ({
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: { _meta: meta, notifications: { resourceSubscriptions: uris } },
+    }) as JSONRPCMessage;
+  assert.equal(listens.inbound(listen(1, ["test://1", "test://2"])), undefined);
+  assert.equal(listens.inbound(listen("1", ["test://2"])), undefined, "a string id is another");
+  assert.equal(bus.listeners(), 2);
+  assert.deepEqual(listens.inbound(listen(2, ["other://x"])), {
+    jsonrpc: "2.0",
+    id: 2,
+    error: {
+      code: -32602,
+      message: "Cannot listen to other://x: the resources that tell of changes are test://{n}",
+    },
+  });
+  const noEnvelope = { ...listen(3, ["test://3"]), params: {} } as JSONRPCMessage;
+  assert.equal(listens.isListen(noEnvelope), false, "a 2025 message is the SDK's to refuse");
+  listens.inbound({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: 1 },
+  } as JSONRPCMessage);
+  assert.equal(bus.listeners(), 1, "test://2 is still the string id's");
+  listens.outbound({ jsonrpc: "2.0", id: "1", result: {} } as JSONRPCMessage);
+  assert.equal(bus.listeners(), 0, "an answer ends a listen");
+  listens.inbound(listen(4, ["test://1"]));
+  listens.close();
+  assert.equal(bus.listeners(), 0);
+});
+
+Deno.test("Listening.flush tells what is due now, and the macrotask then tells nothing twice", async () => {
+  const { bus, l, told } = listening();
+  l.add("a", ["test://1"], ANN);
+  bus.committed(["test://1#ann"], STAMP);
+  l.flush();
+  assert.deepEqual(told, [{ kind: "resource_updated", uri: "test://1" }]);
+  await later();
+  assert.equal(told.length, 1);
+  l.close();
 });
