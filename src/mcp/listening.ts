@@ -29,17 +29,20 @@ import type { McpDeps } from "./toolset.ts";
 /** A JSON-RPC request id. */
 type Id = string | number;
 
-/** The key of resource-list changes among the held URIs (no URI is empty). */
-const LISTS = "";
+/** The key of resource-list changes among the held URIs: no URI a client sends can be it. */
+const LISTS = Symbol("resource list");
+
+/** A held URI, or the resource-list changes. */
+type Key = string | typeof LISTS;
 
 /** What one connection or stream listens to; `close` leaves nothing behind. */
 export class Listening {
   readonly #bus: NoticeBus;
   readonly #known: readonly UriTopics[];
   /** Each URI (or the list changes) held on the bus, and which subscriptions name it. */
-  readonly #held = new Map<string, { stop: () => void; holders: Set<string> }>();
+  readonly #held = new Map<Key, { stop: () => void; holders: Set<string> }>();
   /** The keys changed since the last delivery (see `#changed`). */
-  readonly #due = new Set<string>();
+  readonly #due = new Set<Key>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #tell: ((event: ServerEvent) => void) | undefined;
   #closed = false;
@@ -88,9 +91,12 @@ export class Listening {
         `At most ${max} resources can be listened to at once (${NOTICE_SETTING_OF.urisMax}), got ${total}: listen to fewer, or unsubscribe from some first`,
       );
     }
-    const wanted = fresh.map((uri) => [uri, topicOf(this.#known, uri, caller, options.connector)]);
+    const wanted: [Key, string][] = fresh.map((uri) => [
+      uri,
+      topicOf(this.#known, uri, caller, options.connector),
+    ]);
     if (options.lists && !this.#held.has(LISTS)) wanted.push([LISTS, RESOURCE_LIST_CHANGED]);
-    const started: [string, () => void][] = [];
+    const started: [Key, () => void][] = [];
     try {
       for (const [key, topic] of wanted) {
         started.push([key, this.#bus.listen(topic, () => this.#changed(key))]);
@@ -100,7 +106,8 @@ export class Listening {
       throw error;
     }
     for (const [key, stop] of started) this.#held.set(key, { stop, holders: new Set() });
-    for (const key of options.lists ? [...uris, LISTS] : uris) {
+    const named: Key[] = options.lists ? [...uris, LISTS] : [...uris];
+    for (const key of named) {
       this.#held.get(key)?.holders.add(holder);
     }
   }
@@ -109,7 +116,7 @@ export class Listening {
   remove(holder: string, uris?: readonly string[]): void {
     // Most connections hold nothing: a stdio connection lets go of each answer's id here.
     for (const [key, held] of this.#held) {
-      if (uris !== undefined && !uris.includes(key)) continue;
+      if (uris !== undefined && (key === LISTS || !uris.includes(key))) continue;
       held.holders.delete(holder);
       if (held.holders.size > 0) continue;
       held.stop();
@@ -136,7 +143,7 @@ export class Listening {
    * nothing. A connection that answers a tool call first tells what is due before the answer
    * (`flush`), so an answer never overtakes a change its client was due to hear.
    */
-  #changed(key: string): void {
+  #changed(key: Key): void {
     // The bench turns the wait off (`notice_defer`) to show what it earns.
     const deferred = speedOn("notice_defer");
     if (this.#due.size === 0 && deferred) this.#timer = setTimeout(() => this.flush(), 0);

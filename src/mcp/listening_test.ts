@@ -144,3 +144,12 @@ Deno.test("Listening.flush tells what is due now, and the macrotask then tells n
   assert.equal(told.length, 1);
   l.close();
 });
+
+Deno.test("Listening: an empty URI is refused even while resource-list changes are held", () => {
+  const { bus, l } = listening();
+  l.add("connection", [], ANN, { lists: true });
+  assert.throws(() => l.add("subscribed", [""], ANN), /Cannot listen to : the resources/);
+  l.remove("subscribed", [""]);
+  assert.equal(bus.listeners(RESOURCE_LIST_CHANGED), 1, "the list changes are still held");
+  l.close();
+});
