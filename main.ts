@@ -14,6 +14,7 @@ import {
 } from "./src/toolsets.ts";
 import { checkSpeedSwitches } from "./src/kit/speed_switches.ts";
 import { ownerConsole } from "./src/console/console.ts";
+import { NoticeBus } from "./src/kit/notices.ts";
 import { unfinishedImport } from "./src/backup/marker.ts";
 
 /** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
@@ -93,13 +94,15 @@ if (Deno.args.includes("--stdio")) {
   // stdin still pending after a signal, must not keep the process alive.
   Deno.exit(0);
 } else {
+  // One notice bus for the process: the console's writes are heard as the tools' are.
+  const notices = new NoticeBus(config.notices);
   const routes = await orExit(
     "configuration error",
-    () => ownerConsole(Deno.env, config, kv, toolsets),
+    () => ownerConsole(Deno.env, config, kv, toolsets, notices),
   );
   const server = await orExit(
     `cannot listen on ${config.host}:${config.port}`,
-    () => startHttpServer(config, kv, toolsets, { routes }),
+    () => startHttpServer(config, kv, toolsets, { routes, notices }),
   );
   const shown = config.authToken === undefined
     ? server.mcpUrl

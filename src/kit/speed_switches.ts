@@ -16,6 +16,8 @@ export const SPEED_SWITCHES = {
   key_batch: "a hot key's turn carries the writes waiting behind it",
   /** `focus/store_cache.ts`: `get_state` checks one versionstamp (500 follow-ups CPU). */
   state_cache: "get_state answers from the cached state of an unchanged project",
+  /** `mcp/listening.ts`: listeners are told a macrotask after a write (post p50, 100 listeners). */
+  notice_defer: "listeners are told of a change a macrotask after the write, not during it",
 } as const;
 
 /** One switch's name. */

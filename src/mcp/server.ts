@@ -18,8 +18,7 @@ import { SERVER_ICONS } from "./icons.ts";
 import { NoticeBus } from "../kit/notices.ts";
 import { feedModeOf } from "../kit/notice_feed.ts";
 import { attachSession, SessionState } from "./session.ts";
-import { ConnectionSubscriptions } from "./subscriptions.ts";
-import { serveConnectionNotices } from "./connection_notices.ts";
+import { Listening, serveConnection } from "./listening.ts";
 import type { Caller } from "../kit/caller.ts";
 import { callerOf } from "./caller.ts";
 import type { AuthInfo } from "./sdk.ts";
@@ -83,31 +82,21 @@ export interface McpApp {
    * The server factory, the one thing handed to `createMcpHandler`, `serveStdio` and the SSE
    * sessions: a new server exposing `toolsets` (a subset of the app's, in the app's order; all by
    * default). Without `needs`, a server for one connection: everything registered, bound to its
-   * own session, telling of changes. With `needs`, a server for one stateless HTTP request,
-   * registering only what `needs` names.
+   * own session, telling of changes through `listening` (the connection's, when its transport
+   * keeps one: stdio), else through one of its own. With `needs`, a server for one stateless
+   * HTTP request, registering only what `needs` names.
    */
-  buildServer(toolsets?: readonly Toolset[], needs?: RequestNeeds): McpServer;
+  buildServer(
+    toolsets?: readonly Toolset[],
+    needs?: RequestNeeds,
+    listening?: Listening,
+  ): McpServer;
   /** The process's notice bus (its settings name the limits). */
   readonly notices: NoticeBus;
-  /**
-   * Listens to `uris` (resources of `toolsets`) for `caller` and calls `onChanged(uri)` when one
-   * changes, until the returned function is called; throws (an `AppError`) as
-   * `NoticeBus.listenUris` does, leaving nothing behind.
-   */
-  listen(
-    toolsets: readonly Toolset[],
-    uris: readonly string[],
-    caller: Caller,
-    onChanged: (uri: string) => void,
-    connector?: URLSearchParams,
-  ): () => void;
   /** The caller of a request that carries `authInfo` (else the process default). */
   callerOf(authInfo: AuthInfo | undefined): Caller;
-  /** New subscriptions for one connection reaching `toolsets`, told through `notify(uri)`. */
-  subscriptions(
-    toolsets: readonly Toolset[],
-    notify: (uri: string) => void,
-  ): ConnectionSubscriptions;
+  /** What one connection or stream reaching `toolsets` listens to (`listening.ts`). */
+  listening(toolsets: readonly Toolset[]): Listening;
 }
 
 /** What a toolset choice shares across its servers: the definitions and what they add up to. */
@@ -146,29 +135,23 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
     }
     return variant;
   };
-  const subscriptionsFor = (variant: Variant, notify: (uri: string) => void) =>
-    new ConnectionSubscriptions(notices, variant.recorded.uriTopics, notify);
+  const listeningOf = (variant: Variant) => new Listening(notices, variant.recorded.uriTopics);
   return {
     toolsets,
-    buildServer: (subset = toolsets, needs) => {
+    buildServer: (subset = toolsets, needs, listening) => {
       const variant = variantOf(subset);
       if (needs !== undefined) return buildServer(variant, needs);
-      const server = buildServer(variant, undefined, new SessionState());
-      serveConnectionNotices(server, {
-        notices,
-        deps,
+      const own = listening ?? listeningOf(variant);
+      const server = buildServer(variant, undefined, { session: new SessionState(), own });
+      serveConnection(server, own, deps, {
         lists: variant.capabilities.resources !== undefined,
-        subscriptions: variant.recorded.uriTopics.length > 0
-          ? (notify) => subscriptionsFor(variant, notify)
-          : undefined,
+        owned: listening === undefined,
       });
       return server;
     },
     notices,
-    listen: (subset, uris, caller, onChanged, connector) =>
-      notices.listenUris(uris, caller, onChanged, variantOf(subset).recorded.uriTopics, connector),
     callerOf: (authInfo) => callerOf({ http: { authInfo } }, deps),
-    subscriptions: (subset, notify) => subscriptionsFor(variantOf(subset), notify),
+    listening: (subset) => listeningOf(variantOf(subset)),
   };
 }
 
@@ -189,17 +172,17 @@ const BASE: ServerCapabilities = { logging: {} };
 
 /**
  * The one place a server is made: the variant's definitions registered on a new `McpServer`,
- * all of them (tool handlers bound to `session` if given) or only what `needs` names, with
+ * all of them (tool handlers bound to a `connection` if given) or only what `needs` names, with
  * `tools/list` answered from the variant's listing.
  */
-function buildServer(variant: Variant, needs?: RequestNeeds, session?: SessionState): McpServer {
+function buildServer(variant: Variant, needs?: RequestNeeds, connection?: Connection): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions: variant.instructions,
     capabilities: variant.capabilities,
     cacheHints: CACHE_HINTS,
   });
   const { tools, others } = variant.recorded;
-  const wrap = session && bindTo(session);
+  const wrap = connection && bindTo(connection);
   if (needs === undefined || needs.all) {
     for (const tool of tools.values()) tool.apply(server, wrap);
   } else for (const name of new Set(needs.tools)) tools.get(name)?.apply(server);
@@ -223,11 +206,26 @@ function listingOf(variant: Variant): Tool[] {
   return variant.listing ??= [...variant.recorded.tools.values()].map((tool) => tool.listed());
 }
 
-/** A handler wrapper that tells the handler its session (the SDK passes the context last). */
-function bindTo(session: SessionState) {
-  return (handler: (...a: unknown[]) => unknown) => (...a: unknown[]) => {
+/** What a connection server's tool handlers are bound to. */
+interface Connection {
+  session: SessionState;
+  /** What the connection listens to. */
+  own: Listening;
+}
+
+/**
+ * A handler wrapper that tells the handler its session (the SDK passes the context last) and,
+ * once it is done, tells the connection what changed meanwhile, before the SDK sends the answer
+ * (the delivery rule in `listening.ts`).
+ */
+function bindTo({ session, own }: Connection) {
+  return (handler: (...a: unknown[]) => unknown) => async (...a: unknown[]) => {
     attachSession(a[a.length - 1] as object, session);
-    return handler(...a);
+    try {
+      return await handler(...a);
+    } finally {
+      own.flush();
+    }
   };
 }
 

@@ -11,11 +11,10 @@ import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
-import { StdioListens } from "./stdio_listens.ts";
+import { StdioListens } from "./listening.ts";
 import {
   deserializeMessage,
   type JSONRPCMessage,
-  type McpServer,
   serveStdio as serveSdkStdio,
   type Transport,
 } from "./sdk.ts";
@@ -39,20 +38,15 @@ export async function serveStdio(
 ): Promise<void> {
   const transport = new LineTransport(streams, deps.config.maxRequestBytes);
   const app = createMcpApp(deps, toolsets);
-  // The server the SDK made last is the connection's (a probe it drops is never told again).
-  let live: McpServer | undefined;
-  const listens = new StdioListens(
-    app.subscriptions(toolsets, (uri) => {
-      void live?.server.sendResourceUpdated({ uri }).catch(() => {});
-    }),
-    deps.caller,
-  );
+  // One listening for the connection, whichever era: its servers tell of changes through it.
+  const listening = app.listening(toolsets);
+  const listens = new StdioListens(listening, deps.caller);
   transport.listens = listens;
   // The SDK picks the era from the opening message (server/discover: 2026-07-28; initialize:
   // 2025) and pins one server from the factory to the connection; the transport is ours, for
   // what the SDK's StdioServerTransport does otherwise: it drops the requests in flight when
   // stdin ends, and closes the connection on a line over its limit.
-  const served = serveSdkStdio(() => live = app.buildServer(), {
+  const served = serveSdkStdio(() => app.buildServer(toolsets, undefined, listening), {
     transport,
     onerror: (error) => console.error(`handoff-mcp: stdio: ${error.message}`),
   });

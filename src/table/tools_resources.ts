@@ -1,7 +1,7 @@
 /**
  * The table's resources: a discussion (its latest page of messages, read as the caller, which
  * moves their read position) and the caller's own waiting items, both templates with
- * completions; and the URIs the notice bus may listen to (`listenUris`). A workspace is
+ * completions; and the URIs a session may listen to (`UriTopics`). A workspace is
  * percent-encoded in a URI (`encodeURIComponent`: owner/repo is `owner%2Frepo`).
  */
 
