@@ -4,13 +4,18 @@
  */
 
 export {
+  classifyInboundRequest,
   completable,
   createMcpHandler,
+  hostHeaderValidationResponse,
+  isJsonContentType,
   isLegacyRequest,
   McpServer,
+  originValidationResponse,
   parseJSONRPCMessage,
   ProtocolError,
   ProtocolErrorCode,
+  readRequestBody,
   ResourceTemplate,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
