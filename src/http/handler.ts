@@ -45,7 +45,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     (deps.token === undefined ? "No AUTH_TOKEN is configured" : undefined);
   // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
   const rebindingRefusal = !config.onDeploy && isLoopback(config.host)
-    ? rebindingGuard(config.allowedHosts)
+    ? rebindingGuard(config.allowedHosts, config.host)
     : undefined;
   const app = createMcpApp(deps, deps.toolsets);
   const oauth = oauthServerOf(deps);
@@ -82,7 +82,7 @@ export function createHandler(deps: HandlerDeps): Handler {
       return plain(200, "ok");
     }
     const refusal = rebindingRefusal?.(req);
-    if (refusal) return plain(403, refusal);
+    if (refusal) return refusal;
     const open = publicRoutes.match(url.pathname.slice(1));
     if (open) return await admitted(req, open, { url, base: "/", caller: deps.caller, info });
     if (oauth) {

@@ -10,6 +10,7 @@ export {
   hostHeaderValidationResponse,
   isJsonContentType,
   isLegacyRequest,
+  localhostAllowedHostnames,
   McpServer,
   originValidationResponse,
   parseJSONRPCMessage,
