@@ -199,14 +199,8 @@ async function dispatch(
   } catch (error) {
     return busyResponse(match.route, error);
   }
-  let response: Response;
-  try {
-    response = await run();
-  } catch (error) {
-    release();
-    throw error;
-  }
-  return releasedWith(response, release);
+  // `run` answers every error itself, so the release always reaches `releasedWith`.
+  return releasedWith(await run(), release);
 }
 
 /** The busy refusal: JSON-RPC on the MCP endpoints (no id: the body was never read). */
