@@ -1,9 +1,9 @@
 /**
- * `/mcp`: both MCP eras on one URL. Every POST is read and parsed once (`body.ts`) and routed
- * once by `mcp_route.ts`, which splits the eras as the SDK's own `createMcpHandler` does. A
- * 2026-07-28 request goes to the SDK's `createMcpHandler` (strict, `legacy: 'reject'`), which
- * serves it under that revision (header checks, `resultType`, cache hints, `server/discover`)
- * from the parsed body. A 2025 request (an `initialize`, a 2025 client's calls) is served
+ * `/mcp`: both MCP eras on one URL, routed once by `mcp_route.ts`, which splits the eras as the
+ * SDK's own `createMcpHandler` does. A 2026-07-28 request goes to the SDK's `createMcpHandler`
+ * (strict, `legacy: 'reject'`), which serves it under that revision (header checks, `resultType`,
+ * cache hints, `server/discover`): unread when its headers name its method, else from the body
+ * read and parsed once here (`body.ts`). A 2025 request (an `initialize`, a 2025 client's calls) is served
  * statelessly by the SDK's `WebStandardStreamableHTTPServerTransport` made for the one request,
  * as `createMcpHandler`'s own stateless fallback does, except that the answer is plain JSON unless
  * a request asks for progress (the fallback always opens an event stream). Each request gets a
@@ -18,7 +18,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "../mcp/sdk.ts";
 import { readRpcBody } from "./body.ts";
-import { routeOf } from "./mcp_route.ts";
+import { routeOf, routeOfHeaders } from "./mcp_route.ts";
 import { type ListenOptions, ListenStreams } from "./listen_streams.ts";
 
 /** The `/mcp` endpoint of one process: one SDK handler per toolset choice, built on first use. */
@@ -43,6 +43,11 @@ export class McpEndpoint {
 
   /** Answers one POST to `/mcp` for a client that chose `toolsets`. */
   async post(req: Request, toolsets: readonly Toolset[], authInfo?: AuthInfo): Promise<Response> {
+    const unread = routeOfHeaders(req);
+    if (unread !== undefined) {
+      this.#needs.set(req, unread);
+      return await this.#handlerFor(toolsets).fetch(req, { authInfo });
+    }
     const body = await readRpcBody(req, this.#maxBytes);
     if (body instanceof Response) return body;
     const { parsed } = body;

@@ -1,9 +1,11 @@
 /**
- * The one router of a POST to `/mcp`: its body, parsed once (`body.ts`), is looked at here and
- * nowhere else. It decides the era (the SDK's `classifyInboundRequest`, the predicate behind
- * `createMcpHandler` and `isLegacyRequest`), a listen stream, a cancellation that may end one,
- * the batch rules and the 2025 subscribe refusal, whether a 2025 answer must stream progress,
- * and what the request's server must hold (`RequestNeeds` for `McpApp.buildServer`).
+ * The one router of a POST to `/mcp`. A 2026-07-28 request whose headers name its method goes to
+ * the SDK unread (`routeOfHeaders`: measured cheaper than reading it here); any other body,
+ * parsed once (`body.ts`), is looked at here and nowhere else (`routeOf`): the era (the SDK's
+ * `classifyInboundRequest`, the predicate behind `createMcpHandler` and `isLegacyRequest`), a
+ * listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
+ * refusal, whether a 2025 answer must stream progress, and what the request's server must hold
+ * (`RequestNeeds` for `McpApp.buildServer`).
  */
 
 import type { RequestNeeds } from "../mcp/server.ts";
@@ -41,6 +43,27 @@ type Message = {
   method?: unknown;
   params?: { name?: unknown; _meta?: Record<string, unknown> };
 } | null;
+
+/**
+ * The 2026-07-28 methods whose body is read here: a listen stream (`listen_streams.ts` serves
+ * it) and a cancellation (which may end one).
+ */
+const READ_HERE = new Set(["subscriptions/listen", "notifications/cancelled"]);
+
+/**
+ * The needs of a 2026-07-28 request whose `Mcp-Method` (and `Mcp-Name`) headers say what it
+ * calls: it goes to the SDK unread, which reads it once and refuses it (400, `-32020`) when the
+ * headers disagree with the body. `undefined` when the body must be read here.
+ */
+export function routeOfHeaders(req: Request): RequestNeeds | undefined {
+  const version = req.headers.get("mcp-protocol-version");
+  const method = req.headers.get("mcp-method");
+  if (version === null || version < "2026" || method === null || READ_HERE.has(method)) {
+    return undefined;
+  }
+  const name = req.headers.get("mcp-name") ?? undefined;
+  return { ...needsOf([{ method, params: { name } }]), modern: true };
+}
 
 /** Routes one POST whose body parsed to `parsed` (never an empty batch: `body.ts` refuses it). */
 export function routeOf(req: Request, parsed: unknown): Routed {
