@@ -4,15 +4,20 @@
  */
 
 export {
+  classifyInboundRequest,
   completable,
   createMcpHandler,
   deserializeMessage,
+  hostHeaderValidationResponse,
   isJsonContentType,
   isLegacyRequest,
+  localhostAllowedHostnames,
   McpServer,
+  originValidationResponse,
   parseJSONRPCMessage,
   ProtocolError,
   ProtocolErrorCode,
+  readRequestBody,
   ResourceTemplate,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
