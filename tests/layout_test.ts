@@ -18,13 +18,16 @@ import {
   unmappedFiles,
 } from "./support/map.ts";
 
-/** The toolset folders: every folder of `src/` holding a `toolset.ts`. */
+/** The toolset folders: every folder of `src/` holding a `toolset.ts` (`tools/` holds the contract). */
 function toolsetsOf(files: SourceFile[]): string[] {
   return files.flatMap((f) => {
     const match = f.path.match(/^src\/([^/]+)\/toolset\.ts$/);
-    return match && match[1] !== "mcp" ? [match[1]] : [];
+    return match && match[1] !== "tools" ? [match[1]] : [];
   });
 }
+
+/** What a toolset may take from `mcp/`: how a tool call finds its caller and its session. */
+const PER_CALL = ["src/mcp/caller.ts", "src/mcp/session.ts"];
 
 /** The text without comments, so a rule about names is about code and strings. */
 function codeOf(text: string): string {
@@ -63,6 +66,10 @@ function violations(files: SourceFile[]): string[] {
         if (other === "http" || path === "src/toolsets.ts" || path === "src/config.ts") {
           out.push(`${file.path} (toolset ${folder}) imports ${path}`);
         }
+        if (other === "mcp" && !PER_CALL.includes(path)) {
+          // <toolset> → tools → kit: a toolset defines its tools with tools/, never the server.
+          out.push(`${file.path} (toolset ${folder}) imports ${path}`);
+        }
       }
     }
     if (file.path !== "src/kit/group_commit.ts" && /\.atomic\(\)/.test(codeOf(file.text))) {
@@ -73,6 +80,15 @@ function violations(files: SourceFile[]): string[] {
       for (const path of imports) {
         const other = folderOf(path);
         if (other !== "kit") out.push(`${file.path} (kit) imports ${path}`);
+      }
+    }
+    if (folder === "tools") {
+      // The toolsets' authoring kit: built on kit/ (and the Config type), never on serving.
+      for (const path of imports) {
+        const other = folderOf(path);
+        if (other !== "kit" && other !== "tools" && path !== "src/config.ts") {
+          out.push(`${file.path} (tools) imports ${path}`);
+        }
       }
     }
     if (folder === "oauth") {
@@ -124,7 +140,7 @@ function violations(files: SourceFile[]): string[] {
         const allowed = other === undefined ||
           ["kit", "oauth", "console", "backup"].includes(other) ||
           toolsets.includes(other) ||
-          ["src/config.ts", "src/http/status.ts", "src/mcp/toolset.ts"].includes(path);
+          ["src/config.ts", "src/http/status.ts", "src/tools/toolset.ts"].includes(path);
         if (tool || !allowed) out.push(`${file.path} (console) imports ${path}`);
       }
     }
@@ -177,6 +193,11 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/mcp/server.ts", 'const name = "handoff-mcp";'),
     file("src/mcp/apps.ts", 'import { h } from "../http/handler.ts";'),
     file("src/kit/text.ts", 'import { M } from "../mcp/sdk.ts";'),
+    file("src/tools/results.ts", 'import { s } from "../mcp/server.ts";'),
+    file(
+      "src/alpha/tools_b.ts",
+      'import { b } from "../mcp/server.ts";\nimport "../mcp/caller.ts";',
+    ),
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
     file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),
     file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
@@ -203,6 +224,8 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/http/serve.ts imports src/alpha/",
     "src/mcp/apps.ts (mcp) imports src/http/handler.ts",
     "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
+    "src/tools/results.ts (tools) imports src/mcp/server.ts",
+    "src/alpha/tools_b.ts (toolset alpha) imports src/mcp/server.ts",
     "src/alpha/write.ts commits with kv.atomic() instead of atomic(kv)",
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
     "src/mcp/fast.ts reaches the private member _registeredTools",

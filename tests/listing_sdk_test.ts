@@ -1,5 +1,5 @@
 /**
- * The `tools/list` entries the server makes from its tool definitions (`src/mcp/listing.ts`) are
+ * The `tools/list` entries the server makes from its tool definitions (`src/tools/listing.ts`) are
  * what the SDK's own `McpServer` lists for the same definitions (its input schemas made lean by
  * `listedInput`, as every server of ours lists them): checked for every tool of every toolset,
  * against a plain SDK server the test makes and asks over an in-memory pair.
@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
 import { defaultCaller } from "../src/mcp/caller.ts";
-import { recordToolsets } from "../src/mcp/registry.ts";
-import { listedInput } from "../src/mcp/schema.ts";
+import { recordToolsets } from "../src/tools/registry.ts";
+import { listedInput } from "../src/tools/schema.ts";
 import { McpServer } from "../src/mcp/sdk.ts";
 import { Client, InMemoryTransport } from "../src/mcp/sdk_client.ts";
 import { loadToolsets } from "../src/toolsets.ts";

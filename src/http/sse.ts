@@ -5,7 +5,7 @@
  */
 
 import { AppError } from "../kit/kv.ts";
-import type { Toolset } from "../mcp/toolset.ts";
+import type { Toolset } from "../tools/toolset.ts";
 import { json, plain, readJson } from "../kit/web.ts";
 import { BATCH_MAX, isJson } from "./body.ts";
 import { statusOf } from "./status.ts";

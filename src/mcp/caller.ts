@@ -3,7 +3,7 @@
 import type { Config } from "../config.ts";
 import type { Caller, CallerVia } from "../kit/caller.ts";
 import type { AuthInfo } from "./sdk.ts";
-import type { McpDeps } from "./toolset.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 
 const VIAS: readonly CallerVia[] = ["oauth", "token", "header", "local", "default"];
 

@@ -7,7 +7,7 @@
 import { type NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import type { McpServer } from "./sdk.ts";
 import { type ConnectionSubscriptions, serveResourceSubscriptions } from "./subscriptions.ts";
-import type { McpDeps } from "./toolset.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 
 /** What `serveConnectionNotices` serves. */
 export interface ConnectionNotices {

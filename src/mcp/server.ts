@@ -13,8 +13,8 @@
  */
 
 import { type CacheHint, McpServer, type ServerCapabilities, type Tool } from "./sdk.ts";
-import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
-import { SERVER_ICONS } from "./icons.ts";
+import { mergeRecorded, type Recorded, recordToolsets } from "../tools/registry.ts";
+import { SERVER_ICONS } from "../tools/icons.ts";
 import { NoticeBus } from "../kit/notices.ts";
 import { feedModeOf } from "../kit/notice_feed.ts";
 import { attachSession, SessionState } from "./session.ts";
@@ -23,9 +23,9 @@ import { serveConnectionNotices } from "./connection_notices.ts";
 import type { Caller } from "../kit/caller.ts";
 import { callerOf } from "./caller.ts";
 import type { AuthInfo } from "./sdk.ts";
-import type { McpDeps, Toolset } from "./toolset.ts";
+import type { McpDeps, Toolset } from "../tools/toolset.ts";
 
-export type { McpDeps, Toolset } from "./toolset.ts";
+export type { McpDeps, Toolset } from "../tools/toolset.ts";
 
 /** The server's name and version, as clients see them. */
 export const SERVER_INFO = {

@@ -16,7 +16,7 @@ import type { NoticeBus, UriTopics } from "../kit/notices.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
 import { callerOf } from "./caller.ts";
 import { type McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from "./sdk.ts";
-import type { McpDeps } from "./toolset.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 
 /** The holder of a connection's 2025 `resources/subscribe` subscriptions. */
 const SUBSCRIBED = "resources/subscribe";

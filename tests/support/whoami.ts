@@ -10,7 +10,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "../../src/mcp/sdk_client.ts";
-import type { Toolset } from "../../src/mcp/toolset.ts";
+import type { Toolset } from "../../src/tools/toolset.ts";
 import type { Route } from "../../src/kit/web.ts";
 import { call } from "./mcp.ts";
 

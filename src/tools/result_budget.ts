@@ -1,7 +1,7 @@
 /**
  * The one place a tool result is held to `RESULT_MAX_TOKENS` and `RESULT_MAX_CHARS`
  * (`kit/budget.ts`). Every handler's
- * result passes through `budgeted` (applied in `mcp/registry.ts`, as the lenient handler is): a
+ * result passes through `budgeted` (applied in `tools/registry.ts`, as the lenient handler is): a
  * result within budget goes out as it is; a paged read (`pagedResult`) is cut here to the longest
  * page whose both views fit; any other result over budget is refused with an error that names the
  * setting, never truncated silently. A toolset only says where its items are and how a page reads
@@ -24,7 +24,7 @@ export const RESULT_CHARS_META = "anthropic/maxResultSizeChars";
 
 /**
  * What a page leaves free for what is added after the tool's handler: the line and field naming
- * ignored arguments (`mcp/arguments.ts`).
+ * ignored arguments (`tools/arguments.ts`).
  */
 export const IGNORED_RESERVE: ResultBudget = { tokens: 200, chars: 800 };
 
