@@ -23,7 +23,9 @@ Deno.test("every tool's listing made from its definition is what the SDK lists f
     const deps = { kv, config, caller: defaultCaller(config), notices };
     const recorded = recordToolsets(loadToolsets(new Map()), deps);
     const sdk = new McpServer({ name: "sdk", version: "1" }, { capabilities: {} });
-    for (const tool of recorded.tools.values()) tool.apply(sdk);
+    for (const { name, config, handler } of recorded.tools.values()) {
+      (sdk.registerTool as (...a: unknown[]) => unknown)(name, config, handler);
+    }
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: "test", version: "1.0.0" });
     await Promise.all([sdk.connect(a), client.connect(b)]);
