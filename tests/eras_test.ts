@@ -13,7 +13,7 @@ import {
   ClientV2,
   StdioClientTransportV2,
   StreamableHTTPClientTransportV2,
-} from "../src/mcp/sdk_client_v2.ts";
+} from "../src/client/sdk_client_v2.ts";
 import { LIST_TTL_MS } from "../src/mcp/server.ts";
 import { VIEW_CACHE_HINT } from "../src/tools/apps.ts";
 

@@ -105,7 +105,7 @@ function violations(files: SourceFile[]): string[] {
     const code = codeOf(file.text);
     // The SDK by its public API only: no underscore member of its objects (`_meta` is the
     // protocol's own field; `_zod` is zod's schema hook, not the SDK's), no patching of its
-    // methods, no internal entry point, and the v1 SDK only through src/mcp/sdk_client.ts (the 2025 client).
+    // methods, no internal entry point, and the v1 SDK only through src/client/sdk_client.ts (the 2025 client).
     for (const m of code.matchAll(/(?:\.|\[\s*["'])(_[A-Za-z]\w*)/g)) {
       if (m[1] !== "_meta" && m[1] !== "_zod") {
         out.push(`${file.path} reaches the private member ${m[1]}`);
@@ -116,9 +116,10 @@ function violations(files: SourceFile[]): string[] {
       out.push(`${file.path} imports an SDK internal entry point`);
     }
     if (
-      /"(npm:)?@modelcontextprotocol\/sdk[@/"]/.test(code) && file.path !== "src/mcp/sdk_client.ts"
+      /"(npm:)?@modelcontextprotocol\/sdk[@/"]/.test(code) &&
+      file.path !== "src/client/sdk_client.ts"
     ) {
-      out.push(`${file.path} imports SDK v1 (only src/mcp/sdk_client.ts may)`);
+      out.push(`${file.path} imports SDK v1 (only src/client/sdk_client.ts may)`);
     }
     if (folder === "hooks") {
       // main → hooks → mcp → <toolset> → kit: the hooks reach the store through MCP, never HTTP.
@@ -230,7 +231,7 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
     "src/mcp/fast.ts reaches the private member _registeredTools",
     "src/http/patch.ts redefines a property",
-    "src/mcp/old.ts imports SDK v1 (only src/mcp/sdk_client.ts may)",
+    "src/mcp/old.ts imports SDK v1 (only src/client/sdk_client.ts may)",
     "src/mcp/inner.ts imports an SDK internal entry point",
     "src/mcp/bracket.ts reaches the private member _requestHandlers",
     "src/hooks/brief.ts (hooks) imports src/http/serve.ts",

@@ -11,7 +11,7 @@ import { defaultCaller } from "../src/mcp/caller.ts";
 import { recordToolsets } from "../src/tools/registry.ts";
 import { listedInput } from "../src/tools/schema.ts";
 import { McpServer } from "../src/mcp/sdk.ts";
-import { Client, InMemoryTransport } from "../src/mcp/sdk_client.ts";
+import { Client, InMemoryTransport } from "../src/client/sdk_client.ts";
 import { loadToolsets } from "../src/toolsets.ts";
 import { NoticeBus } from "../src/kit/notices.ts";
 import { withKv } from "./support/kv.ts";
