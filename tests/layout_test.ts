@@ -1,7 +1,8 @@
 /**
  * The layout rules, checked on the source tree: dependencies point one way
- * (`main → http → mcp → <toolset> → kit`), `http/` and `mcp/server.ts` learn about features only
- * through `toolsets.ts`, no toolset reaches into another, the console (wired by `main.ts`) uses
+ * (`main → http → mcp → tools → kit`, `<toolset> → tools, kit`; `tools/` never imports serving),
+ * `http/` and `mcp/server.ts` learn about features only through `toolsets.ts`, no toolset
+ * reaches into another, the console (wired by `main.ts`) uses
  * the toolsets' stores but no tools and nothing depends on it, and every write goes through the
  * kit's `atomic(kv)` (group commit). The map stays true: every source file is on
  * ARCHITECTURE.md, no import circle, every bench group in bench/README.md (`support/map.ts`).
