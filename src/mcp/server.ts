@@ -1,15 +1,15 @@
 /**
  * Builds MCP servers (SDK v2 `McpServer`) from the toolset list, in one factory (`buildServer`),
  * as the SDK's examples do. Each toolset's `register` runs once per process against a recorder
- * (`registry.ts`), so tool definitions and their zod schemas are built once; every server is
- * made from those records:
+ * (`tools/registry.ts`), so tool definitions and their zod schemas are built once; every server
+ * is a new `McpServer` with those definitions registered on it:
  *
  * - a connection server (an SSE session, a stdio connection) registers everything, with its
  *   handlers bound to the connection's session state;
  * - a request server (one HTTP request, either era) registers only what the request needs: the
  *   tool it calls, or the prompts and resources it reads. `tools/list` is answered from the
- *   listing made once per toolset choice from the definitions (`listing.ts`), so the CPU of a
- *   request does not grow with the number of tools.
+ *   listing made once per toolset choice from the definitions (`tools/listing.ts`), so the CPU
+ *   of a request does not grow with the number of tools.
  */
 
 import {
