@@ -10,7 +10,7 @@
  * on a noisy machine falls on both cases alike.
  */
 
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 import { discussionUri } from "../src/table/tools_resources.ts";
 import { ROOT, tempKvPath } from "../tests/support/harness.ts";
 import { type BenchGroup, goal, round, summarize } from "./lib.ts";

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StdioClientTransport } from "../src/client/sdk_client.ts";
 import { hostDenoDir, makeHome } from "./support/agents.ts";
 import { ROOT, tempKvPath } from "./support/harness.ts";
 import { readyClients } from "./support/hooks.ts";

@@ -5,8 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { ResourceUpdatedNotificationSchema } from "../src/mcp/sdk_client.ts";
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { ResourceUpdatedNotificationSchema } from "../src/client/sdk_client.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 import { discussionUri } from "../src/table/tools_resources.ts";
 import { CODEX, fetchSignIn, seededConsole } from "./support/console.ts";
 import { connect } from "./support/harness.ts";

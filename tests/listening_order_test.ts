@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { ResourceUpdatedNotificationSchema } from "../src/mcp/sdk_client.ts";
+import { ResourceUpdatedNotificationSchema } from "../src/client/sdk_client.ts";
 import { discussionUri } from "../src/table/tools_resources.ts";
 import { call, connect, startServer } from "./support/harness.ts";
 

@@ -8,7 +8,7 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../src/mcp/sdk_client.ts";
+} from "../src/client/sdk_client.ts";
 import { randomToken } from "../src/kit/kv.ts";
 import { call, connectStdio, spawnServer, startServer, tempKvPath } from "./support/harness.ts";
 

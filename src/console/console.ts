@@ -9,7 +9,7 @@ import type { Config } from "../config.ts";
 import type { EnvSource } from "../kit/env.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import type { Route } from "../kit/web.ts";
-import type { Toolset } from "../mcp/toolset.ts";
+import type { Toolset } from "../tools/toolset.ts";
 import { loadImportOptions } from "../backup/chats/model.ts";
 import { loadHandoffSettings } from "../handoff/settings.ts";
 import { loadSearchSettings } from "../search/settings.ts";

@@ -14,7 +14,7 @@ import {
   ClientV2 as Client,
   InMemoryTransportV2 as InMemoryTransport,
   StreamableHTTPClientTransportV2 as StreamableHTTPClientTransport,
-} from "../mcp/sdk_client_v2.ts";
+} from "../client/sdk_client_v2.ts";
 import { loadToolsets, prepareToolsets } from "../toolsets.ts";
 import type { EnvSource } from "../kit/env.ts";
 

@@ -1,7 +1,7 @@
 /** Starting and stopping the HTTP server. */
 
 import { type Config, MIN_DEPLOY_TOKEN_LENGTH } from "../config.ts";
-import type { Toolset } from "../mcp/toolset.ts";
+import type { Toolset } from "../tools/toolset.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
 import { plain, type Route } from "../kit/web.ts";

@@ -5,7 +5,7 @@
  */
 
 import { AppError } from "../kit/kv.ts";
-import type { Toolset } from "../mcp/toolset.ts";
+import type { Toolset } from "../tools/toolset.ts";
 import { plain, readJson } from "../kit/web.ts";
 import { BATCH_MAX, rpcError } from "./body.ts";
 import { InFlight } from "../mcp/in_flight.ts";

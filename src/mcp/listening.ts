@@ -24,7 +24,7 @@ import {
   type ServerContext,
   type ServerEvent,
 } from "./sdk.ts";
-import type { McpDeps } from "./toolset.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 
 /** A JSON-RPC request id. */
 type Id = string | number;

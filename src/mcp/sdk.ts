@@ -1,11 +1,11 @@
 /**
- * The one place the server side imports the MCP SDK from: SDK v2 (`@modelcontextprotocol/server`),
- * by its public API only (tests/layout_test.ts refuses an underscore member of an SDK object).
+ * The one place serving imports the MCP SDK from: SDK v2 (`@modelcontextprotocol/server`), by its
+ * public API only (tests/layout_test.ts refuses an underscore member of an SDK object). What a
+ * toolset defines its tools with comes through `tools/sdk.ts`.
  */
 
 export {
   classifyInboundRequest,
-  completable,
   createMcpHandler,
   deserializeMessage,
   hostHeaderValidationResponse,
@@ -18,7 +18,6 @@ export {
   ProtocolError,
   ProtocolErrorCode,
   readRequestBody,
-  ResourceTemplate,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
@@ -27,14 +26,10 @@ export { serveStdio } from "@modelcontextprotocol/server/stdio";
 export type {
   AuthInfo,
   CacheHint,
-  CallToolResult,
-  GetPromptResult,
-  Icon,
   JSONRPCMessage,
   McpHttpHandler,
   McpRequestContext,
   MessageExtraInfo,
-  ReadResourceResult,
   ServerCapabilities,
   ServerContext,
   ServerEvent,

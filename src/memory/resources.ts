@@ -7,8 +7,8 @@
 import { untrustedNotice } from "../kit/untrusted.ts";
 import { newNonce } from "../kit/untrusted.ts";
 import type { UriTopics } from "../kit/notices.ts";
-import { ResourceTemplate } from "../mcp/sdk.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import { ResourceTemplate } from "../tools/sdk.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import { AppError, listAll } from "../kit/kv.ts";
 import { encodeCursor, takePage } from "./page.ts";
 import type { MemorySettings } from "./settings.ts";

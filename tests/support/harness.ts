@@ -10,7 +10,7 @@ import {
   SSEClientTransport,
   StdioClientTransport,
   StreamableHTTPClientTransport,
-} from "../../src/mcp/sdk_client.ts";
+} from "../../src/client/sdk_client.ts";
 import { openKv, randomToken } from "../../src/kit/kv.ts";
 import { NoticeBus } from "../../src/kit/notices.ts";
 

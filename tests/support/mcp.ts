@@ -4,7 +4,7 @@
  */
 
 import { type Config, loadConfig } from "../../src/config.ts";
-import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
+import { Client, InMemoryTransport } from "../../src/client/sdk_client.ts";
 import { defaultCaller } from "../../src/mcp/caller.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { loadToolsets } from "../../src/toolsets.ts";

@@ -9,8 +9,8 @@ import {
   type OAuthClientProvider,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../../src/mcp/sdk_client.ts";
-import type { Toolset } from "../../src/mcp/toolset.ts";
+} from "../../src/client/sdk_client.ts";
+import type { Toolset } from "../../src/tools/toolset.ts";
 import type { Route } from "../../src/kit/web.ts";
 import { call } from "./mcp.ts";
 
