@@ -9,7 +9,7 @@
  * one read.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { AppError, commitWithRetry, deleteUnder, getAll, listAll, readKey } from "../kit/kv.ts";
 import { type OpenFollowUp, packBlocks } from "./store_followups.ts";
 import {

@@ -1,6 +1,6 @@
 /** `handoff_append`: adds to a saved conversation, all or nothing under the size limit. */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   CHUNK_BYTES,

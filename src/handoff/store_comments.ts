@@ -2,7 +2,7 @@
 
 import { indexRecord, unindex } from "../kit/search_source.ts";
 import { commentDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
 import { notFound } from "./store_read.ts";

@@ -3,7 +3,7 @@
  * record, evicting the oldest handoff when the store is full.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   type ChunkRef,

@@ -7,7 +7,7 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { AppError, commitWithRetry, getAll, listAll, nowIso, readKey } from "../kit/kv.ts";
 import { bumpNotices } from "../kit/notice_feed.ts";
 import type { NoticeBus } from "../kit/notices.ts";
@@ -109,10 +109,8 @@ function writeGraph<T>(
     return {
       op,
       value,
-      committed: (vs) => {
-        ctx.copies?.applied(graph, from, vs, effects ?? {});
-        ctx.notices?.committed([topic], vs);
-      },
+      committed: (vs) => ctx.copies?.applied(graph, from, vs, effects ?? {}),
+      tell: { bus: ctx.notices, topics: [topic] },
     };
   }, { kv: ctx.kv, key });
 }

@@ -1,7 +1,7 @@
 /** Deleting a sequence with all its keys, in atomics that never leave a key without its sequence. */
 
 import { unindex } from "../kit/search_source.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry, deleteUnder, readKey } from "../kit/kv.ts";
 import { fail } from "./store_errors.ts";

@@ -6,7 +6,7 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { thoughtDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import { commitWithRetry, readKeys } from "../kit/kv.ts";
 import {
