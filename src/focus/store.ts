@@ -96,7 +96,7 @@ export async function setNorthStar(
     const op = atomic(kv).check(current).set(projectKey(projectId), project);
     indexRecord(op, northStarDoc(projectId, northStar, now), true);
     return { op, value: project, tell: announceCreated(op, current.value, notices) };
-  }, { kv, key: projectKey(projectId) });
+  });
 }
 
 /** Upserts the project's one focus; a missing or empty `why` clears the earlier one. */
@@ -125,7 +125,7 @@ export async function setFocus(
       .set(focusKey(projectId), value);
     indexRecord(op, focusDoc(projectId, value), true);
     return { op, value, tell: announceCreated(op, current.value, notices) };
-  }, { kv, key: projectKey(projectId) });
+  });
 }
 
 /** Adds a task. Cleanup and record tasks are demoted; open ones count against the limit. */
@@ -292,5 +292,5 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
     }
     op.set(projectKey(projectId), project);
     return { op, value: { task, alreadyDone: false } };
-  }, { kv, key: projectKey(projectId) });
+  });
 }

@@ -104,7 +104,7 @@ export async function appendHandoff(
       putRecord(op, handoff);
       const collect = deleteWith(kv, op, garbage);
       return { op, value: { result: { handoff, appendedBytes: add.byteLength }, collect } };
-    }, { kv, key: handoffKey(key) });
+    });
     await collectAfter(collect);
     await reportLanded(progress, progressSteps.steps, "appended");
     return result;

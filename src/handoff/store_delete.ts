@@ -30,7 +30,7 @@ export async function deleteHandoff(
     removeInto(op, garbage, current.value);
     const collect = deleteWith(kv, op, garbage);
     return { op, value: { handoff: current.value, collect } };
-  }, { kv, key: handoffKey(key) });
+  });
   await collectAfter(collect);
   return handoff;
 }

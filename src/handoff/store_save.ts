@@ -257,7 +257,7 @@ async function commitSave(
     };
     return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
     // A named key takes turns with other writes to it; a generated one is new to everyone.
-  }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
+  });
 }
 
 /** The time an imported conversation last changed, when it is a real time not in the future. */

@@ -3,7 +3,7 @@
  * and mutations) in an attempt and hands the attempt here: `commitWithRetry` for one write,
  * `commitBatched` for a write to a hot key whose turn may carry the writes waiting behind it,
  * `commitOnce` for a write whose failed check the caller answers itself. Underneath, every
- * commit joins the process's group commit (group_commit.ts); writes naming a queue key take turns
+ * commit joins the process's group commit (group_commit.ts); batched writes to one key take turns
  * on it; a failed check, a `StaleRead` or a locked file is retried within `RETRY_BUDGET_MS`. Once
  * a commit lands, the notices the attempt asked for are told from here, so the write never climbs
  * back up through the store that built it.
@@ -50,7 +50,7 @@ export class StaleRead extends Error {
   }
 }
 
-/** The key a write is about, so writes to it from this process take turns (see `inKeyQueue`). */
+/** The key batched writes are about: they take turns on it (see `commitBatched`). */
 export interface WriteQueue {
   kv: Deno.Kv;
   key: Deno.KvKey;
@@ -60,16 +60,11 @@ export interface WriteQueue {
  * Runs `attempt` until its atomic commits. `attempt` must read what it checks afresh each time;
  * a failed check, a `StaleRead` from the attempt, or a `database is locked` throw (another
  * process holds the local file; nothing was applied) is retried with jittered exponential backoff.
- * With `queue`, the whole loop waits for earlier writes to that key from this process, so
- * concurrent callers here never race each other; only other processes can make it retry.
- * An attempt must never start another write queued on the same key (it would wait for itself).
+ * Writers of one key in this process do not take turns (a queue per key was measured under 1.5×
+ * on a hot key, bench/README.md): a check lost to another writer is simply tried again.
  */
-export function commitWithRetry<T>(
-  attempt: () => Promise<Attempt<T>>,
-  queue?: WriteQueue,
-): Promise<T> {
-  if (queue === undefined) return commitLoop(attempt);
-  return queued(queue.kv, keyText(queue.key), () => commitLoop(attempt));
+export function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
+  return commitLoop(attempt);
 }
 
 /**
@@ -131,31 +126,24 @@ async function commitLoop<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
 }
 
 /**
- * The tail of each key's queue, per KV handle, by the key's text. The queues belong to the
+ * The tail of each key's turns, per KV handle, by the key's text. The turns belong to the
  * handle (a WeakMap lets them go with it), so no store function needs another parameter.
  */
-const keyQueues = new WeakMap<Deno.Kv, Map<string, Promise<void>>>();
+const keyTurns = new WeakMap<Deno.Kv, Map<string, Promise<void>>>();
 
 /**
- * Runs `work` once every earlier `work` queued on `key` of `kv` in this process has settled, so
- * writers of one hot key take turns instead of reading the same version and failing each other's
- * checks. Different keys never wait for each other.
+ * Runs `work` once every earlier `work` queued on key `id` (its `keyText`) of `kv` in this
+ * process has settled: the turns of `commitBatched`. Different keys never wait for each other.
  */
-export function inKeyQueue<T>(kv: Deno.Kv, key: Deno.KvKey, work: () => Promise<T>): Promise<T> {
-  return queued(kv, keyText(key), work);
-}
-
-/** `inKeyQueue` for a key already turned into text (`keyText`), unless the bench turned it off. */
-function queued<T>(kv: Deno.Kv, id: string, work: () => Promise<T>): Promise<T> {
-  if (!speedOn("key_queue")) return work();
-  let queues = keyQueues.get(kv);
-  if (queues === undefined) keyQueues.set(kv, queues = new Map());
-  const before = queues.get(id);
+function inTurn<T>(kv: Deno.Kv, id: string, work: () => Promise<T>): Promise<T> {
+  let turns = keyTurns.get(kv);
+  if (turns === undefined) keyTurns.set(kv, turns = new Map());
+  const before = turns.get(id);
   const run = before === undefined ? work() : before.then(() => work());
   const tail = run.then(ignore, ignore);
-  queues.set(id, tail);
+  turns.set(id, tail);
   void tail.then(() => {
-    if (queues.get(id) === tail) queues.delete(id);
+    if (turns.get(id) === tail) turns.delete(id);
   });
   return run;
 }
@@ -163,9 +151,9 @@ function queued<T>(kv: Deno.Kv, id: string, work: () => Promise<T>): Promise<T> 
 function ignore(): void {}
 
 /*
- * Batched writes to one hot key. Writers of a key in this process already take turns (its
- * queue); with `commitBatched`, whoever's turn comes also carries every write waiting behind it,
- * in arrival order, in one attempt and one atomic. Sixteen writers of one project then cost one
+ * Batched writes to one hot key. Writers of a key in this process take turns on it, and whoever's
+ * turn comes carries every write waiting behind it, in arrival order, in one attempt and one
+ * atomic. Sixteen writers of one project then cost one
  * commit per turn, not sixteen in a row, so a hot key costs about what spread keys cost.
  */
 
@@ -200,7 +188,7 @@ export async function commitBatched<I, R>(
   attempt: (items: readonly I[], tries: number) => Promise<BatchAttempt<R>>,
   fits: BatchFits<I>,
 ): Promise<R> {
-  if (!speedOn("key_batch")) return commitAlone(queue, item, attempt);
+  if (!speedOn("key_batch")) return commitAlone(item, attempt);
   const id = keyText(queue.key);
   const waiting = waitingOn<I, R>(queue.kv, id);
   const mine: Pending<I, R> = { item, taken: false, done: Promise.withResolvers<R>() };
@@ -210,7 +198,7 @@ export async function commitBatched<I, R>(
   let batch: Pending<I, R>[] | undefined;
   let tries = 0;
   try {
-    await queued(queue.kv, id, () =>
+    await inTurn(queue.kv, id, () =>
       commitLoop(async () => {
         if (batch === undefined) {
           // An earlier turn carried this write with its own, and settles it.
@@ -237,9 +225,8 @@ export async function commitBatched<I, R>(
   return await mine.done.promise;
 }
 
-/** `item` committed in a batch of its own (the bench's `key_batch` switch off). */
+/** `item` committed in a batch of its own, without turns (the bench's `key_batch` switch off). */
 function commitAlone<I, R>(
-  queue: WriteQueue,
   item: I,
   attempt: (items: readonly I[], tries: number) => Promise<BatchAttempt<R>>,
 ): Promise<R> {
@@ -250,7 +237,7 @@ function commitAlone<I, R>(
     if (outcome === undefined) throw new Error("a batch attempt gave no outcome for a write");
     if ("error" in outcome) throw outcome.error;
     return { ...tried, value: outcome.value };
-  }, queue);
+  });
 }
 
 function settleOne<I, R>(p: Pending<I, R>, outcome: Outcome<R> | undefined): void {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { commitWithRetry, inKeyQueue, StaleRead } from "./commit.ts";
+import { commitWithRetry, StaleRead } from "./commit.ts";
 
 Deno.test("commitWithRetry() retries a check that failed because another writer won", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -44,37 +44,7 @@ Deno.test("commitWithRetry() runs the attempt again when it reports a stale read
   assert.equal(value, 3);
 });
 
-Deno.test("inKeyQueue() runs work on one key in turn, past failures, and other keys alongside", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const log: string[] = [];
-    const gate = Promise.withResolvers<void>();
-    const slow = inKeyQueue(kv, ["hot", 1], async () => {
-      log.push("a start");
-      await gate.promise;
-      log.push("a end");
-      throw new Error("a failed");
-    });
-    const next = inKeyQueue(kv, ["hot", 1], () => {
-      log.push("b");
-      return Promise.resolve("b done");
-    });
-    const other = inKeyQueue(kv, ["hot", "1"], () => {
-      log.push("other key");
-      return Promise.resolve();
-    });
-    await other;
-    assert.deepEqual(log, ["a start", "other key"]);
-    gate.resolve();
-    await assert.rejects(slow, /a failed/);
-    assert.equal(await next, "b done");
-    assert.deepEqual(log, ["a start", "other key", "a end", "b"]);
-  } finally {
-    kv.close();
-  }
-});
-
-Deno.test("commitWithRetry() with a queue commits concurrent writers of one key without conflicts", async () => {
+Deno.test("commitWithRetry() lands every one of concurrent writers of one key, each lost check tried again", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     await kv.set(["n"], 0);
@@ -90,10 +60,11 @@ Deno.test("commitWithRetry() with a queue commits concurrent writers of one key 
           return res;
         };
         return { op, value: undefined };
-      }, { kv, key: ["n"] });
+      });
     await Promise.all(Array.from({ length: 30 }, increment));
     assert.equal((await kv.get(["n"])).value, 30);
-    assert.equal(failed, 0);
+    // All 30 read the first value at once: every one but the first lost a check at least once.
+    assert.ok(failed >= 29, `${failed} lost checks`);
   } finally {
     kv.close();
   }

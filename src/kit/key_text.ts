@@ -1,5 +1,5 @@
 /**
- * A KV key as text, for maps and sets keyed by it (a write queue, the keys a grouped write
+ * A KV key as text, for maps and sets keyed by it (a hot key's turns, the keys a grouped write
  * touches, a restore's plan). The one encoder: a write encodes each key it needs at most once.
  */
 

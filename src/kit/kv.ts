@@ -15,5 +15,5 @@ export {
   readKey,
   readKeys,
 } from "./reads.ts";
-export { type Attempt, commitWithRetry, inKeyQueue, StaleRead, type WriteQueue } from "./commit.ts";
+export { type Attempt, commitWithRetry, StaleRead, type WriteQueue } from "./commit.ts";
 export { deleteUnder, resetExpiry } from "./bulk_writes.ts";

@@ -10,8 +10,6 @@
 export const SPEED_SWITCHES = {
   /** `kit/group_commit.ts`: concurrent writes share one KV atomic (add_task CPU per call). */
   group_commit: "concurrent writes of the process committed as one atomic",
-  /** `kit/commit.ts` key queue: writers of one hot key take turns (hot-key throughput). */
-  key_queue: "writers of one key in this process take turns",
   /** `kit/commit.ts` `commitBatched`: a turn carries every write waiting behind it (hot-key throughput). */
   key_batch: "a hot key's turn carries the writes waiting behind it",
   /** `focus/store_cache.ts`: `get_state` checks one versionstamp (500 follow-ups CPU). */

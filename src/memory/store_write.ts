@@ -1,9 +1,8 @@
 /**
  * Every change to a graph: one atomic that checks and rewrites the graph's record, so writes to a
  * graph are serialised (a concurrent writer's commit fails its check and the attempt is read and
- * tried again): no write is lost and no reader sees half of one. Writers in one process take turns
- * on the record (`commitWithRetry`'s queue), so only other processes make an attempt retry. A call
- * that changes nothing writes nothing.
+ * tried again): no write is lost and no reader sees half of one. A call that changes nothing
+ * writes nothing.
  */
 
 import type { Caller } from "../kit/caller.ts";
@@ -112,7 +111,7 @@ function writeGraph<T>(
       committed: (vs) => ctx.copies?.applied(graph, from, vs, effects ?? {}),
       tell: { bus: ctx.notices, topics: [topic] },
     };
-  }, { kv: ctx.kv, key });
+  });
 }
 
 type Step = (op: Deno.AtomicOperation) => void;

@@ -147,7 +147,7 @@ type Posted = { message: Message; discussion: Discussion };
 
 /**
  * Appends a message; its seq is the discussion's next, checked-and-set in the same atomic.
- * Posts to one discussion in this process take turns (its write queue); whoever's turn comes
+ * Posts to one discussion in this process take turns (`commitBatched`); whoever's turn comes
  * commits every post waiting behind it too, in arrival order, in one atomic (at most
  * `POST_BATCH`; see kit/key_batch.ts), so a busy discussion costs one commit per turn rather
  * than one per post.

@@ -144,8 +144,7 @@ export async function addThought(
 
     const op = writeOp(kv, loaded, seq, thought, parts, newBranch, expiryMs);
     return { op, value: resultOf(seq, thought, placement, refs, flags) };
-    // Thoughts of one sequence take turns; a new sequence's id is new to everyone.
-  }, creating ? undefined : { kv, key: sequenceKey(input.sequenceId!) });
+  });
 }
 
 /**
