@@ -3,7 +3,7 @@
  * and a binding to the owner secret it was signed in with, so a new secret ends every session.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { commitWithRetry, readKey, retryLocked } from "../kit/kv.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { randomSecret, sha256 } from "../oauth/crypto.ts";

@@ -9,7 +9,7 @@
  * one read.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { AppError, commitWithRetry, deleteUnder, getAll, listAll, readKey } from "../kit/kv.ts";
 import { type OpenFollowUp, packBlocks } from "./store_followups.ts";
 import {
@@ -76,7 +76,7 @@ async function migrateProject(kv: Deno.Kv, projectId: string): Promise<boolean> 
       if ((entry.key.at(-1) as number) >= blocks.length) op.delete(entry.key);
     }
     return { op, value: true };
-  }, { kv, key: projectKey(projectId) });
+  });
 }
 
 /** The open follow-ups the older index names, oldest first (its keys end in ULID task ids). */

@@ -1,6 +1,6 @@
 /** `handoff_append`: adds to a saved conversation, all or nothing under the size limit. */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   CHUNK_BYTES,
@@ -104,7 +104,7 @@ export async function appendHandoff(
       putRecord(op, handoff);
       const collect = deleteWith(kv, op, garbage);
       return { op, value: { result: { handoff, appendedBytes: add.byteLength }, collect } };
-    }, { kv, key: handoffKey(key) });
+    });
     await collectAfter(collect);
     await reportLanded(progress, progressSteps.steps, "appended");
     return result;

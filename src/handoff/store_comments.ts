@@ -2,7 +2,7 @@
 
 import { indexRecord, unindex } from "../kit/search_source.ts";
 import { commentDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
 import { notFound } from "./store_read.ts";
@@ -51,7 +51,7 @@ export async function addComment(
       .set(handoffKey(key), { ...h, commentIds: [...h.commentIds, id] });
     indexRecord(op, commentDoc(key, h.title, comment));
     return { op, value: { comment, count: h.commentIds.length + 1 } };
-  }, { kv, key: handoffKey(key) });
+  });
 }
 
 /** Deletes one comment by its id. */
@@ -84,5 +84,5 @@ export async function deleteComment(
       .set(handoffKey(key), { ...h, commentIds });
     unindex(op, [["comment", key, commentId]]);
     return { op, value: { comment, count: commentIds.length } };
-  }, { kv, key: handoffKey(key) });
+  });
 }

@@ -4,7 +4,7 @@
  * merge leaves behind expires by itself.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { AppError, commitWithRetry, invalid, readKey, readKeys } from "../kit/kv.ts";
 import { type Handoff, handoffKey, handoffLeaseKey, type Lease } from "./store_schema.ts";
 

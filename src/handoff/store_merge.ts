@@ -1,6 +1,6 @@
 /** `handoff_merge`: one handoff from several, all or nothing, with the sources leased. */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   deleteWith,

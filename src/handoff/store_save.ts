@@ -3,7 +3,7 @@
  * record, evicting the oldest handoff when the store is full.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   type ChunkRef,
@@ -257,7 +257,7 @@ async function commitSave(
     };
     return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
     // A named key takes turns with other writes to it; a generated one is new to everyone.
-  }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
+  });
 }
 
 /** The time an imported conversation last changed, when it is a real time not in the future. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tempKvPath } from "../../tests/support/harness.ts";
-import { atomic } from "./group_commit.ts";
+import { atomic } from "./commit.ts";
 import { AppError } from "./kv.ts";
 import { bumpNotices, feedModeOf, noticeKey } from "./notice_feed.ts";
 import { DEFAULT_NOTICE_SETTINGS, loadNoticeSettings } from "./notice_settings.ts";

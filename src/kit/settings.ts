@@ -1,6 +1,6 @@
 /** Server settings kept in KV, such as the locally generated auth token. */
 
-import { atomic } from "./group_commit.ts";
+import { atomic } from "./commit.ts";
 import { commitWithRetry, randomToken, readKey } from "./kv.ts";
 
 /** Key of the token generated for a local server without `AUTH_TOKEN`. */

@@ -6,7 +6,7 @@
  * in `store_keys.ts`.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { commitWithRetry, getAll } from "../kit/kv.ts";
 import { CONSENT_FORMS_MAX, type OAuthSettings } from "./settings.ts";
 import { attemptsKey, type AttemptsRecord } from "./store_keys.ts";

@@ -1,6 +1,6 @@
 /** Registered OAuth clients: create, read, list with their grants, and revoke with everything they hold. */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { revokeGrant } from "./store_grants.ts";
 import { clientGrantsPrefix, clientIsLive, clientKey, type ClientRecord } from "./store_keys.ts";

@@ -3,7 +3,7 @@
  * the owner's approval into a short-lived code, which is redeemed once for a grant.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";

@@ -4,7 +4,7 @@
  * always written and deleted in one atomic.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { commitWithRetry, readKey, readKeys, ulid } from "../kit/kv.ts";
 import { randomSecret, sealFor, sha256, unsealWith } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";

@@ -3,7 +3,7 @@
  * counters and participant bookkeeping written inside the caller's atomic.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";

@@ -5,7 +5,7 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { contextDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { type Caller, provenOwner, sameName } from "../kit/caller.ts";
 import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
 import {
@@ -138,7 +138,7 @@ export async function createHandoff(
     op.set(keys.handoff(id), handoff).set(keys.wsHandoff(ws, id), id);
     indexRecord(op, contextDoc(handoff));
     bump(op, ws, "handoffs", 1);
-    const told = writeTask(ctx, op, before, after);
+    const tell = writeTask(ctx, op, before, after);
     return {
       op,
       value: {
@@ -146,7 +146,7 @@ export async function createHandoff(
         task: taskOut(after),
         superseded: before.handoff,
       },
-      committed: told,
+      tell,
     };
   });
 }
@@ -204,7 +204,7 @@ export async function acceptHandoff(
       updated_at: at,
     };
     op.set(keys.handoff(id), accepted);
-    const told = writeTask(ctx, op, before, after);
+    const tell = writeTask(ctx, op, before, after);
     const value: { handoff: Handoff; task: Task; warning?: string } = {
       handoff: handoffOut(ctx, accepted, after),
       task: taskOut(after),
@@ -213,7 +213,7 @@ export async function acceptHandoff(
       value.warning =
         `This handoff was addressed to ${h.to}; you accepted it as ${caller.name}, so the task is now yours.`;
     }
-    return { op, value, committed: told };
+    return { op, value, tell };
   });
 }
 
