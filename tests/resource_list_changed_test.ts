@@ -15,7 +15,7 @@ import {
 } from "./support/harness.ts";
 import { ResourceListChangedNotificationSchema } from "../src/client/sdk_client.ts";
 import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 
 type Client = Awaited<ReturnType<typeof connect>>;
 

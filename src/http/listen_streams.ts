@@ -21,7 +21,7 @@ import {
 import { filterOf, refusalOf } from "../mcp/listening.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 
 /** How the streams are served. */
 export interface ListenOptions {

@@ -11,7 +11,7 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { type NoticeBus, RESOURCE_LIST_CHANGED, type UriTopics } from "../kit/notices.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
 import { speedOn } from "../kit/speed_switches.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { DEFAULT_NOTICE_SETTINGS } from "../kit/notice_settings.ts";
 import { NoticeBus, RESOURCE_LIST_CHANGED, type UriTopics } from "../kit/notices.ts";
 import { Listening, refusalOf, StdioListens } from "./listening.ts";
