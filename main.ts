@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
-import { openKv } from "./src/kit/kv.ts";
+import { openKv } from "./src/kit/open_kv.ts";
 import {
   defaultSelection,
   loadToolsets,

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { encodeEntry, endLine, headerLine } from "../src/backup/codec.ts";
 import { IMPORT_MARKER_KEY, type ImportMarker } from "../src/backup/marker.ts";
-import { openKv } from "../src/kit/kv.ts";
+import { openKv } from "../src/kit/open_kv.ts";
 import { ROOT, spawnServer, tempKvPath } from "./support/harness.ts";
 
 const ENTRIES = 30_000;

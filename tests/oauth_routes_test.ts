@@ -10,7 +10,7 @@ import {
   registerClient,
   signedIn,
 } from "./support/oauth4webapi.ts";
-import { openKv } from "../src/kit/kv.ts";
+import { openKv } from "../src/kit/open_kv.ts";
 import { discoverFrom401 } from "./support/oauth4webapi.ts";
 
 const OAUTH_PATHS = [

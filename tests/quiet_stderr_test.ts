@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import {
   ClientV2,
   StdioClientTransportV2,

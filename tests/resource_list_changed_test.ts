@@ -15,7 +15,7 @@ import {
 } from "./support/harness.ts";
 import { ResourceListChangedNotificationSchema } from "../src/mcp/sdk_client.ts";
 import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 
 type Client = Awaited<ReturnType<typeof connect>>;
 

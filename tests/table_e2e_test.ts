@@ -9,7 +9,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "../src/mcp/sdk_client.ts";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { call, connectStdio, spawnServer, startServer, tempKvPath } from "./support/harness.ts";
 
 const CLAUDE_TOKEN = randomToken(24);

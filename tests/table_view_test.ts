@@ -10,7 +10,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
 } from "../src/mcp/sdk_client.ts";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { browserTest, screenshotPath } from "./support/browser.ts";
 import { call, startServer } from "./support/harness.ts";
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "../src/mcp/sdk_client.ts";
 import { DEFAULT_THINKING_LIMITS } from "../src/thinking/settings.ts";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { addThought } from "../src/thinking/store_write.ts";
 import {
   call,

@@ -10,7 +10,7 @@
 import { atomic, commitOnce } from "../kit/commit.ts";
 import { roughSize } from "../kit/group_commit.ts";
 import { keyText } from "../kit/key_text.ts";
-import { listEntries, readKey } from "../kit/kv.ts";
+import { listEntries, readKey } from "../kit/reads.ts";
 import { encodeEntry } from "./codec.ts";
 import { focusRebuilder } from "./rebuild_focus.ts";
 import { handoffRebuilder } from "./rebuild_handoff.ts";

@@ -6,7 +6,7 @@
  */
 
 import { atomic, commitOnce } from "../kit/commit.ts";
-import { retryLocked } from "../kit/kv.ts";
+import { retryLocked } from "../kit/retry.ts";
 import { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
 import { ExportCheck } from "./export_check.ts";
 import { rebuildDerived } from "./rebuild.ts";

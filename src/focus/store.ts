@@ -2,20 +2,20 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { focusDoc, followUpDoc, northStarDoc } from "./search.ts";
-import { atomic, type BatchAttempt, commitBatched, type Tell } from "../kit/commit.ts";
+import {
+  atomic,
+  type BatchAttempt,
+  commitBatched,
+  commitWithRetry,
+  type Tell,
+} from "../kit/commit.ts";
 import { bumpNotices } from "../kit/notice_feed.ts";
 import { type NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import type { FocusLimits } from "./settings.ts";
-import {
-  AppError,
-  commitWithRetry,
-  invalid,
-  isUlid,
-  nowIso,
-  readKey,
-  readKeys,
-  ulid,
-} from "../kit/kv.ts";
+import { AppError, invalid } from "../kit/errors.ts";
+import { isUlid, ulid } from "../kit/ids.ts";
+import { readKey, readKeys } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import type { FocusStateCache } from "./store_cache.ts";
 import {
   indexFollowUps,

@@ -9,8 +9,10 @@
  * one read.
  */
 
-import { atomic } from "../kit/commit.ts";
-import { AppError, commitWithRetry, deleteUnder, getAll, listAll, readKey } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { deleteUnder } from "../kit/bulk_writes.ts";
+import { AppError } from "../kit/errors.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
 import { type OpenFollowUp, packBlocks } from "./store_followups.ts";
 import {
   followUpBlockKey,

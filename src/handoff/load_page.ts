@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { characterCount, cutAt } from "../kit/text.ts";
 import type { PagedRead } from "../mcp/result_budget.ts";
 import { nullableInt } from "../mcp/schema.ts";

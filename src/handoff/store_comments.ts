@@ -2,9 +2,12 @@
 
 import { indexRecord, unindex } from "../kit/search_source.ts";
 import { commentDoc } from "./search.ts";
-import { atomic } from "../kit/commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
-import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
+import { AppError, invalid } from "../kit/errors.ts";
+import { ulid } from "../kit/ids.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import { notFound } from "./store_read.ts";
 import {
   type Handoff,

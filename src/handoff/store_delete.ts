@@ -1,9 +1,10 @@
 /** Deleting handoffs: one with everything it owns, or all of them. */
 
-import { atomic, commitOnce } from "../kit/commit.ts";
+import { atomic, commitOnce, commitWithRetry } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { deleteWith, sweepPendingDeletes } from "../kit/chunks.ts";
-import { AppError, commitWithRetry, listPage, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { listPage, readKey } from "../kit/reads.ts";
 import { removeInto } from "./store_evict.ts";
 import { notFound } from "./store_read.ts";
 import { countKeyOf, type Handoff, handoffKey, handoffTimePrefix } from "./store_schema.ts";

@@ -6,7 +6,7 @@
  */
 
 import { atomic, commitOnce } from "../kit/commit.ts";
-import { listEntries, readKey, readKeys } from "../kit/kv.ts";
+import { listEntries, readKey, readKeys } from "../kit/reads.ts";
 import {
   type Handoff,
   handoffEvictBuiltKey,

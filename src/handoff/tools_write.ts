@@ -17,7 +17,7 @@ import { clearHandoffs, deleteHandoff } from "./store_delete.ts";
 import { mergeHandoffs } from "./store_merge.ts";
 import { saveHandoff } from "./store_save.ts";
 import { utf8Bytes } from "../kit/text.ts";
-import { invalid } from "../kit/kv.ts";
+import { invalid } from "../kit/errors.ts";
 import { writes } from "../mcp/annotations.ts";
 import { CLEAR_ALL_CONFIRMATION, type HandoffToolContext, progressOf } from "./context.ts";
 import { evictedSchema, keyArg, mergeShape, saveShape } from "./schemas.ts";

@@ -6,7 +6,7 @@
  */
 
 import { loadConfig } from "../config.ts";
-import { openKv } from "../kit/kv.ts";
+import { openKv } from "../kit/open_kv.ts";
 import { clientNameFlag, stdioCaller } from "../mcp/stdio.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import {

@@ -3,7 +3,7 @@
  * empty batch, a body cut short) gets its JSON-RPC error.
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { json, readText } from "../kit/web.ts";
 
 /** The parsed body, or a refusal. */

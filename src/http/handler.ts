@@ -1,7 +1,7 @@
 /** The HTTP front: health, the loopback guard, token auth, the route table and error statuses. */
 
 import { closedReason, type Config } from "../config.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { createOAuthServer } from "../oauth/server.ts";

@@ -6,7 +6,7 @@
 
 import type { NamedToken } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import type { AuthInfo } from "../mcp/sdk.ts";
 import { SecretSet } from "../kit/secret.ts";
 import { bearerToken } from "../kit/web.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { plain } from "../kit/web.ts";
 import { defaultCaller } from "../mcp/caller.ts";
 import { whoamiToolset } from "../../tests/support/whoami.ts";

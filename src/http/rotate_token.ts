@@ -6,7 +6,7 @@
 
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
-import { openKv } from "../kit/kv.ts";
+import { openKv } from "../kit/open_kv.ts";
 import { rotateAuthToken } from "../kit/settings.ts";
 
 /** Rotates the stored token; returns the exit code. */

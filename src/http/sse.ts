@@ -4,7 +4,7 @@
  * announces the endpoint to POST messages to; responses flow back as `message` events.
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import type { Toolset } from "../mcp/toolset.ts";
 import { json, plain, readJson } from "../kit/web.ts";
 import { BATCH_MAX, isJson } from "./body.ts";

@@ -12,7 +12,9 @@
  */
 
 import { atomic, commitOnce } from "./commit.ts";
-import { getAll, listAll, listEntries, readKey, retryLocked, ulid } from "./kv.ts";
+import { ulid } from "./ids.ts";
+import { getAll, listAll, listEntries, readKey } from "./reads.ts";
+import { retryLocked } from "./retry.ts";
 
 /** Bytes in one chunk: below the 65,536-byte value limit with room for the encoding. */
 export const CHUNK_BYTES = 60_000;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { withKv } from "../../tests/support/kv.ts";
 import { atomic, type BatchAttempt, commitBatched, commitWithRetry } from "./commit.ts";
-import { AppError } from "./kv.ts";
+import { AppError } from "./errors.ts";
 
 /** Appends numbers to a list under ["list"]; odd numbers are refused alone, 13 fails its batch. */
 function append(kv: Deno.Kv, n: number, batches: number[][]): Promise<number> {

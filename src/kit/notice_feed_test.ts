@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { tempKvPath } from "../../tests/support/harness.ts";
 import { atomic } from "./commit.ts";
-import { AppError } from "./kv.ts";
+import { AppError } from "./errors.ts";
 import { bumpNotices, feedModeOf, noticeKey } from "./notice_feed.ts";
 import { DEFAULT_NOTICE_SETTINGS, loadNoticeSettings } from "./notice_settings.ts";
 import { NoticeBus, type UriTopics } from "./notices.ts";

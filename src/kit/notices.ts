@@ -10,7 +10,7 @@
  */
 
 import type { Caller } from "./caller.ts";
-import { AppError } from "./kv.ts";
+import { AppError } from "./errors.ts";
 import { type FeedMode, KvNoticeFeed } from "./notice_feed.ts";
 import {
   DEFAULT_NOTICE_SETTINGS,

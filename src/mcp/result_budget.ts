@@ -8,11 +8,11 @@
  * on (`PagedRead`); the search for the cut is here.
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { estimateTokens, type ResultBudget } from "../kit/budget.ts";
 /** A tool handler as the SDK calls it (`registry.ts` holds the same shape). */
 type AnyHandler = (...a: unknown[]) => unknown;
-import type { Page } from "../kit/kv.ts";
+import { type Page } from "../kit/reads.ts";
 
 /**
  * The tool `_meta` key Claude Code reads for how long a result may be, in characters, before it

@@ -11,7 +11,7 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import type { NoticeBus, UriTopics } from "../kit/notices.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
 import { callerOf } from "./caller.ts";

@@ -6,8 +6,10 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { atomic } from "../kit/commit.ts";
-import { AppError, commitWithRetry, getAll, listAll, nowIso, readKey } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { AppError } from "../kit/errors.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import { bumpNotices } from "../kit/notice_feed.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { MEMORY_SETTING_OF, type MemoryLimits } from "./settings.ts";

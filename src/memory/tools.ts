@@ -35,7 +35,7 @@ import {
   type MemoryCtx,
 } from "./store_write.ts";
 import { checkItems, checkName } from "./validate.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { registerMemoryResources } from "./resources.ts";
 
 /** What the model is told about this toolset at initialize. */

@@ -1,6 +1,7 @@
 /** RFC 7591 dynamic client registration: public and confidential clients, exact redirect URIs. */
 
-import { AppError, ulid } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { ulid } from "../kit/ids.ts";
 import { clientNameProblem } from "../kit/caller.ts";
 import { json, readJson } from "../kit/web.ts";
 import { OAuthClientMetadataSchema } from "../mcp/sdk_auth.ts";

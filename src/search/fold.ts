@@ -6,7 +6,8 @@
  */
 
 import { atomic, commitOnce } from "../kit/commit.ts";
-import { getAll, listAll, randomToken, readKey } from "../kit/kv.ts";
+import { randomToken } from "../kit/ids.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
 import {
   type IndexDoc,
   type PendingEntry,

@@ -5,7 +5,9 @@
  */
 
 import { atomic, commitOnce } from "../kit/commit.ts";
-import { deleteUnder, readKey, ulid } from "../kit/kv.ts";
+import { deleteUnder } from "../kit/bulk_writes.ts";
+import { ulid } from "../kit/ids.ts";
+import { readKey } from "../kit/reads.ts";
 import { type PendingEntry, pendingKey, type SearchSource } from "../kit/search_source.ts";
 import { foldOnce, type Sources } from "./fold.ts";
 import { searchKeys } from "./keys.ts";

@@ -7,7 +7,7 @@
  */
 
 import { atomic, commitOnce } from "../kit/commit.ts";
-import { getAll, listAll, readKey } from "../kit/kv.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
 import { type StoredDoc, unpackBlock } from "./codec.ts";
 import { releaseLease, takeLease, TITLE_WEIGHT } from "./fold.ts";
 import { type NewDoc, type SegmentRecord, writeSegment } from "./segment.ts";

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { estimateTokens } from "../kit/budget.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { newNonce, untrustedNotice } from "../kit/untrusted.ts";
 import type { ToolRegistrar } from "../mcp/registry.ts";
 import { UNTRUSTED_FIELDS } from "../mcp/results.ts";

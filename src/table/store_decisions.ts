@@ -5,10 +5,12 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { decisionDoc } from "./search.ts";
-import { atomic, type Tell } from "../kit/commit.ts";
+import { atomic, commitWithRetry, type Tell } from "../kit/commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { secretMatches } from "../kit/secret.ts";
-import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import {
   bump,
   checkBody,

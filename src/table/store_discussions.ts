@@ -6,11 +6,15 @@ import {
   atomic,
   type BatchAttempt,
   commitBatched,
+  commitWithRetry,
   type Outcome,
+  StaleRead,
   type Tell,
 } from "../kit/commit.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, listAll, nowIso, readKey, StaleRead } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { listAll, readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import {
   bump,
   checkBody,

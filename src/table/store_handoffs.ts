@@ -5,9 +5,11 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { contextDoc } from "./search.ts";
-import { atomic } from "../kit/commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import { type Caller, provenOwner, sameName } from "../kit/caller.ts";
-import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import {
   bump,
   checkBody,

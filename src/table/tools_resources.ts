@@ -5,7 +5,7 @@
  * percent-encoded in a URI (`encodeURIComponent`: owner/repo is `owner%2Frepo`).
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { UriTopics } from "../kit/notices.ts";
 import { callerOf } from "../mcp/caller.ts";

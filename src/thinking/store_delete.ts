@@ -1,9 +1,10 @@
 /** Deleting a sequence with all its keys, in atomics that never leave a key without its sequence. */
 
 import { unindex } from "../kit/search_source.ts";
-import { atomic } from "../kit/commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
-import { commitWithRetry, deleteUnder, readKey } from "../kit/kv.ts";
+import { deleteUnder } from "../kit/bulk_writes.ts";
+import { readKey } from "../kit/reads.ts";
 import { fail } from "./store_errors.ts";
 import { childPrefixes, isSequenceId, sequenceKey, type SequenceRecord } from "./store_keys.ts";
 import { type Clock, live, setOptions } from "./store_retention.ts";

@@ -3,7 +3,7 @@
  * stored under the keys. A sequence id is a capability (128 random bits); nothing lists sequences.
  */
 
-import { randomToken } from "../kit/kv.ts";
+import { randomToken } from "../kit/ids.ts";
 
 /** The name of the main line: every thought without a branch lives on it. */
 export const MAIN_BRANCH = "main";

@@ -6,9 +6,9 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { thoughtDoc } from "./search.ts";
-import { atomic } from "../kit/commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
-import { commitWithRetry, readKeys } from "../kit/kv.ts";
+import { readKeys } from "../kit/reads.ts";
 import {
   branchesNamed,
   learnBranches,

@@ -13,7 +13,7 @@ import {
   type SessionFlag,
 } from "./render.ts";
 import { deleteSequence } from "./store_delete.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { getHistory } from "./store_history.ts";
 import { historyRead } from "./history_page.ts";
 import { pagedResult } from "../mcp/result_budget.ts";

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk_client.ts";
-import { randomToken } from "../../src/kit/kv.ts";
+import { randomToken } from "../../src/kit/ids.ts";
 import { call, startServer, type TestServer } from "./harness.ts";
 import { OWNER_SECRET } from "./oauth.ts";
 

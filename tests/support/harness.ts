@@ -11,7 +11,8 @@ import {
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "../../src/mcp/sdk_client.ts";
-import { openKv, randomToken } from "../../src/kit/kv.ts";
+import { randomToken } from "../../src/kit/ids.ts";
+import { openKv } from "../../src/kit/open_kv.ts";
 
 /** The project's root folder, where `main.ts` lives. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
