@@ -27,9 +27,6 @@ function toolsetsOf(files: SourceFile[]): string[] {
   });
 }
 
-/** What a toolset may take from `mcp/`: how a tool call finds its caller and its session. */
-const PER_CALL = ["src/mcp/caller.ts", "src/mcp/session.ts"];
-
 /** The text without comments, so a rule about names is about code and strings. */
 function codeOf(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
@@ -67,8 +64,9 @@ function violations(files: SourceFile[]): string[] {
         if (other === "http" || path === "src/toolsets.ts" || path === "src/config.ts") {
           out.push(`${file.path} (toolset ${folder}) imports ${path}`);
         }
-        if (other === "mcp" && !PER_CALL.includes(path)) {
-          // <toolset> → tools → kit: a toolset defines its tools with tools/, never the server.
+        if (other === "mcp") {
+          // <toolset> → tools → kit: a toolset defines its tools with tools/ (its caller and
+          // session included), never with the server.
           out.push(`${file.path} (toolset ${folder}) imports ${path}`);
         }
       }
@@ -95,7 +93,7 @@ function violations(files: SourceFile[]): string[] {
     if (folder === "oauth") {
       // http → oauth → kit: the OAuth server uses only the kit and the SDK's OAuth schemas
       // (its CLI also reads the server's config to find KV).
-      const allowed = ["src/mcp/sdk_auth.ts", "src/config.ts"];
+      const allowed = ["src/config.ts"];
       for (const path of imports) {
         const other = folderOf(path);
         if (other !== "kit" && other !== "oauth" && !allowed.includes(path)) {
@@ -198,7 +196,7 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/tools/results.ts", 'import { s } from "../mcp/server.ts";'),
     file(
       "src/alpha/tools_b.ts",
-      'import { b } from "../mcp/server.ts";\nimport "../mcp/caller.ts";',
+      'import { b } from "../mcp/server.ts";\nimport "../tools/caller.ts";',
     ),
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
     file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),

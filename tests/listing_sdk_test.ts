@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
-import { defaultCaller } from "../src/mcp/caller.ts";
+import { defaultCaller } from "../src/tools/caller.ts";
 import { recordToolsets } from "../src/tools/registry.ts";
 import { listedInput } from "../src/tools/schema.ts";
 import { McpServer } from "../src/mcp/sdk.ts";

@@ -8,7 +8,7 @@ import { createOAuthServer } from "../oauth/server.ts";
 import { defaultSelection, parseToolsetNames } from "../toolsets.ts";
 import { isLoopback, rebindingGuard } from "./auth.ts";
 import { authenticate, keyringOf, resolveCaller } from "./identity.ts";
-import { authInfoOf } from "../mcp/caller.ts";
+import { authInfoOf } from "../tools/caller.ts";
 import { withOAuth } from "./oauth_gate.ts";
 import { RouteTable } from "./router.ts";
 import { SseSessions } from "./sse.ts";

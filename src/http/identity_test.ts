@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
 import { AppError } from "../kit/errors.ts";
 import { plain } from "../kit/web.ts";
-import { defaultCaller } from "../mcp/caller.ts";
+import { defaultCaller } from "../tools/caller.ts";
 import { whoamiToolset } from "../../tests/support/whoami.ts";
 import { createHandler, type Handler } from "./handler.ts";
 import { authenticate, clientNameHeader, keyringOf, resolveCaller } from "./identity.ts";

@@ -5,7 +5,7 @@ import type { Toolset } from "../tools/toolset.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
 import { plain, type Route } from "../kit/web.ts";
-import { defaultCaller } from "../mcp/caller.ts";
+import { defaultCaller } from "../tools/caller.ts";
 import { isLoopback } from "./auth.ts";
 import { createHandler, type Handler } from "./handler.ts";
 

@@ -15,7 +15,7 @@ import { AppError } from "../kit/errors.ts";
 import { type NoticeBus, RESOURCE_LIST_CHANGED, type UriTopics } from "../kit/notices.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
 import { speedOn } from "../kit/speed_switches.ts";
-import { callerOf } from "./caller.ts";
+import { callerOf } from "../tools/caller.ts";
 import {
   type JSONRPCMessage,
   type McpServer,

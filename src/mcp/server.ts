@@ -28,10 +28,10 @@ import {
 import { SERVER_ICONS } from "../tools/icons.ts";
 import { NoticeBus, type UriTopics } from "../kit/notices.ts";
 import { feedModeOf } from "../kit/notice_feed.ts";
-import { attachSession, SessionState } from "./session.ts";
+import { attachSession, SessionState } from "../tools/session.ts";
 import { Listening, serveConnection } from "./listening.ts";
 import type { Caller } from "../kit/caller.ts";
-import { callerOf } from "./caller.ts";
+import { callerOf } from "../tools/caller.ts";
 import type { McpDeps, Toolset } from "../tools/toolset.ts";
 
 export type { McpDeps, Toolset } from "../tools/toolset.ts";

@@ -4,7 +4,7 @@ import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
 import { Client, InMemoryTransport } from "../client/sdk_client.ts";
 import { createMcpApp, createMcpServer, type Toolset } from "./server.ts";
-import { defaultCaller } from "./caller.ts";
+import { defaultCaller } from "../tools/caller.ts";
 
 const toolOnly: Toolset = {
   name: "probe",

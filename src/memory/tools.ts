@@ -9,7 +9,7 @@ import { z } from "zod";
 import { wrapUntrusted } from "../kit/untrusted.ts";
 import { newNonce } from "../kit/untrusted.ts";
 import { READ_ONLY, writes } from "../tools/annotations.ts";
-import { callerOf } from "../mcp/caller.ts";
+import { callerOf } from "../tools/caller.ts";
 import type { ToolRegistrar } from "../tools/registry.ts";
 import { structuredResult, UNTRUSTED_FIELDS, untrustedResult } from "../tools/results.ts";
 import type { McpDeps } from "../tools/toolset.ts";

@@ -8,7 +8,7 @@
  */
 
 import { AppError } from "../kit/errors.ts";
-import { OAuthClientMetadataSchema } from "../mcp/sdk_auth.ts";
+import { OAuthClientMetadataSchema } from "./sdk_auth.ts";
 import { CimdError, clientIdUrl, fetchMetadataDocument } from "./cimd_fetch.ts";
 import type { OAuthContext } from "./context.ts";
 import { sha256 } from "./crypto.ts";

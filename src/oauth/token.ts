@@ -2,7 +2,7 @@
 
 import { AppError } from "../kit/errors.ts";
 import { json, readText } from "../kit/web.ts";
-import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "../mcp/sdk_auth.ts";
+import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "./sdk_auth.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { isCodeVerifier, pkceMatches, sha256 } from "./crypto.ts";

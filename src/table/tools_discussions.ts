@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { READ_ONLY, writes } from "../tools/annotations.ts";
-import { callerOf } from "../mcp/caller.ts";
+import { callerOf } from "../tools/caller.ts";
 import { toolArgs } from "../tools/schema.ts";
 import type { ToolRegistrar } from "../tools/registry.ts";
 import {

@@ -8,7 +8,7 @@
 import { AppError } from "../kit/errors.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { UriTopics } from "../kit/notices.ts";
-import { callerOf } from "../mcp/caller.ts";
+import { callerOf } from "../tools/caller.ts";
 import { ResourceTemplate } from "../tools/sdk.ts";
 import type { ToolRegistrar } from "../tools/registry.ts";
 import { renderDiscussion } from "./render.ts";

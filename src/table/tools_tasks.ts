@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { pagedResult } from "../tools/result_budget.ts";
 import { READ_ONLY, writes } from "../tools/annotations.ts";
-import { callerOf } from "../mcp/caller.ts";
+import { callerOf } from "../tools/caller.ts";
 import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../tools/results.ts";
 import { advertisedAs, nullableString, toolArgs } from "../tools/schema.ts";
 import type { ToolRegistrar } from "../tools/registry.ts";

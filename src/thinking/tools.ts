@@ -32,7 +32,7 @@ import {
   untrustedResult,
   withNotes,
 } from "../tools/results.ts";
-import { sessionOf } from "../mcp/session.ts";
+import { sessionOf } from "../tools/session.ts";
 
 /** What the thinking tools need. */
 export interface ThinkingDeps {

@@ -7,6 +7,7 @@
 export { completable, ResourceTemplate } from "@modelcontextprotocol/server";
 
 export type {
+  AuthInfo,
   CallToolResult,
   Icon,
   McpServer,

@@ -3,7 +3,7 @@
 import { loadConfig } from "../../src/config.ts";
 import { startHttpServer } from "../../src/http/serve.ts";
 import { randomToken } from "../../src/kit/ids.ts";
-import { callerOf } from "../../src/mcp/caller.ts";
+import { callerOf } from "../../src/tools/caller.ts";
 import {
   Client,
   type OAuthClientProvider,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
 import { authInfoOf, callerOf, defaultCaller } from "./caller.ts";
-import { stdioCaller } from "./stdio.ts";
-import type { McpDeps } from "../tools/toolset.ts";
+import { stdioCaller } from "../mcp/stdio.ts";
+import type { McpDeps } from "./toolset.ts";
 
 const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
 const deps = { config, caller: { name: "local-user", via: "local" } } as unknown as McpDeps;

@@ -3,7 +3,7 @@
 import type { Config } from "../config.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { AuthInfo } from "./sdk.ts";
-import type { McpDeps } from "../tools/toolset.ts";
+import type { McpDeps } from "./toolset.ts";
 
 /**
  * Each caller by the `authInfo` made for it. Only `authInfoOf` adds to it, and the SDK hands a
