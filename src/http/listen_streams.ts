@@ -5,23 +5,14 @@
  * something per caller (`handoff://table/{workspace}/waiting` is the caller's own). So each
  * stream gets a handler of its own whose bus hears only what that stream's `Listening` holds
  * (`mcp/listening.ts`, the path every transport listens by) on the process's notice bus, which
- * follows other processes too.
- *
- * Refusals come before anything is held, in-band as the SDK answers its own (HTTP 200, a
- * JSON-RPC error): a URI no toolset tells of, and the limits, each naming its setting.
+ * follows other processes too. Refusals come before anything is held, in-band as the SDK
+ * answers its own (HTTP 200, a JSON-RPC error), each limit naming its setting.
  */
 
 import type { McpApp, Toolset } from "../mcp/server.ts";
-import {
-  type AuthInfo,
-  createMcpHandler,
-  type McpHttpHandler,
-  type ServerEventBus,
-} from "../mcp/sdk.ts";
+import { type AuthInfo, createMcpHandler, type McpHttpHandler } from "../mcp/sdk.ts";
 import { filterOf, refusalOf } from "../mcp/listening.ts";
-import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError } from "../kit/errors.ts";
 
 /** How the streams are served. */
 export interface ListenOptions {
@@ -39,16 +30,14 @@ interface Stream {
   client: string | undefined;
 }
 
+/** What a server made for a stream holds: nothing but the listen itself. */
+const NEEDS = { tools: [], listTools: false, others: false, modern: true };
+
 /** The open listen streams of one process. */
 export class ListenStreams {
-  readonly #app: McpApp;
-  readonly #options: ListenOptions;
   readonly #open = new Set<Stream>();
 
-  constructor(app: McpApp, options: ListenOptions) {
-    this.#app = app;
-    this.#options = options;
-  }
+  constructor(readonly app: McpApp, readonly options: ListenOptions) {}
 
   /** How many streams are open. */
   get size(): number {
@@ -62,60 +51,43 @@ export class ListenStreams {
     toolsets: readonly Toolset[],
     authInfo?: AuthInfo,
   ): Promise<Response> {
-    const message = parsed as { id?: string | number; params?: unknown };
-    const id = message.id ?? null;
-    const caller = this.#app.callerOf(authInfo);
-    const listening = this.#app.listening(toolsets);
+    const { id = null, params } = parsed as { id?: string | number; params?: unknown };
+    const caller = this.app.callerOf(authInfo);
+    const listening = this.app.listening(toolsets);
     try {
-      const max = this.#app.notices.settings.streamsMax;
-      if (this.#open.size >= max) {
-        throw new AppError(
-          "full",
-          `This server holds at most ${max} subscription streams (${NOTICE_SETTING_OF.streamsMax}) and all are open: close one, try again later, or ask its owner to raise ${NOTICE_SETTING_OF.streamsMax}`,
-        );
-      }
-      const { uris, lists } = filterOf(message.params);
-      listening.add(STREAM, uris, caller, { lists, connector: new URL(req.url).searchParams });
+      this.app.notices.checkStreams(this.#open.size);
+      const { uris, lists } = filterOf(params);
+      listening.add("stream", uris, caller, { lists, connector: new URL(req.url).searchParams });
     } catch (error) {
       listening.close();
       // In-band (HTTP 200), as the SDK refuses a listen itself.
       return Response.json(refusalOf(id, error));
     }
-    let subscribed = false;
-    let ended = false;
-    // This stream's own bus: it hears only what this stream's caller listens to.
-    const bus: ServerEventBus = {
-      publish: () => {},
-      subscribe: (listener) => {
-        subscribed = true;
-        listening.deliverTo(listener);
-        return () => {
-          ended = true;
-          listening.close();
-          this.#open.delete(stream);
-        };
-      },
-    };
-    const handler = this.#handlerOf(toolsets, bus);
-    const stream: Stream = { handler, key: keyOf(caller, id), client: clientNameOf(message) };
-    const response = await handler.fetch(req, { authInfo, parsedBody: parsed });
-    // The SDK subscribes while it builds the stream: no subscription means no stream (a refusal,
-    // or a filter it honours nothing of), and nothing may stay held for it.
-    if (!subscribed) listening.close();
-    else if (!ended) this.#open.add(stream);
-    return response;
-  }
-
-  /** The SDK's handler of one stream, whose events come from `bus` alone. */
-  #handlerOf(toolsets: readonly Toolset[], bus: ServerEventBus): McpHttpHandler {
-    const needs = { tools: [], listTools: false, others: false, modern: true };
-    return createMcpHandler(() => this.#app.buildServer(toolsets, needs), {
+    // This stream's own bus: it hears only what this stream's caller listens to, and the SDK
+    // subscribes to it while it opens the stream.
+    const handler = createMcpHandler(() => this.app.buildServer(toolsets, NEEDS), {
       legacy: "reject",
-      bus,
+      bus: {
+        publish: () => {},
+        subscribe: (listener) => {
+          listening.deliverTo(listener);
+          this.#open.add(stream);
+          return () => {
+            listening.close();
+            this.#open.delete(stream);
+          };
+        },
+      },
       maxSubscriptions: 1,
-      keepAliveMs: this.#options.keepAliveMs,
-      maxRequestBodySize: this.#options.maxRequestBytes,
+      keepAliveMs: this.options.keepAliveMs,
+      maxRequestBodySize: this.options.maxRequestBytes,
     });
+    const stream: Stream = { handler, key: keyOf(caller, id), client: clientNameOf(parsed) };
+    const response = await handler.fetch(req, { authInfo, parsedBody: parsed });
+    // No stream open now (a refusal, a filter the SDK honours nothing of, or already ended):
+    // nothing may stay held for it.
+    if (!this.#open.has(stream)) listening.close();
+    return response;
   }
 
   /**
@@ -125,10 +97,9 @@ export class ListenStreams {
    * that caller (and client, when the notice names it) has that id.
    */
   cancel(parsed: unknown, authInfo?: AuthInfo): void {
-    const message = parsed as { params?: { requestId?: unknown } };
-    const requestId = message.params?.requestId;
+    const requestId = (parsed as { params?: { requestId?: unknown } }).params?.requestId;
     if (requestId === undefined || this.#open.size === 0) return;
-    const key = keyOf(this.#app.callerOf(authInfo), requestId);
+    const key = keyOf(this.app.callerOf(authInfo), requestId);
     const client = clientNameOf(parsed);
     const named = [...this.#open].filter((s) =>
       s.key === key && (client === undefined || s.client === undefined || s.client === client)
@@ -145,9 +116,6 @@ export class ListenStreams {
     await Promise.all(open.map((s) => s.handler.close()));
   }
 }
-
-/** The holder of everything a stream listens to. */
-const STREAM = "stream";
 
 /** Who opened a stream with which request id, as one string. */
 function keyOf(caller: Caller, requestId: unknown): string {

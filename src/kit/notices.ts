@@ -48,6 +48,31 @@ export interface UriTopics {
   topicOf(uri: string, caller: Caller, connector?: URLSearchParams): string | undefined;
 }
 
+/**
+ * The topic `uri` tells of for `caller`, by what the toolsets reached tell of their URIs
+ * (`known`); throws naming the URIs that can be listened to.
+ */
+export function uriTopic(
+  known: readonly UriTopics[],
+  uri: string,
+  caller: Caller,
+  connector?: URLSearchParams,
+): string {
+  for (const u of known) {
+    const topic = u.topicOf(uri, caller, connector);
+    if (topic !== undefined) return topic;
+  }
+  const templates = known.flatMap((u) => u.templates);
+  throw new AppError(
+    "invalid",
+    `Cannot listen to ${uri}: ${
+      templates.length === 0
+        ? "no resource of this server tells of changes"
+        : `the resources that tell of changes are ${templates.join(", ")}`
+    }`,
+  );
+}
+
 /** Publishes topics to the listeners of this process, and across processes once connected. */
 export class NoticeBus {
   #listeners = new Map<string, Set<NoticeListener>>();
@@ -127,6 +152,26 @@ export class NoticeBus {
         this.#feed?.remove(topic);
       }
     };
+  }
+
+  /** Throws naming `NOTICE_URIS_MAX` when one connection or stream would hold `total` URIs. */
+  checkUris(total: number): void {
+    const max = this.#settings.urisMax;
+    if (total <= max) return;
+    throw new AppError(
+      "full",
+      `At most ${max} resources can be listened to at once (${NOTICE_SETTING_OF.urisMax}), got ${total}: listen to fewer, or unsubscribe from some first`,
+    );
+  }
+
+  /** Throws naming `NOTICE_STREAMS_MAX` when `open` listen streams already reach it. */
+  checkStreams(open: number): void {
+    const max = this.#settings.streamsMax;
+    if (open < max) return;
+    throw new AppError(
+      "full",
+      `This server holds at most ${max} subscription streams (${NOTICE_SETTING_OF.streamsMax}) and all are open: close one, try again later, or ask its owner to raise ${NOTICE_SETTING_OF.streamsMax}`,
+    );
   }
 
   /** How many listen to `topic` now (every topic without one). */

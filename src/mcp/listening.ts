@@ -2,20 +2,19 @@
  * The one listening path, the same on every transport. A 2026-07-28 HTTP `subscriptions/listen`
  * stream (`http/listen_streams.ts`), a legacy SSE session and a stdio connection (2025
  * `resources/subscribe` and 2026 listens alike) each keep ONE `Listening` on the process's
- * notice bus (`kit/notices.ts`). It checks what may be listened to (a URI some toolset tells of,
- * its topic for this caller, the limits, each naming its setting), holds a URI once however
- * many subscriptions name it, refuses in one shape (`refusalOf`) and tells the client in the
- * SDK's own event shape (`ServerEvent`): the HTTP stream hands it to the SDK's listen router, a
- * connection server sends it as a notification (on a 2026 stdio connection the SDK stamps each
- * listen's subscription id on it).
+ * notice bus (`kit/notices.ts`, which also resolves a URI to its topic and holds the limits,
+ * each naming its setting). It holds a URI once however many subscriptions name it, refuses in
+ * one shape (`refusalOf`) and tells the client in the SDK's own event shape (`ServerEvent`): the
+ * HTTP stream hands it to the SDK's listen router, a connection server sends it as a
+ * notification (on a 2026 stdio connection the SDK stamps each listen's subscription id on it).
  */
 
 import type { Caller } from "../kit/caller.ts";
 import { AppError } from "../kit/errors.ts";
-import { type NoticeBus, RESOURCE_LIST_CHANGED, type UriTopics } from "../kit/notices.ts";
-import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
+import { type NoticeBus, RESOURCE_LIST_CHANGED, uriTopic, type UriTopics } from "../kit/notices.ts";
 import { speedOn } from "../kit/speed_switches.ts";
 import { callerOf } from "../tools/caller.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 import {
   type JSONRPCMessage,
   type McpServer,
@@ -24,7 +23,6 @@ import {
   type ServerContext,
   type ServerEvent,
 } from "./sdk.ts";
-import type { McpDeps } from "../tools/toolset.ts";
 
 /** A JSON-RPC request id. */
 type Id = string | number;
@@ -37,8 +35,6 @@ type Key = string | typeof LISTS;
 
 /** What one connection or stream listens to; `close` leaves nothing behind. */
 export class Listening {
-  readonly #bus: NoticeBus;
-  readonly #known: readonly UriTopics[];
   /** Each URI (or the list changes) held on the bus, and which subscriptions name it. */
   readonly #held = new Map<Key, { stop: () => void; holders: Set<string> }>();
   /** The keys changed since the last delivery (see `#changed`). */
@@ -48,15 +44,7 @@ export class Listening {
   #closed = false;
 
   /** `known`: what the connection's toolsets tell the bus about their resource URIs. */
-  constructor(bus: NoticeBus, known: readonly UriTopics[]) {
-    this.#bus = bus;
-    this.#known = known;
-  }
-
-  /** Whether any resource here tells of changes (else nothing can be subscribed to). */
-  get subscribable(): boolean {
-    return this.#known.length > 0;
-  }
+  constructor(readonly bus: NoticeBus, readonly known: readonly UriTopics[]) {}
 
   /** How many distinct URIs are held (resource-list changes not counted). */
   get size(): number {
@@ -83,31 +71,23 @@ export class Listening {
   ): void {
     if (this.#closed) throw new AppError("invalid", "This connection is closed");
     const fresh = [...new Set(uris)].filter((uri) => !this.#held.has(uri));
-    const max = this.#bus.settings.urisMax;
-    const total = this.size + fresh.length;
-    if (total > max) {
-      throw new AppError(
-        "full",
-        `At most ${max} resources can be listened to at once (${NOTICE_SETTING_OF.urisMax}), got ${total}: listen to fewer, or unsubscribe from some first`,
-      );
-    }
-    const wanted: [Key, string][] = fresh.map((uri) => [
+    this.bus.checkUris(this.size + fresh.length);
+    const wanted = fresh.map((uri): [Key, string] => [
       uri,
-      topicOf(this.#known, uri, caller, options.connector),
+      uriTopic(this.known, uri, caller, options.connector),
     ]);
     if (options.lists && !this.#held.has(LISTS)) wanted.push([LISTS, RESOURCE_LIST_CHANGED]);
     const started: [Key, () => void][] = [];
     try {
       for (const [key, topic] of wanted) {
-        started.push([key, this.#bus.listen(topic, () => this.#changed(key))]);
+        started.push([key, this.bus.listen(topic, () => this.#changed(key))]);
       }
     } catch (error) {
       for (const [, stop] of started) stop();
       throw error;
     }
     for (const [key, stop] of started) this.#held.set(key, { stop, holders: new Set() });
-    const named: Key[] = options.lists ? [...uris, LISTS] : [...uris];
-    for (const key of named) {
+    for (const key of options.lists ? [...uris, LISTS] as Key[] : uris) {
       this.#held.get(key)?.holders.add(holder);
     }
   }
@@ -173,28 +153,6 @@ export class Listening {
   }
 }
 
-/** The topic `uri` tells of for `caller`; throws naming the URIs that can be listened to. */
-function topicOf(
-  known: readonly UriTopics[],
-  uri: string,
-  caller: Caller,
-  connector: URLSearchParams | undefined,
-): string {
-  for (const u of known) {
-    const topic = u.topicOf(uri, caller, connector);
-    if (topic !== undefined) return topic;
-  }
-  const templates = known.flatMap((u) => u.templates);
-  throw new AppError(
-    "invalid",
-    `Cannot listen to ${uri}: ${
-      templates.length === 0
-        ? "no resource of this server tells of changes"
-        : `the resources that tell of changes are ${templates.join(", ")}`
-    }`,
-  );
-}
-
 /**
  * The one refusal shape, on every transport: invalid params for a URI that tells of no changes,
  * an internal error (the SDK's own code for "Subscription limit reached") for a limit. The
@@ -246,7 +204,7 @@ export function serveConnection(
     server.server.registerCapabilities({ resources: { listChanged: true } });
     listening.add(CONNECTION, [], deps.caller, { lists: true });
   }
-  if (listening.subscribable) {
+  if (listening.known.length > 0) {
     server.server.registerCapabilities({ resources: { subscribe: true } });
     server.server.setRequestHandler("resources/subscribe", (request, ctx: ServerContext) => {
       // An SSE session's POSTs carry its connector URL's query (see http/sse.ts).
@@ -276,17 +234,12 @@ export function serveConnection(
 /**
  * The 2026-07-28 listens of one stdio connection, seen on our transport: the SDK serves each
  * (acknowledges it, stamps its id on the notices the connection's server sends); this holds its
- * URIs on the connection's `listening` under the listen's id, answers a refused one before the
- * SDK sees it, and lets go when one is cancelled or answered (an error, the close).
+ * URIs on the connection's `listening` under the listen's id (its JSON: a number and a string
+ * are two, and no id is another holder's name), answers a refused one before the SDK sees it,
+ * and lets go when one is cancelled or answered (an error, the close).
  */
 export class StdioListens {
-  readonly #listening: Listening;
-  readonly #caller: Caller;
-
-  constructor(listening: Listening, caller: Caller) {
-    this.#listening = listening;
-    this.#caller = caller;
-  }
+  constructor(readonly listening: Listening, readonly caller: Caller) {}
 
   /**
    * Whether `message` is a 2026 listen request (it carries that revision's envelope): answered
@@ -294,23 +247,23 @@ export class StdioListens {
    */
   isListen(message: JSONRPCMessage): message is JSONRPCMessage & { id: Id; params: object } {
     const m = message as { method?: unknown; id?: unknown; params?: { _meta?: object } };
-    return m.method === "subscriptions/listen" && (typeof m.id === "string" ||
-      typeof m.id === "number") &&
-      typeof m.params?._meta === "object" &&
-      m.params._meta !== null && "io.modelcontextprotocol/protocolVersion" in m.params._meta;
+    return m.method === "subscriptions/listen" &&
+      (typeof m.id === "string" || typeof m.id === "number") &&
+      "io.modelcontextprotocol/protocolVersion" in Object(m.params?._meta);
   }
 
   /** A message from the client: the refusal to answer instead of handing it on, if any. */
   inbound(message: JSONRPCMessage): JSONRPCMessage | undefined {
     if (this.isListen(message)) {
+      const { uris } = filterOf(message.params);
       try {
-        this.#listening.add(holderOf(message.id), filterOf(message.params).uris, this.#caller);
+        this.listening.add(JSON.stringify(message.id), uris, this.caller);
       } catch (error) {
         return refusalOf(message.id, error) as JSONRPCMessage;
       }
     } else if ("method" in message && message.method === "notifications/cancelled") {
       const id = (message.params as { requestId?: Id } | undefined)?.requestId;
-      if (id !== undefined) this.#listening.remove(holderOf(id));
+      if (id !== undefined) this.listening.remove(JSON.stringify(id));
     }
     return undefined;
   }
@@ -318,17 +271,12 @@ export class StdioListens {
   /** A message to the client: an answer to a listen (an error, the close) ends it. */
   outbound(message: JSONRPCMessage): void {
     if (!("method" in message) && "id" in message && message.id !== undefined) {
-      this.#listening.remove(holderOf(message.id));
+      this.listening.remove(JSON.stringify(message.id));
     }
   }
 
   /** The connection ended: nothing stays held. */
   close(): void {
-    this.#listening.close();
+    this.listening.close();
   }
-}
-
-/** The holder of a 2026 listen's URIs: its request id (a number and a string are two). */
-function holderOf(id: Id): string {
-  return `listen:${typeof id}:${id}`;
 }
