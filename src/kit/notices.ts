@@ -36,7 +36,7 @@ export type NoticeListener = (topic: string) => void;
 /**
  * What a toolset tells the bus about its resource URIs: which topic tells of a change to one
  * (for this caller: a participant's own waiting items are its own topic), or `undefined`. The
- * listening path (`mcp/listening.ts`) resolves a client's subscriptions with it.
+ * listening path (`notice_listening.ts`) resolves a client's subscriptions with it.
  */
 export interface UriTopics {
   /** The URI templates it knows, for the error a URI nobody knows gets. */
@@ -46,31 +46,6 @@ export interface UriTopics {
    * memory's `?graph=`), when it connected by URL.
    */
   topicOf(uri: string, caller: Caller, connector?: URLSearchParams): string | undefined;
-}
-
-/**
- * The topic `uri` tells of for `caller`, by what the toolsets reached tell of their URIs
- * (`known`); throws naming the URIs that can be listened to.
- */
-export function uriTopic(
-  known: readonly UriTopics[],
-  uri: string,
-  caller: Caller,
-  connector?: URLSearchParams,
-): string {
-  for (const u of known) {
-    const topic = u.topicOf(uri, caller, connector);
-    if (topic !== undefined) return topic;
-  }
-  const templates = known.flatMap((u) => u.templates);
-  throw new AppError(
-    "invalid",
-    `Cannot listen to ${uri}: ${
-      templates.length === 0
-        ? "no resource of this server tells of changes"
-        : `the resources that tell of changes are ${templates.join(", ")}`
-    }`,
-  );
 }
 
 /** Publishes topics to the listeners of this process, and across processes once connected. */

@@ -2,17 +2,18 @@
  * The one listening path, the same on every transport. A 2026-07-28 HTTP `subscriptions/listen`
  * stream (`http/listen_streams.ts`), a legacy SSE session and a stdio connection (2025
  * `resources/subscribe` and 2026 listens alike) each keep ONE `Listening` on the process's
- * notice bus (`kit/notices.ts`, which also resolves a URI to its topic and holds the limits,
- * each naming its setting). It holds a URI once however many subscriptions name it, refuses in
- * one shape (`refusalOf`) and tells the client in the SDK's own event shape (`ServerEvent`): the
- * HTTP stream hands it to the SDK's listen router, a connection server sends it as a
- * notification (on a 2026 stdio connection the SDK stamps each listen's subscription id on it).
+ * notice bus (`kit/notice_listening.ts`: a URI resolved to its topic for the caller, held once
+ * however many subscriptions name it, within the limits, each naming its setting, and told by
+ * one delivery rule). This is its MCP side: one refusal shape (`refusalOf`), the listen filter,
+ * a connection server's subscriptions (`serveConnection`) and a stdio connection's 2026 listens
+ * (`StdioListens`). Changes are told in the SDK's own event shape (`ServerEvent`): the HTTP
+ * stream hands them to the SDK's listen router, a connection server sends them as notifications
+ * (on a 2026 stdio connection the SDK stamps each listen's subscription id on them).
  */
 
 import type { Caller } from "../kit/caller.ts";
 import { AppError } from "../kit/errors.ts";
-import { type NoticeBus, RESOURCE_LIST_CHANGED, uriTopic, type UriTopics } from "../kit/notices.ts";
-import { speedOn } from "../kit/speed_switches.ts";
+import { Listening } from "../kit/notice_listening.ts";
 import { callerOf } from "../tools/caller.ts";
 import type { McpDeps } from "../tools/toolset.ts";
 import {
@@ -21,137 +22,12 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type ServerContext,
-  type ServerEvent,
 } from "./sdk.ts";
+
+export { Listening };
 
 /** A JSON-RPC request id. */
 type Id = string | number;
-
-/** The key of resource-list changes among the held URIs: no URI a client sends can be it. */
-const LISTS = Symbol("resource list");
-
-/** A held URI, or the resource-list changes. */
-type Key = string | typeof LISTS;
-
-/** What one connection or stream listens to; `close` leaves nothing behind. */
-export class Listening {
-  /** Each URI (or the list changes) held on the bus, and which subscriptions name it. */
-  readonly #held = new Map<Key, { stop: () => void; holders: Set<string> }>();
-  /** The keys changed since the last delivery (see `#changed`). */
-  readonly #due = new Set<Key>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #tell: ((event: ServerEvent) => void) | undefined;
-  #closed = false;
-
-  /** `known`: what the connection's toolsets tell the bus about their resource URIs. */
-  constructor(readonly bus: NoticeBus, readonly known: readonly UriTopics[]) {}
-
-  /** How many distinct URIs are held (resource-list changes not counted). */
-  get size(): number {
-    return this.#held.size - (this.#held.has(LISTS) ? 1 : 0);
-  }
-
-  /** Where changes go from now on: a connection's newest server, a stream the SDK opened. */
-  deliverTo(tell: (event: ServerEvent) => void): void {
-    this.#tell = tell;
-  }
-
-  /**
-   * `holder` (a stream, a 2026 listen's id, the 2025 subscriptions) listens to `uris` as
-   * `caller` and, with `lists`, to resource-list changes. All or nothing: a URI no toolset here
-   * tells of, more than `NOTICE_URIS_MAX` URIs held, or a limit of the bus throws (an
-   * `AppError`) and changes nothing. `connector` is the query of the URL the client connected
-   * to (memory's `?graph=`).
-   */
-  add(
-    holder: string,
-    uris: readonly string[],
-    caller: Caller,
-    options: { lists?: boolean; connector?: URLSearchParams } = {},
-  ): void {
-    if (this.#closed) throw new AppError("invalid", "This connection is closed");
-    const fresh = [...new Set(uris)].filter((uri) => !this.#held.has(uri));
-    this.bus.checkUris(this.size + fresh.length);
-    const wanted = fresh.map((uri): [Key, string] => [
-      uri,
-      uriTopic(this.known, uri, caller, options.connector),
-    ]);
-    if (options.lists && !this.#held.has(LISTS)) wanted.push([LISTS, RESOURCE_LIST_CHANGED]);
-    const started: [Key, () => void][] = [];
-    try {
-      for (const [key, topic] of wanted) {
-        started.push([key, this.bus.listen(topic, () => this.#changed(key))]);
-      }
-    } catch (error) {
-      for (const [, stop] of started) stop();
-      throw error;
-    }
-    for (const [key, stop] of started) this.#held.set(key, { stop, holders: new Set() });
-    for (const key of options.lists ? [...uris, LISTS] as Key[] : uris) {
-      this.#held.get(key)?.holders.add(holder);
-    }
-  }
-
-  /** `holder` stops listening to `uris` (to everything it holds when none are named). */
-  remove(holder: string, uris?: readonly string[]): void {
-    // Most connections hold nothing: a stdio connection lets go of each answer's id here.
-    for (const [key, held] of this.#held) {
-      if (uris !== undefined && (key === LISTS || !uris.includes(key))) continue;
-      held.holders.delete(holder);
-      if (held.holders.size > 0) continue;
-      held.stop();
-      this.#held.delete(key);
-    }
-  }
-
-  /** Stops every listener (the connection or stream ended); later calls to `add` are refused. */
-  close(): void {
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    this.#due.clear();
-    for (const held of this.#held.values()) held.stop();
-    this.#held.clear();
-  }
-
-  /**
-   * The one delivery rule, the same on every transport: a change is told a macrotask later,
-   * each URI once however often it changed meanwhile. A write tells the bus while it commits,
-   * on the writer's own path, and writing to every listener then delays the writer's answer
-   * (`deno task bench live`, switch `notice_defer`: with 100 listen streams a post took 1.8×
-   * its time told at once, 2.0× a microtask later, 0.9–1.1× a macrotask later); a notice means
-   * "read again", so one per burst loses
-   * nothing. A connection that answers a tool call first tells what is due before the answer
-   * (`flush`), so an answer never overtakes a change its client was due to hear.
-   */
-  #changed(key: Key): void {
-    // The bench turns the wait off (`notice_defer`) to show what it earns.
-    const deferred = speedOn("notice_defer");
-    if (this.#due.size === 0 && deferred) this.#timer = setTimeout(() => this.flush(), 0);
-    this.#due.add(key);
-    if (!deferred) this.flush();
-  }
-
-  /** Tells what changed since the last delivery, now (see `#changed`). */
-  flush(): void {
-    if (this.#due.size === 0) return;
-    clearTimeout(this.#timer);
-    const keys = [...this.#due];
-    this.#due.clear();
-    for (const key of keys) {
-      // A URI let go of since it changed is not told.
-      if (!this.#held.has(key)) continue;
-      try {
-        this.#tell?.(
-          key === LISTS
-            ? { kind: "resources_list_changed" }
-            : { kind: "resource_updated", uri: key },
-        );
-      } catch {
-        // A client that went away is its own failure: nothing else is owed to it.
-      }
-    }
-  }
-}
 
 /**
  * The one refusal shape, on every transport: invalid params for a URI that tells of no changes,
