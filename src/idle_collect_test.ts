@@ -34,6 +34,16 @@ Deno.test("idle collect: collects once the heap grew and nothing allocated for o
   assert.equal(h.state.collections, 1);
 });
 
+Deno.test("idle collect: background work after the load (0.5 MiB a second) counts as idle", () => {
+  const h = heap(30, 20);
+  const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
+  h.state.heapTotal = 140 * MIB;
+  h.state.heapUsed = 90 * MIB;
+  assert.equal(collector.tick(), false);
+  h.state.heapUsed += MIB / 2;
+  assert.equal(collector.tick(), true);
+});
+
 Deno.test("idle collect: growth under the setting, or the setting 0, never collects", () => {
   const small = heap(30, 20);
   const collector = new IdleCollector({ growthBytes: 32 * MIB }, small.read, small.collect);
