@@ -20,21 +20,6 @@ export interface ServerProcess {
   close(): Promise<void>;
 }
 
-/**
- * The environment `deno task start` sets before `deno run` (the `VAR=value` words leading its
- * command in deno.json), so the bench's `main.ts` runs as a user's does.
- */
-export async function startTaskEnv(): Promise<Record<string, string>> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
-  const env: Record<string, string> = {};
-  for (const word of String(config.tasks.start).split(" ")) {
-    const assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(word);
-    if (assignment === null) break;
-    env[assignment[1]] = assignment[2];
-  }
-  return env;
-}
-
 /** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
@@ -56,9 +41,7 @@ export async function processRssMiB(pid: number): Promise<number> {
 
 /**
  * Starts `main.ts` (or another `script` that prints `listening on <origin>` and serves
- * `/<AUTH_TOKEN>/mcp`) on a free loopback port with the given environment (e.g. `KV_PATH`);
- * it also gets what `deno task start` sets (`startTaskEnv`), unless `env` overrides it, so the
- * SDK's yardstick servers run on the same allocator settings as ours.
+ * `/<AUTH_TOKEN>/mcp`) on a free loopback port with the given environment (e.g. `KV_PATH`).
  */
 export async function startServerProcess(
   env: Record<string, string>,
@@ -76,14 +59,7 @@ export async function startServerProcess(
       script,
     ],
     cwd: ROOT,
-    env: {
-      ...await startTaskEnv(),
-      PORT: "0",
-      HOST: "127.0.0.1",
-      AUTH_TOKEN: token,
-      NO_COLOR: "1",
-      ...env,
-    },
+    env: { PORT: "0", HOST: "127.0.0.1", AUTH_TOKEN: token, NO_COLOR: "1", ...env },
     stdout: "piped",
     stderr: "inherit",
   }).spawn();

@@ -50,9 +50,6 @@ const SETTINGS: Record<string, { env: Record<string, string>; cases: CaseName[];
   },
   state_cache_off: { env: { BENCH_SWITCHES: "off:state_cache" }, cases: ["get_state_500"] },
   idle_collect_off: { env: { IDLE_COLLECT_MIB: "0" }, cases: ALL, rss: true },
-  // Not a row: the start task's GLIBC_TUNABLES (deno.json) against glibc's own malloc, for the
-  // memory and CPU figures in the JSON (bench/README.md quotes them).
-  malloc_default: { env: { GLIBC_TUNABLES: "" }, cases: ALL, rss: true },
 };
 
 /** One row: a mechanism, its goal, and how the ratio is taken from two settings' results. */
