@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
 import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
-import { openKv } from "./src/kit/kv.ts";
+import { openKv } from "./src/kit/open_kv.ts";
 import {
   defaultSelection,
   loadToolsets,
@@ -15,6 +15,7 @@ import {
 import { checkSpeedSwitches } from "./src/kit/speed_switches.ts";
 import { collectWhenIdle } from "./src/idle_collect.ts";
 import { ownerConsole } from "./src/console/console.ts";
+import { NoticeBus } from "./src/kit/notices.ts";
 import { unfinishedImport } from "./src/backup/marker.ts";
 
 /** Runs a start-up step; a failure ends the process with one clear line, not a stack trace. */
@@ -96,13 +97,15 @@ if (Deno.args.includes("--stdio")) {
   // stdin still pending after a signal, must not keep the process alive.
   Deno.exit(0);
 } else {
+  // One notice bus for the process: the console's writes are heard as the tools' are.
+  const notices = new NoticeBus(config.notices);
   const routes = await orExit(
     "configuration error",
-    () => ownerConsole(Deno.env, config, kv, toolsets),
+    () => ownerConsole(Deno.env, config, kv, toolsets, notices),
   );
   const server = await orExit(
     `cannot listen on ${config.host}:${config.port}`,
-    () => startHttpServer(config, kv, toolsets, { routes }),
+    () => startHttpServer(config, kv, toolsets, { routes, notices }),
   );
   const shown = config.authToken === undefined
     ? server.mcpUrl

@@ -16,7 +16,7 @@ import { type AgentRun, startDialRecorder } from "../tests/support/agents.ts";
 import { runClaude } from "../tests/support/agent_runners.ts";
 import { type Clients, installClients } from "../tests/support/clients.ts";
 import { startServer, type TestServer } from "../tests/support/harness.ts";
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
 import { type RecordedRequest, startStubModel } from "../tests/support/stub_model.ts";
 import { type BenchGroup, goal, type GroupReport } from "./lib.ts";
 

@@ -12,7 +12,7 @@
  */
 
 import { tempKvPath } from "../tests/support/harness.ts";
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 import { type BenchGroup, goal, type GroupReport, median, round } from "./lib.ts";
 import { type CaseSpec, type Era, runLoad } from "./load.ts";
 import { type ServerProcess, startServerProcess } from "./process.ts";

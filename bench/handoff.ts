@@ -43,7 +43,7 @@ export async function benchHandoff(): Promise<Record<string, unknown>> {
     await call(client, "handoff_save", { key: "l10k", summary: "b", conversation: small });
     await call(client, "handoff_save", { key: "l1m", summary: "b", conversation: large });
     const load10k = await measure(load("l10k"), 100, 10);
-    // A 1 MiB conversation comes in pages within the result budget (mcp/result_budget.ts): the
+    // A 1 MiB conversation comes in pages within the result budget (tools/result_budget.ts): the
     // first page, a page from the middle, and every page of it read one after another.
     const load1m = await measure(load("l1m"), 20, 3);
     const fromChars: number[] = [];

@@ -10,7 +10,7 @@
  * on a noisy machine falls on both cases alike.
  */
 
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 import { discussionUri } from "../src/table/tools_resources.ts";
 import { ROOT, tempKvPath } from "../tests/support/harness.ts";
 import { type BenchGroup, goal, round, summarize } from "./lib.ts";
@@ -65,10 +65,11 @@ function listenersProcess() {
   };
 }
 
-async function benchLive() {
+/** One run; `env` adds to both servers' environment (`BENCH_SWITCHES`). */
+async function benchLive(env: Record<string, string> = {}) {
   const file = await tempKvPath();
-  const a = await startServerProcess({ KV_PATH: file.path, TOOLSETS: "table" });
-  const b = await startServerProcess({ KV_PATH: file.path, TOOLSETS: "table" });
+  const a = await startServerProcess({ KV_PATH: file.path, TOOLSETS: "table", ...env });
+  const b = await startServerProcess({ KV_PATH: file.path, TOOLSETS: "table", ...env });
   const listeners = listenersProcess();
   const poster = new ClientV2({ name: "bench-poster", version: "1" }, {
     versionNegotiation: { mode: { pin: "2026-07-28" } },
@@ -149,10 +150,15 @@ export const liveGroup: BenchGroup = {
     "post_message p50 with 100 2026 listeners on its discussion over two processes on one KV file vs none; notice delay same/other process",
   run: async () => {
     const report = await benchLive();
+    // The delivery rule's switch (mcp/listening.ts): listeners told during the write instead.
+    const atOnce = await benchLive({ BENCH_SWITCHES: "off:notice_defer" });
+    const deferral = round(atOnce.post_ratio / report.post_ratio);
     return {
       ...report,
+      notice_defer_off: { post_ratio: atOnce.post_ratio, notices_missing: atOnce.notices_missing },
       goals: [
         goal("post p50, 100 listeners / none", report.post_ratio, "max", 1.2),
+        goal("notice_defer: that ratio told at once ÷ deferred", deferral, "min", 1.5),
         goal(
           "notices missing (every listener told of every post)",
           report.notices_missing,

@@ -13,7 +13,7 @@
  * `at_ms` is `performance.timeOrigin + performance.now()`: the same clock as the coordinator's.
  */
 
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 
 type Client = InstanceType<typeof ClientV2>;
 type Subscription = Awaited<ReturnType<Client["listen"]>>;

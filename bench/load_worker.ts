@@ -4,8 +4,8 @@
  * stdout line. Clients live in separate processes so their CPU never counts as the server's.
  */
 
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 import type { CallSpec, CaseSpec, Era, WorkerCommand, WorkerReply } from "./load.ts";
 
 /** What a bench client does, whichever SDK and era it speaks. */

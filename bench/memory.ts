@@ -7,8 +7,8 @@
  * one file), acknowledged creates counted against what each graph holds afterwards.
  */
 
-import type { Client } from "../src/mcp/sdk_client.ts";
-import { Client as SdkClient, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import type { Client } from "../src/client/sdk_client.ts";
+import { Client as SdkClient, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
 import { connectStdio, spawnServer, tempKvPath } from "../tests/support/harness.ts";
 import {
   connectOfficialMemory,

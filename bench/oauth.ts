@@ -4,7 +4,11 @@
  * refresh (rotation: one atomic) at the token endpoint.
  */
 
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "../src/mcp/sdk_client.ts";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from "../src/client/sdk_client.ts";
 import { startServer, tempKvPath } from "../tests/support/harness.ts";
 import { approve, MemoryProvider } from "../tests/support/oauth.ts";
 import { type BenchGroup, measure, measureInterleaved, ratio } from "./lib.ts";

@@ -4,7 +4,7 @@
  */
 
 import { ROOT } from "../tests/support/harness.ts";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 
 /** A running `main.ts` child process serving HTTP. */
 export interface ServerProcess {

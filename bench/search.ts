@@ -5,7 +5,7 @@
  * searched through `main.ts` and through SQLite FTS5 behind the SDK's minimal server.
  */
 
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
 import { DEFAULT_HANDOFF_LIMITS } from "../src/handoff/settings.ts";
 import { saveHandoff } from "../src/handoff/store_save.ts";
 import { setSearchIndexing } from "../src/kit/search_source.ts";

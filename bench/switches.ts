@@ -3,7 +3,7 @@
  * by turning it off (`BENCH_SWITCHES`, `src/kit/speed_switches.ts`). One `main.ts` per setting,
  * each on its own KV file seeded alike, all started at once; the same 16-client load as the
  * `http` group runs on each in turn, and the turns repeat, so noise lands on every setting alike.
- * Each row is off ÷ on (or on ÷ off for throughput) and must reach 1.5: a mechanism that does
+ * Each row is server CPU per call, off ÷ on, and must reach 1.5: a mechanism that does
  * not goes (the house rule). The idle collection (`src/idle_collect.ts`, a setting of its own,
  * `IDLE_COLLECT_MIB=0`) gets a row too: RSS 5 s after the load, off ÷ on.
  */
@@ -44,10 +44,6 @@ const SETTINGS: Record<string, { env: Record<string, string>; cases: CaseName[];
     cases: ["add_task_16_projects", "sequentialthinking"],
   },
   key_batch_off: { env: { BENCH_SWITCHES: "off:key_batch" }, cases: ["add_task_1_project"] },
-  key_queue_and_batch_off: {
-    env: { BENCH_SWITCHES: "off:key_queue,key_batch" },
-    cases: ["add_task_1_project"],
-  },
   state_cache_off: { env: { BENCH_SWITCHES: "off:state_cache" }, cases: ["get_state_500"] },
   idle_collect_off: { env: { IDLE_COLLECT_MIB: "0" }, cases: ALL, rss: true },
 };
@@ -59,11 +55,8 @@ interface Row {
   without: string;
   /** The case measured (`rss` rows: the whole load). */
   case: CaseName;
-  /**
-   * `cpu`: CPU per call, without ÷ with; `throughput`: calls per second, with ÷ without; `rss`:
-   * the server's memory `RSS_AFTER_MS` after the load, without ÷ with.
-   */
-  by: "cpu" | "throughput" | "rss";
+  /** `rss`: the server's memory `RSS_AFTER_MS` after the load, without ÷ with; else CPU per call. */
+  by?: "rss";
 }
 
 const ROWS: Row[] = [
@@ -72,35 +65,25 @@ const ROWS: Row[] = [
     with: "on",
     without: "group_commit_off",
     case: "add_task_16_projects",
-    by: "cpu",
   },
   {
     name: "group_commit: sequentialthinking CPU per call",
     with: "on",
     without: "group_commit_off",
     case: "sequentialthinking",
-    by: "cpu",
   },
   {
-    name: "key_batch: add_task CPU per write, 1 hot project",
+    name:
+      "key_batch (turns on a hot key, each carrying the writes waiting): add_task CPU per write, 1 hot project",
     with: "on",
     without: "key_batch_off",
     case: "add_task_1_project",
-    by: "cpu",
-  },
-  {
-    name: "key_queue (batching off on both sides): add_task throughput, 1 hot project",
-    with: "key_batch_off",
-    without: "key_queue_and_batch_off",
-    case: "add_task_1_project",
-    by: "throughput",
   },
   {
     name: "state_cache: get_state CPU per call, 500 open follow-ups",
     with: "on",
     without: "state_cache_off",
     case: "get_state_500",
-    by: "cpu",
   },
   {
     name: `idle_collect: RSS ${RSS_AFTER_MS / 1000} s after the load`,
@@ -119,7 +102,7 @@ function rowRatio(row: Row, r: Results): number {
   if (row.by === "rss") return r[row.without].rssMiB! / r[row.with].rssMiB!;
   const a = r[row.with].cases[row.case];
   const b = r[row.without].cases[row.case];
-  return row.by === "cpu" ? b.cpu_ms_per_call / a.cpu_ms_per_call : a.calls_per_s / b.calls_per_s;
+  return b.cpu_ms_per_call / a.cpu_ms_per_call;
 }
 
 /** Runs the group: every setting's server at once, the load on each in turn, three times. */

@@ -11,7 +11,7 @@
  * - the notice delay from a post's acknowledgement to a listener's notice (bench/table_notices.ts).
  */
 
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
 import { loadTableSettings } from "../src/table/settings.ts";
 import { type TableCtx, tableCtx } from "../src/table/store_common.ts";
 import {

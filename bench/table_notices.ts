@@ -5,7 +5,7 @@
  * go through the server process (`main.ts`) over Streamable HTTP.
  */
 
-import type { Client } from "../src/mcp/sdk_client.ts";
+import type { Client } from "../src/client/sdk_client.ts";
 import { DEFAULT_NOTICE_SETTINGS } from "../src/kit/notice_settings.ts";
 import { NoticeBus } from "../src/kit/notices.ts";
 import { loadTableSettings } from "../src/table/settings.ts";

@@ -6,7 +6,7 @@
  * Calls alternate between the subjects one by one so every subject sees the same machine load.
  */
 
-import type { Client } from "../src/mcp/sdk_client.ts";
+import type { Client } from "../src/client/sdk_client.ts";
 import { connectStdio, tempKvPath } from "../tests/support/harness.ts";
 import {
   connectStandardThinking,

@@ -3,7 +3,7 @@
 import { focusToolset } from "./focus/toolset.ts";
 import { handoffToolset } from "./handoff/toolset.ts";
 import { memoryToolset } from "./memory/toolset.ts";
-import type { Toolset, ToolsetDefinition } from "./mcp/toolset.ts";
+import type { Toolset, ToolsetDefinition } from "./tools/toolset.ts";
 import { tableToolsetDefinition } from "./table/toolset.ts";
 import { thinkingToolset } from "./thinking/toolset.ts";
 import { searchToolsetDefinition } from "./search/toolset.ts";

@@ -5,7 +5,7 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../src/mcp/sdk_client.ts";
+} from "../src/client/sdk_client.ts";
 import { call, startServer } from "./support/harness.ts";
 import { initializeBody, MCP_POST_HEADERS } from "./support/rpc.ts";
 

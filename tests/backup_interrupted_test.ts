@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { encodeEntry, endLine, headerLine } from "../src/backup/codec.ts";
 import { IMPORT_MARKER_KEY, type ImportMarker } from "../src/backup/marker.ts";
-import { openKv } from "../src/kit/kv.ts";
+import { openKv } from "../src/kit/open_kv.ts";
 import { ROOT, spawnServer, tempKvPath } from "./support/harness.ts";
 
 const ENTRIES = 30_000;
@@ -62,6 +62,16 @@ async function marker(kvPath: string): Promise<ImportMarker | null> {
 }
 
 async function assertRefused(kvPath: string): Promise<void> {
+  // The hooks open the same KV in-process: they say why and leave the session alone (exit 0).
+  const transcript = ["--transcript", "tests/fixtures/claude_code/session_tools.jsonl"];
+  for (const hook of [["--brief"], ["--save-transcript", ...transcript, "--session-id", "s1"]]) {
+    const ran = await run(["run", ...PERMISSIONS, "main.ts", ...hook], kvPath);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(
+      ran.stderr,
+      /cannot reach the local KV: refusing to use it: an import of big\.jsonl \(30000 entries, started .*\) did not finish/,
+    );
+  }
   for (const extra of [[], ["--stdio"]]) {
     const started = await run(["run", ...PERMISSIONS, "main.ts", ...extra], kvPath);
     assert.equal(started.code, 1, `main.ts ${extra.join(" ")} served: ${started.stderr}`);

@@ -1,7 +1,7 @@
 /** `deno task export` and `deno task import`, run as a user runs them, on real server data. */
 
 import assert from "node:assert/strict";
-import { openKv } from "../src/kit/kv.ts";
+import { openKv } from "../src/kit/open_kv.ts";
 import { call, connect, ROOT, startServer, tempKvPath } from "./support/harness.ts";
 
 async function task(args: string[], kvPath: string) {

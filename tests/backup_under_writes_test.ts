@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { decodeLine } from "../src/backup/codec.ts";
 import { rebuildDerived } from "../src/backup/rebuild.ts";
-import { openKv, randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
+import { openKv } from "../src/kit/open_kv.ts";
 import { countValue } from "../src/table/store_common.ts";
 import { type Discussion, keys, type StoredMessage } from "../src/table/store_schema.ts";
 import type { StoredTask } from "../src/table/store_schema.ts";

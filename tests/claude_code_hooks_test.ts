@@ -80,6 +80,7 @@ Deno.test("Claude Code with the plugin: brief in the first request, session save
       assert.ok(shown.includes(`NORTH STAR: ${NORTH_STAR}`), "the north star reached the model");
       assert.ok(shown.includes(FOCUS), "the focus reached the model");
       assert.ok(shown.includes('brief for project \\"acme/widget\\" (from the git remote)'));
+      assert.ok(shown.includes("Waiting for you (claude-code)"), "the brief names its caller");
       // SessionEnd saved the session as a handoff with its turns.
       // (The SessionEnd hook returns at once and saves after: Claude Code cancels it at 1.5 s.)
       const key = `claude-code-${result.session_id}`;
@@ -162,7 +163,7 @@ Deno.test("Claude Code with the plugin still completes its session when the serv
       );
       assert.match(
         log,
-        /SessionEnd:\w+ \[.*save-transcript --background\] completed with status 0/,
+        /SessionEnd:\w+ \[.*save-transcript --background --client-name claude-code\] completed with status 0/,
       );
       // (Claude Code logs the MCP URL it was given itself; the hooks' lines never hold the token.)
       const ours = log.split("\n").filter((line) => line.includes("handoff-mcp "));

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StdioClientTransport } from "../src/client/sdk_client.ts";
 import { hostDenoDir, makeHome } from "./support/agents.ts";
 import { ROOT, tempKvPath } from "./support/harness.ts";
 import { readyClients } from "./support/hooks.ts";
@@ -38,24 +38,32 @@ Deno.test("claude plugin validate passes the plugin and the repository's marketp
 Deno.test("the plugin's hooks and MCP entry all run its launcher", async () => {
   const hooks = JSON.parse(await Deno.readTextFile(join(PLUGIN, "hooks", "hooks.json"))).hooks;
   const command = (event: string) => hooks[event][0].hooks[0].command;
-  assert.equal(command("SessionStart"), '"${CLAUDE_PLUGIN_ROOT}/bin/handoff" brief');
-  assert.equal(command("PreCompact"), '"${CLAUDE_PLUGIN_ROOT}/bin/handoff" save-transcript');
+  const named = " --client-name claude-code";
+  assert.equal(command("SessionStart"), `"\${CLAUDE_PLUGIN_ROOT}/bin/handoff" brief${named}`);
+  assert.equal(
+    command("PreCompact"),
+    `"\${CLAUDE_PLUGIN_ROOT}/bin/handoff" save-transcript${named}`,
+  );
   assert.equal(
     command("SessionEnd"),
-    '"${CLAUDE_PLUGIN_ROOT}/bin/handoff" save-transcript --background',
+    `"\${CLAUDE_PLUGIN_ROOT}/bin/handoff" save-transcript --background${named}`,
   );
   const mcp = JSON.parse(await Deno.readTextFile(join(PLUGIN, ".mcp.json"))).mcpServers.handoff;
-  assert.deepEqual(mcp, { command: "${CLAUDE_PLUGIN_ROOT}/bin/handoff", args: ["stdio"] });
+  assert.deepEqual(mcp, {
+    command: "${CLAUDE_PLUGIN_ROOT}/bin/handoff",
+    args: ["stdio", "--client-name", "claude-code"],
+  });
 });
 
-Deno.test("the launcher's stdio task serves the tools on the KV it is given", async () => {
+Deno.test("the plugin's MCP entry serves the tools on the KV it is given, named claude-code", async () => {
+  const entry = JSON.parse(await Deno.readTextFile(join(PLUGIN, ".mcp.json"))).mcpServers.handoff;
   const kv = await tempKvPath();
   const client = new Client({ name: "plugin-test", version: "1.0.0" });
   try {
     await client.connect(
       new StdioClientTransport({
         command: LAUNCHER,
-        args: ["stdio"],
+        args: entry.args,
         env: {
           ...Deno.env.toObject(),
           KV_PATH: kv.path,
@@ -68,6 +76,10 @@ Deno.test("the launcher's stdio task serves the tools on the KV it is given", as
     const { tools } = await client.listTools();
     assert.ok(tools.some((t) => t.name === "get_state"));
     assert.ok(tools.some((t) => t.name === "handoff_load"));
+    // The caller is named, not the anonymous default: what it posts and accepts is its own.
+    const context = await client.callTool({ name: "get_workspace_context", arguments: {} });
+    const you = (context.structuredContent as { you_are: { name: string } }).you_are;
+    assert.equal(you.name, "claude-code");
   } finally {
     await client.close();
     await kv.cleanup();

@@ -11,7 +11,7 @@ import { baseEnv, hostDenoDir, makeHome, startDialRecorder } from "./support/age
 import { installClients } from "./support/clients.ts";
 import { call, ROOT, startServer } from "./support/harness.ts";
 import { OAUTH_ENV, OWNER_SECRET } from "./support/oauth.ts";
-import { Client, StdioClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StdioClientTransport } from "../src/client/sdk_client.ts";
 
 const clients = await installClients();
 if ("skip" in clients) console.warn(clients.skip);

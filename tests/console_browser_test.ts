@@ -186,7 +186,7 @@ browserTest(
       // An app starts signing in; the owner approves it from the console instead of the consent page.
       const app = new MemoryProvider("Codex desktop");
       const { StreamableHTTPClientTransport, Client, UnauthorizedError } = await import(
-        "../src/mcp/sdk_client.ts"
+        "../src/client/sdk_client.ts"
       );
       const transport = new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`), {
         authProvider: app,

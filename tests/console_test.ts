@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { openKv } from "../src/kit/kv.ts";
+import { openKv } from "../src/kit/open_kv.ts";
 import { startServer } from "./support/harness.ts";
 import {
   APPROVAL,

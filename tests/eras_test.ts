@@ -13,9 +13,9 @@ import {
   ClientV2,
   StdioClientTransportV2,
   StreamableHTTPClientTransportV2,
-} from "../src/mcp/sdk_client_v2.ts";
+} from "../src/client/sdk_client_v2.ts";
 import { LIST_TTL_MS } from "../src/mcp/server.ts";
-import { VIEW_CACHE_HINT } from "../src/mcp/apps.ts";
+import { VIEW_CACHE_HINT } from "../src/tools/apps.ts";
 
 const MODERN = "2026-07-28";
 type Mode = { pin: typeof MODERN } | "auto";

@@ -1,7 +1,7 @@
 /** The seed's smoke scenario, over Streamable HTTP, SSE, and stdio sharing a KV file with HTTP. */
 
 import assert from "node:assert/strict";
-import type { Client } from "../src/mcp/sdk_client.ts";
+import type { Client } from "../src/client/sdk_client.ts";
 import {
   call,
   connect,

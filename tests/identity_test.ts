@@ -1,7 +1,7 @@
 /** End to end: the real HTTP server and the SDK's own clients; the caller reaches the tool. */
 
 import assert from "node:assert/strict";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { withKv } from "./support/kv.ts";
 import { whoami, withWhoamiServer } from "./support/whoami.ts";
 

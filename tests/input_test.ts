@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { Client } from "../src/mcp/sdk_client.ts";
+import type { Client } from "../src/client/sdk_client.ts";
 import { call, connect, connectStdio, startServer, tempKvPath } from "./support/harness.ts";
 
 type McpClient = InstanceType<typeof Client>;

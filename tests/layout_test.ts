@@ -1,7 +1,8 @@
 /**
  * The layout rules, checked on the source tree: dependencies point one way
- * (`main → http → mcp → <toolset> → kit`), `http/` and `mcp/server.ts` learn about features only
- * through `toolsets.ts`, no toolset reaches into another, the console (wired by `main.ts`) uses
+ * (`main → http → mcp → tools → kit`, `<toolset> → tools, kit`; `tools/` never imports serving),
+ * `http/` and `mcp/server.ts` learn about features only through `toolsets.ts`, no toolset
+ * reaches into another, the console (wired by `main.ts`) uses
  * the toolsets' stores but no tools and nothing depends on it, and every write goes through the
  * kit's `atomic(kv)` (group commit). The map stays true: every source file is on
  * ARCHITECTURE.md, no import circle, every bench group in bench/README.md (`support/map.ts`).
@@ -18,11 +19,11 @@ import {
   unmappedFiles,
 } from "./support/map.ts";
 
-/** The toolset folders: every folder of `src/` holding a `toolset.ts`. */
+/** The toolset folders: every folder of `src/` holding a `toolset.ts` (`tools/` holds the contract). */
 function toolsetsOf(files: SourceFile[]): string[] {
   return files.flatMap((f) => {
     const match = f.path.match(/^src\/([^/]+)\/toolset\.ts$/);
-    return match && match[1] !== "mcp" ? [match[1]] : [];
+    return match && match[1] !== "tools" ? [match[1]] : [];
   });
 }
 
@@ -63,6 +64,11 @@ function violations(files: SourceFile[]): string[] {
         if (other === "http" || path === "src/toolsets.ts" || path === "src/config.ts") {
           out.push(`${file.path} (toolset ${folder}) imports ${path}`);
         }
+        if (other === "mcp") {
+          // <toolset> → tools → kit: a toolset defines its tools with tools/ (its caller and
+          // session included), never with the server.
+          out.push(`${file.path} (toolset ${folder}) imports ${path}`);
+        }
       }
     }
     if (file.path !== "src/kit/group_commit.ts" && /\.atomic\(\)/.test(codeOf(file.text))) {
@@ -75,10 +81,19 @@ function violations(files: SourceFile[]): string[] {
         if (other !== "kit") out.push(`${file.path} (kit) imports ${path}`);
       }
     }
+    if (folder === "tools") {
+      // The toolsets' authoring kit: built on kit/ (and the Config type), never on serving.
+      for (const path of imports) {
+        const other = folderOf(path);
+        if (other !== "kit" && other !== "tools" && path !== "src/config.ts") {
+          out.push(`${file.path} (tools) imports ${path}`);
+        }
+      }
+    }
     if (folder === "oauth") {
       // http → oauth → kit: the OAuth server uses only the kit and the SDK's OAuth schemas
       // (its CLI also reads the server's config to find KV).
-      const allowed = ["src/mcp/sdk_auth.ts", "src/config.ts"];
+      const allowed = ["src/config.ts"];
       for (const path of imports) {
         const other = folderOf(path);
         if (other !== "kit" && other !== "oauth" && !allowed.includes(path)) {
@@ -89,7 +104,7 @@ function violations(files: SourceFile[]): string[] {
     const code = codeOf(file.text);
     // The SDK by its public API only: no underscore member of its objects (`_meta` is the
     // protocol's own field; `_zod` is zod's schema hook, not the SDK's), no patching of its
-    // methods, no internal entry point, and the v1 SDK only through src/mcp/sdk_client.ts (the 2025 client).
+    // methods, no internal entry point, and the v1 SDK only through src/client/sdk_client.ts (the 2025 client).
     for (const m of code.matchAll(/(?:\.|\[\s*["'])(_[A-Za-z]\w*)/g)) {
       if (m[1] !== "_meta" && m[1] !== "_zod") {
         out.push(`${file.path} reaches the private member ${m[1]}`);
@@ -100,9 +115,10 @@ function violations(files: SourceFile[]): string[] {
       out.push(`${file.path} imports an SDK internal entry point`);
     }
     if (
-      /"(npm:)?@modelcontextprotocol\/sdk[@/"]/.test(code) && file.path !== "src/mcp/sdk_client.ts"
+      /"(npm:)?@modelcontextprotocol\/sdk[@/"]/.test(code) &&
+      file.path !== "src/client/sdk_client.ts"
     ) {
-      out.push(`${file.path} imports SDK v1 (only src/mcp/sdk_client.ts may)`);
+      out.push(`${file.path} imports SDK v1 (only src/client/sdk_client.ts may)`);
     }
     if (folder === "hooks") {
       // main → hooks → mcp → <toolset> → kit: the hooks reach the store through MCP, never HTTP.
@@ -124,7 +140,7 @@ function violations(files: SourceFile[]): string[] {
         const allowed = other === undefined ||
           ["kit", "oauth", "console", "backup"].includes(other) ||
           toolsets.includes(other) ||
-          ["src/config.ts", "src/http/status.ts", "src/mcp/toolset.ts"].includes(path);
+          ["src/config.ts", "src/http/status.ts", "src/tools/toolset.ts"].includes(path);
         if (tool || !allowed) out.push(`${file.path} (console) imports ${path}`);
       }
     }
@@ -177,6 +193,11 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     file("src/mcp/server.ts", 'const name = "handoff-mcp";'),
     file("src/mcp/apps.ts", 'import { h } from "../http/handler.ts";'),
     file("src/kit/text.ts", 'import { M } from "../mcp/sdk.ts";'),
+    file("src/tools/results.ts", 'import { s } from "../mcp/server.ts";'),
+    file(
+      "src/alpha/tools_b.ts",
+      'import { b } from "../mcp/server.ts";\nimport "../tools/caller.ts";',
+    ),
     file("src/alpha/store_test.ts", 'import { x } from "../beta/store.ts";'),
     file("src/alpha/write.ts", "const op = kv.atomic().set(key, 1);"),
     file("src/oauth/server.ts", 'import { h } from "../http/auth.ts";'),
@@ -203,11 +224,13 @@ Deno.test("the layout check reports each kind of broken rule", () => {
     "src/http/serve.ts imports src/alpha/",
     "src/mcp/apps.ts (mcp) imports src/http/handler.ts",
     "src/kit/text.ts (kit) imports src/mcp/sdk.ts",
+    "src/tools/results.ts (tools) imports src/mcp/server.ts",
+    "src/alpha/tools_b.ts (toolset alpha) imports src/mcp/server.ts",
     "src/alpha/write.ts commits with kv.atomic() instead of atomic(kv)",
     "src/oauth/server.ts (oauth) imports src/http/auth.ts",
     "src/mcp/fast.ts reaches the private member _registeredTools",
     "src/http/patch.ts redefines a property",
-    "src/mcp/old.ts imports SDK v1 (only src/mcp/sdk_client.ts may)",
+    "src/mcp/old.ts imports SDK v1 (only src/client/sdk_client.ts may)",
     "src/mcp/inner.ts imports an SDK internal entry point",
     "src/mcp/bracket.ts reaches the private member _requestHandlers",
     "src/hooks/brief.ts (hooks) imports src/http/serve.ts",

@@ -1,5 +1,5 @@
 /**
- * The `tools/list` entries the server makes from its tool definitions (`src/mcp/listing.ts`) are
+ * The `tools/list` entries the server makes from its tool definitions (`src/tools/listing.ts`) are
  * what the SDK's own `McpServer` lists for the same definitions (its input schemas made lean by
  * `listedInput`, as every server of ours lists them): checked for every tool of every toolset,
  * against a plain SDK server the test makes and asks over an in-memory pair.
@@ -7,11 +7,11 @@
 
 import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
-import { defaultCaller } from "../src/mcp/caller.ts";
-import { recordToolsets } from "../src/mcp/registry.ts";
-import { listedInput } from "../src/mcp/schema.ts";
+import { defaultCaller } from "../src/tools/caller.ts";
+import { recordToolsets } from "../src/tools/registry.ts";
+import { listedInput } from "../src/tools/schema.ts";
 import { McpServer } from "../src/mcp/sdk.ts";
-import { Client, InMemoryTransport } from "../src/mcp/sdk_client.ts";
+import { Client, InMemoryTransport } from "../src/client/sdk_client.ts";
 import { loadToolsets } from "../src/toolsets.ts";
 import { NoticeBus } from "../src/kit/notices.ts";
 import { withKv } from "./support/kv.ts";
@@ -23,7 +23,9 @@ Deno.test("every tool's listing made from its definition is what the SDK lists f
     const deps = { kv, config, caller: defaultCaller(config), notices };
     const recorded = recordToolsets(loadToolsets(new Map()), deps);
     const sdk = new McpServer({ name: "sdk", version: "1" }, { capabilities: {} });
-    for (const tool of recorded.tools.values()) tool.apply(sdk);
+    for (const { name, config, handler } of recorded.tools.values()) {
+      (sdk.registerTool as (...a: unknown[]) => unknown)(name, config, handler);
+    }
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: "test", version: "1.0.0" });
     await Promise.all([sdk.connect(a), client.connect(b)]);

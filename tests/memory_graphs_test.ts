@@ -10,12 +10,12 @@ import {
   ResourceUpdatedNotificationSchema,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../src/mcp/sdk_client.ts";
+} from "../src/client/sdk_client.ts";
 import { connectStdio, startServer, tempKvPath, type TestServer } from "./support/harness.ts";
 import { type Heard, heardUntil } from "./support/heard.ts";
 import { call } from "./support/mcp.ts";
 import { digest } from "../src/memory/page.ts";
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 
 async function connectTo(server: TestServer, query: string) {
   const client = new Client({ name: "graphs", version: "1.0.0" });

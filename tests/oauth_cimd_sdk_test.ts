@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
 import { clientDocument, documentHost, testTls } from "./support/cimd.ts";
 import { spawnServer, tempKvPath } from "./support/harness.ts";
 import { MemoryProvider, OWNER_SECRET, signIn } from "./support/oauth.ts";

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
 import { clientDocument, documentHost } from "./support/cimd.ts";
 import { fetchSignIn } from "./support/console.ts";
 import {

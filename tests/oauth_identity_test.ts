@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { withKv } from "./support/kv.ts";
 import { MemoryProvider, signIn } from "./support/oauth.ts";
 import { whoami, withWhoamiServer } from "./support/whoami.ts";

@@ -1,7 +1,10 @@
 /** The OAuth routes over HTTP: off by default, the 401 challenge, the consent page, origins, the clients task. */
 
 import assert from "node:assert/strict";
-import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "../src/mcp/sdk_auth.ts";
+import {
+  OAuthMetadataSchema,
+  OAuthProtectedResourceMetadataSchema,
+} from "../src/oauth/sdk_auth.ts";
 import { ROOT, startServer, tempKvPath } from "./support/harness.ts";
 import {
   authorizationUrl,
@@ -10,7 +13,7 @@ import {
   registerClient,
   signedIn,
 } from "./support/oauth4webapi.ts";
-import { openKv } from "../src/kit/kv.ts";
+import { openKv } from "../src/kit/open_kv.ts";
 import { discoverFrom401 } from "./support/oauth4webapi.ts";
 
 const OAUTH_PATHS = [

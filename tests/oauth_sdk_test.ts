@@ -9,7 +9,7 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../src/mcp/sdk_client.ts";
+} from "../src/client/sdk_client.ts";
 import { call, startServer } from "./support/harness.ts";
 import { MemoryProvider, movableClock, OAUTH_ENV, signIn } from "./support/oauth.ts";
 

@@ -7,12 +7,12 @@
  */
 
 import assert from "node:assert/strict";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import {
   ClientV2,
   StdioClientTransportV2,
   StreamableHTTPClientTransportV2,
-} from "../src/mcp/sdk_client_v2.ts";
+} from "../src/client/sdk_client_v2.ts";
 import { waitingUri } from "../src/table/tools_resources.ts";
 import { ROOT, spawnServer, tempKvPath } from "./support/harness.ts";
 

@@ -13,9 +13,9 @@ import {
   startServer,
   tempKvPath,
 } from "./support/harness.ts";
-import { ResourceListChangedNotificationSchema } from "../src/mcp/sdk_client.ts";
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
-import { randomToken } from "../src/kit/kv.ts";
+import { ResourceListChangedNotificationSchema } from "../src/client/sdk_client.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
+import { randomToken } from "../src/kit/ids.ts";
 
 type Client = Awaited<ReturnType<typeof connect>>;
 

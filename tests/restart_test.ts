@@ -1,7 +1,7 @@
 /** The server as a user runs it: `main.ts` in a child process, restarted on the same KV file. */
 
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
 import { call, type ChildServer, ROOT, spawnServer, tempKvPath } from "./support/harness.ts";
 
 async function connectTo(url: string) {

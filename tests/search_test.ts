@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { spawnServer, tempKvPath } from "./support/harness.ts";
 
 type Tool = (name: string, args?: Record<string, unknown>) => Promise<{

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { openKv } from "../src/kit/kv.ts";
+import { openKv } from "../src/kit/open_kv.ts";
 import { ROOT, spawnServer, tempKvPath } from "./support/harness.ts";
 import { INITIALIZED, initializeRequest, MCP_POST_HEADERS } from "./support/rpc.ts";
 

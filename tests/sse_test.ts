@@ -109,3 +109,31 @@ Deno.test("?toolsets= narrows the tools on /sse as on /mcp, and an unknown one i
     await server.close();
   }
 });
+
+Deno.test("an SSE message POST that is not JSON or over MAX_REQUEST_BYTES is refused, naming what is allowed", async () => {
+  const server = await startServer({ env: { MAX_REQUEST_BYTES: "1024" } });
+  const abort = new AbortController();
+  try {
+    const res = await fetch(`${server.origin}/${server.token}/sse`, { signal: abort.signal });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const endpoint = (await readUntil(reader, /data: \S+\n\n/)).match(/data: (\S+)/)![1];
+    const post = async (type: string, body: string) => {
+      const r = await fetch(`${server.origin}${endpoint}`, {
+        method: "POST",
+        headers: { "content-type": type },
+        body,
+      });
+      return `${r.status} ${await r.text()}`;
+    };
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    assert.equal(await post("text/plain", ping), "415 Content-Type must be application/json");
+    assert.equal(
+      await post("application/json", JSON.stringify([{ pad: "x".repeat(2000) }])),
+      "413 Request body is larger than 1024 bytes (MAX_REQUEST_BYTES)",
+    );
+    assert.equal(await post("application/json; charset=utf-8", ping), "202 Accepted");
+    abort.abort();
+  } finally {
+    await server.close();
+  }
+});

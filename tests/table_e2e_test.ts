@@ -8,8 +8,8 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../src/mcp/sdk_client.ts";
-import { randomToken } from "../src/kit/kv.ts";
+} from "../src/client/sdk_client.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { call, connectStdio, spawnServer, startServer, tempKvPath } from "./support/harness.ts";
 
 const CLAUDE_TOKEN = randomToken(24);

@@ -7,9 +7,9 @@
  */
 
 import assert from "node:assert/strict";
-import { randomToken } from "../src/kit/kv.ts";
-import { Client, StreamableHTTPClientTransport } from "../src/mcp/sdk_client.ts";
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { randomToken } from "../src/kit/ids.ts";
+import { Client, StreamableHTTPClientTransport } from "../src/client/sdk_client.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 import { discussionUri, waitingUri } from "../src/table/tools_resources.ts";
 import { call, spawnServer, startServer, tempKvPath } from "./support/harness.ts";
 import { type Heard, heardUntil } from "./support/heard.ts";

@@ -9,8 +9,8 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../src/mcp/sdk_client.ts";
-import { randomToken } from "../src/kit/kv.ts";
+} from "../src/client/sdk_client.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { browserTest, screenshotPath } from "./support/browser.ts";
 import { call, startServer } from "./support/harness.ts";
 

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { Client } from "../src/mcp/sdk_client.ts";
+import type { Client } from "../src/client/sdk_client.ts";
 import { call, connectStdio, tempKvPath } from "./support/harness.ts";
 import { connectStandardThinking, STANDARD_THINKING_PACKAGE } from "./support/standard_thinking.ts";
 

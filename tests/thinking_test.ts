@@ -1,9 +1,9 @@
 /** The thinking toolset end to end: real servers, SDK clients over HTTP, SSE and stdio. */
 
 import assert from "node:assert/strict";
-import type { Client } from "../src/mcp/sdk_client.ts";
+import type { Client } from "../src/client/sdk_client.ts";
 import { DEFAULT_THINKING_LIMITS } from "../src/thinking/settings.ts";
-import { randomToken } from "../src/kit/kv.ts";
+import { randomToken } from "../src/kit/ids.ts";
 import { addThought } from "../src/thinking/store_write.ts";
 import {
   call,

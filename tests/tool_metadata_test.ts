@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/mcp/sdk_client_v2.ts";
+import { ClientV2, StreamableHTTPClientTransportV2 } from "../src/client/sdk_client_v2.ts";
 import { connect, startServer } from "./support/harness.ts";
 
 interface Iconic {

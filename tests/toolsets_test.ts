@@ -6,7 +6,7 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../src/mcp/sdk_client.ts";
+} from "../src/client/sdk_client.ts";
 
 const FOCUS = [
   "add_task",

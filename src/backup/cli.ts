@@ -8,7 +8,7 @@
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
-import { openKv } from "../kit/kv.ts";
+import { openKv } from "../kit/open_kv.ts";
 import { abandonImport, exportKv, fileLines, importKv } from "./transfer.ts";
 import { ExportRaced } from "./export_check.ts";
 import { runMarkdownExport } from "./markdown/cli.ts";

@@ -12,7 +12,7 @@
  */
 
 import { type Handoff, handoffKey } from "../handoff/store_schema.ts";
-import { retryLocked } from "../kit/kv.ts";
+import { retryLocked } from "../kit/retry.ts";
 
 /** An export that raced writes it cannot be made consistent with; taking it again fixes it. */
 export class ExportRaced extends Error {

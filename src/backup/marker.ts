@@ -5,7 +5,7 @@
  * do not match it yet.
  */
 
-import { readKey } from "../kit/kv.ts";
+import { readKey } from "../kit/reads.ts";
 
 /** Key of the import marker; it is never exported. */
 export const IMPORT_MARKER_KEY: Deno.KvKey = ["__handoff_mcp_import__"];

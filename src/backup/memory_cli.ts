@@ -6,7 +6,7 @@
 
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
-import { openKv } from "../kit/kv.ts";
+import { openKv } from "../kit/open_kv.ts";
 import { importMemory, MEMORY_FILE_MAX_BYTES, parseMemoryFile } from "../memory/import.ts";
 import { loadMemorySettings } from "../memory/settings.ts";
 import { checkGraphName } from "../memory/store_keys.ts";

@@ -7,8 +7,10 @@
  * index under its own prefix) is one more entry there.
  */
 
-import { atomic, keyText, roughSize } from "../kit/group_commit.ts";
-import { listEntries, readKey, retryLocked } from "../kit/kv.ts";
+import { atomic, commitOnce } from "../kit/commit.ts";
+import { roughSize } from "../kit/group_commit.ts";
+import { keyText } from "../kit/key_text.ts";
+import { listEntries, readKey } from "../kit/reads.ts";
 import { encodeEntry } from "./codec.ts";
 import { focusRebuilder } from "./rebuild_focus.ts";
 import { handoffRebuilder } from "./rebuild_handoff.ts";
@@ -96,7 +98,7 @@ async function commitChanges(kv: Deno.Kv, changes: Change[], name: string): Prom
       if (change.value === undefined) op.delete(change.key);
       else op.set(change.key, change.value);
     }
-    const result = await retryLocked(() => op.commit());
+    const result = await commitOnce(op);
     if (!result.ok) {
       throw new Error(
         `rebuilding the ${name} counters and indexes: a key changed while they were rebuilt ` +

@@ -6,7 +6,7 @@
  * order, is left as it is (its packing depends on history); any other is written anew.
  */
 
-import { listEntries } from "../kit/kv.ts";
+import { listEntries } from "../kit/reads.ts";
 import {
   followUpBlockKey,
   followUpBlockPrefix,

@@ -3,7 +3,7 @@
  * handoffs and the time index (`order` → key) that lists them newest first.
  */
 
-import { listEntries } from "../kit/kv.ts";
+import { listEntries } from "../kit/reads.ts";
 import {
   type Handoff,
   handoffCountKey,

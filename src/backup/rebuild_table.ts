@@ -6,7 +6,7 @@
  * writes no record keeps).
  */
 
-import { listEntries } from "../kit/kv.ts";
+import { listEntries } from "../kit/reads.ts";
 import {
   type CountName,
   type Discussion,

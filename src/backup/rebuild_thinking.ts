@@ -8,7 +8,7 @@
  * 1, 2, … without a gap are counted: one after a gap is unreachable either way.
  */
 
-import { listEntries } from "../kit/kv.ts";
+import { listEntries } from "../kit/reads.ts";
 import {
   branchKey,
   branchPrefix,

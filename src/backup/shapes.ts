@@ -6,6 +6,8 @@
 import "../table/store_shapes.ts";
 import "../handoff/store_schema.ts";
 import "../memory/store_keys.ts";
+import "../focus/store_keys.ts";
+import "../thinking/store_keys.ts";
 import { declaredFamilies, keyLabel, storedProblem } from "../kit/record_shapes.ts";
 
 /** What is wrong with an entry to import (its key and what it holds), or `undefined`. */

@@ -72,3 +72,44 @@ Deno.test("the README's backup section names every record family import checks",
     assert.ok(checks.includes(`\`${family}\``), `README does not name ${family}`);
   }
 });
+
+Deno.test("import checks focus and thinking records too", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const at = "2026-12-07T00:00:00.000Z";
+    await kv.set(["task", "p1", "01J0000000000000000000000A"], {
+      id: "01J0000000000000000000000A",
+      projectId: "p1",
+      body: "tidy",
+      kind: "cleanup",
+      demoted: true,
+      status: "open",
+      createdAt: at,
+    });
+    await kv.set(["thought_number", "seq_x", "main", 1], 1);
+    const lines = await exported(kv);
+    const edit = (family: string, change: (e: { key: unknown[]; value: unknown }) => void) => {
+      const i = lines.findIndex((l) => l.startsWith(`{"key":["${family}"`));
+      const entry = JSON.parse(lines[i]);
+      change(entry);
+      return lines.with(i, JSON.stringify(entry));
+    };
+    await refused(
+      edit("task", (e) => (e.value as Record<string, unknown>).kind = "decree"),
+      /\["task","p1","01J0000000000000000000000A"\] is not a valid record: kind: expected one of main, cleanup, record/,
+    );
+    await refused(
+      edit("task", (e) => (e.value as Record<string, unknown>).demoted = "yes"),
+      /is not a valid record: demoted: expected true or false, found string "yes"/,
+    );
+    await refused(
+      edit("thought_number", (e) => e.value = "1"),
+      /\["thought_number","seq_x","main",1\] is not a valid record: expected a whole number/,
+    );
+    for (const family of ["project", "focus", "task", "sequence", "thought", "branch"]) {
+      assert.ok(checkedFamilies().includes(family), family);
+    }
+  } finally {
+    kv.close();
+  }
+});

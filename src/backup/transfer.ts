@@ -5,8 +5,8 @@
  * import is recognised by the next one.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { retryLocked } from "../kit/kv.ts";
+import { atomic, commitOnce } from "../kit/commit.ts";
+import { retryLocked } from "../kit/retry.ts";
 import { IMPORT_MARKER_KEY, type ImportMarker } from "./marker.ts";
 import { ExportCheck } from "./export_check.ts";
 import { rebuildDerived } from "./rebuild.ts";
@@ -167,8 +167,8 @@ async function openImport(
   }
   const startedAt = new Date().toISOString();
   const running: ImportMarker = { state: "running", source: options.source, entries, startedAt };
-  const opened = await retryLocked(() =>
-    atomic(kv).check(marker).set(IMPORT_MARKER_KEY, running).commit()
+  const opened = await commitOnce(
+    atomic(kv).check(marker).set(IMPORT_MARKER_KEY, running),
   );
   if (!opened.ok) throw new Error("another import started on this database at the same time");
   return { running, merge };
@@ -221,7 +221,7 @@ async function writeBatch(
     op.set(entry.key, entry.value);
   }
   const lines = `lines ${batch[0].line}–${batch.at(-1)!.line}`;
-  const result = await retryLocked(() => op.commit()).catch((error: Error) => {
+  const result = await commitOnce(op).catch((error: Error) => {
     throw new Error(`${lines} could not be written: ${error.message}`);
   });
   if (!result.ok) {
@@ -247,8 +247,8 @@ export async function abandonImport(kv: Deno.Kv, progress: Progress = () => {}):
     state: "abandoned",
     finishedAt: new Date().toISOString(),
   };
-  const result = await retryLocked(() =>
-    atomic(kv).check(marker).set(IMPORT_MARKER_KEY, abandoned).commit()
+  const result = await commitOnce(
+    atomic(kv).check(marker).set(IMPORT_MARKER_KEY, abandoned),
   );
   if (!result.ok) throw new Error("another import changed this database meanwhile");
 }

@@ -7,8 +7,9 @@
 
 import type { Config } from "../config.ts";
 import type { EnvSource } from "../kit/env.ts";
+import type { NoticeBus } from "../kit/notices.ts";
 import type { Route } from "../kit/web.ts";
-import type { Toolset } from "../mcp/toolset.ts";
+import type { Toolset } from "../tools/toolset.ts";
 import { loadImportOptions } from "../backup/chats/model.ts";
 import { loadHandoffSettings } from "../handoff/settings.ts";
 import { loadSearchSettings } from "../search/settings.ts";
@@ -21,20 +22,24 @@ import { loadConsoleSettings } from "./settings.ts";
 
 /**
  * The console's routes: none (so `/console` is absent, 404) unless an owner secret of at least
- * 16 characters is configured. Throws naming a bad variable.
+ * 16 characters is configured. Throws naming a bad variable. `notices` is the process's notice
+ * bus, the one its MCP server tells sessions through: a person's post or decision here is
+ * heard at once, as a tool's write is.
  */
 export function ownerConsole(
   env: EnvSource,
   config: Config,
   kv: Deno.Kv,
   toolsets: readonly Toolset[],
+  notices: NoticeBus,
   now: () => number = Date.now,
 ): Route[] {
   const settings = loadConsoleSettings(env, config);
   if (settings.ownerSecret === undefined) return [];
   const on = (name: string) => toolsets.some((t) => t.name === name);
-  // The table's settings are read from the same environment as the toolset's.
-  const table = on("table") ? tableCtx(kv, loadTableSettings(env)) : undefined;
+  // The table's settings are read from the same environment as the toolset's, and its writes
+  // publish on the same bus as the toolset's (`announce` in table/store_notices.ts).
+  const table = on("table") ? tableCtx(kv, loadTableSettings(env), notices) : undefined;
   const o = config.oauth;
   const ctx: ConsoleCtx = {
     kv,

@@ -1,6 +1,6 @@
 /** `GET /console/search` and `GET /console/item/:id`: the search box and each result's page. */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { fetchItem, search } from "../search/service.ts";
 import { type ConsoleCtx, frameOf, type Signed } from "./context.ts";
 import { itemPage, searchPage } from "./html_search.ts";

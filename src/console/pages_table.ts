@@ -3,7 +3,7 @@
  * through the table's own store function (the one a tool calls) as the console's caller.
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { statusOf } from "../http/status.ts";
 import { getWorkspaceContext } from "../table/store_context.ts";
 import { resolveDecision } from "../table/store_decisions.ts";

@@ -3,8 +3,9 @@
  * and a binding to the owner secret it was signed in with, so a new secret ends every session.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, readKey, retryLocked } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { readKey } from "../kit/reads.ts";
+import { retryLocked } from "../kit/retry.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { randomSecret, sha256 } from "../oauth/crypto.ts";
 

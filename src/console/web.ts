@@ -3,7 +3,7 @@
  * https), the session guard, and form posts checked for their session, CSRF token and origin.
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { cookieValue, readText } from "../kit/web.ts";
 import { publicOrigin } from "../oauth/metadata.ts";

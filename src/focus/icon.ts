@@ -1,6 +1,6 @@
 /** The focus toolset's icon: a target (the north star and the one focus). */
 
-import { svgIcon } from "../mcp/icons.ts";
+import { svgIcon } from "../tools/icons.ts";
 
 /** On every focus tool. */
 export const FOCUS_ICONS = [

@@ -4,7 +4,7 @@
  * as `SearchSource`s read back for fetch and for indexing an existing database.
  */
 
-import { listEntries, readKey } from "../kit/kv.ts";
+import { listEntries, readKey } from "../kit/reads.ts";
 import type { IndexDoc, SearchSource } from "../kit/search_source.ts";
 import {
   type Focus,

@@ -2,20 +2,20 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { focusDoc, followUpDoc, northStarDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import {
+  atomic,
+  type BatchAttempt,
+  commitBatched,
+  commitWithRetry,
+  type Tell,
+} from "../kit/commit.ts";
 import { bumpNotices } from "../kit/notice_feed.ts";
 import { type NoticeBus, RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
 import type { FocusLimits } from "./settings.ts";
-import {
-  AppError,
-  commitWithRetry,
-  invalid,
-  isUlid,
-  nowIso,
-  readKey,
-  readKeys,
-  ulid,
-} from "../kit/kv.ts";
+import { AppError, invalid } from "../kit/errors.ts";
+import { isUlid, ulid } from "../kit/ids.ts";
+import { readKey, readKeys } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import type { FocusStateCache } from "./store_cache.ts";
 import {
   indexFollowUps,
@@ -35,7 +35,6 @@ import {
   type TaskKind,
   taskProjectKey,
 } from "./store_keys.ts";
-import { type BatchAttempt, commitBatched } from "../kit/key_batch.ts";
 import { checkId, checkLine } from "../kit/text.ts";
 
 /** Checks a project id: 1–max characters, not blank, no control characters or lone surrogates. */
@@ -66,16 +65,17 @@ function touched(existing: Project | null, projectId: string, now: string): Proj
 /**
  * A write that creates a project changes the list of resources (one per project): it bumps
  * that topic's key in its own atomic, so sessions in every process on the database hear of it,
- * and returns what tells this process's listeners once it lands (its own feed then stays quiet).
+ * and returns whom the commit tells once it lands (this process's listeners; its own feed then
+ * stays quiet).
  */
 function announceCreated(
   op: Deno.AtomicOperation,
   existing: Project | null,
   notices: NoticeBus | undefined,
-): ((versionstamp: string) => void) | undefined {
+): Tell | undefined {
   if (existing !== null) return undefined;
   bumpNotices(op, [RESOURCE_LIST_CHANGED]);
-  return (versionstamp) => notices?.committed([RESOURCE_LIST_CHANGED], versionstamp);
+  return { bus: notices, topics: [RESOURCE_LIST_CHANGED] };
 }
 
 /** Sets (or replaces) the north star, creating the project if needed. */
@@ -95,8 +95,8 @@ export async function setNorthStar(
     const project = { ...touched(current.value, projectId, now), northStar };
     const op = atomic(kv).check(current).set(projectKey(projectId), project);
     indexRecord(op, northStarDoc(projectId, northStar, now), true);
-    return { op, value: project, committed: announceCreated(op, current.value, notices) };
-  }, { kv, key: projectKey(projectId) });
+    return { op, value: project, tell: announceCreated(op, current.value, notices) };
+  });
 }
 
 /** Upserts the project's one focus; a missing or empty `why` clears the earlier one. */
@@ -124,8 +124,8 @@ export async function setFocus(
       .set(projectKey(projectId), touched(current.value, projectId, now))
       .set(focusKey(projectId), value);
     indexRecord(op, focusDoc(projectId, value), true);
-    return { op, value, committed: announceCreated(op, current.value, notices) };
-  }, { kv, key: projectKey(projectId) });
+    return { op, value, tell: announceCreated(op, current.value, notices) };
+  });
 }
 
 /** Adds a task. Cleanup and record tasks are demoted; open ones count against the limit. */
@@ -202,7 +202,7 @@ async function addTasksAttempt(
   const now = nowIso();
   const project = touched(current.value, projectId, now);
   const op = atomic(kv).check(current);
-  const created = announceCreated(op, current.value, notices);
+  const tell = announceCreated(op, current.value, notices);
   const added: (Task | AppError)[] = [];
   const indexed: OpenFollowUp[] = [];
   for (const { id, body, kind } of items) {
@@ -241,11 +241,9 @@ async function addTasksAttempt(
   return {
     op,
     value,
+    tell,
     // The commit's versionstamp is the project record's new one.
-    committed: (versionstamp) => {
-      cache?.put(versionstamp, state);
-      created?.(versionstamp);
-    },
+    committed: (versionstamp) => cache?.put(versionstamp, state),
   };
 }
 
@@ -294,5 +292,5 @@ export async function completeTask(kv: Deno.Kv, taskId: string): Promise<Complet
     }
     op.set(projectKey(projectId), project);
     return { op, value: { task, alreadyDone: false } };
-  }, { kv, key: projectKey(projectId) });
+  });
 }

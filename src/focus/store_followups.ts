@@ -9,7 +9,7 @@
  * before the blocks kept one entry per task; `store_migrate.ts` moves them into blocks at start.
  */
 
-import { listAll, listEntries } from "../kit/kv.ts";
+import { listAll, listEntries } from "../kit/reads.ts";
 import {
   followUpBlockKey,
   followUpBlockPrefix,

@@ -14,7 +14,7 @@
  * version then current, so exactly V, which that call saw as current after it began.
  */
 
-import { readKey } from "../kit/kv.ts";
+import { readKey } from "../kit/reads.ts";
 import { type FocusState, type Project, projectKey } from "./store_keys.ts";
 
 type Head = Deno.KvEntryMaybe<Project>;

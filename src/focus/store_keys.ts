@@ -4,6 +4,8 @@
  * literally twice and no store module needs another's types.
  */
 
+import { bool, count, defineRecords, obj, oneOf, opt, str } from "../kit/record_shapes.ts";
+
 /** A project: its north star once set, and how many follow-ups are open. */
 export interface Project {
   id: string;
@@ -90,3 +92,34 @@ export function legacyFollowUpPrefix(projectId?: string): Deno.KvKey {
 export function legacyFollowUpKey(projectId: string, taskId: string): Deno.KvKey {
   return [...legacyFollowUpPrefix(projectId), taskId];
 }
+
+// The focus families' shapes (only what the code relies on): the kit's read helpers refuse a
+// damaged record as `damaged` (naming its key), and import checks every line of these families.
+// The older follow-up index (`task_open_followup`) is left out: only the migration reads it.
+defineRecords({
+  project: {
+    key: ["string"],
+    value: obj({
+      id: str,
+      northStar: opt(str),
+      openFollowUps: count,
+      createdAt: str,
+      updatedAt: str,
+    }),
+  },
+  focus: { key: ["string"], value: obj({ statement: str, why: opt(str), updatedAt: str }) },
+  task: {
+    key: ["string", "string"],
+    value: obj({
+      id: str,
+      projectId: str,
+      body: str,
+      kind: oneOf(TASK_KINDS),
+      demoted: bool,
+      status: oneOf(["open", "done"]),
+      createdAt: str,
+    }),
+  },
+  task_project: { key: ["string"], value: str },
+  task_open_followups: { key: ["string", "number"], value: str },
+});

@@ -9,8 +9,10 @@
  * one read.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { AppError, commitWithRetry, deleteUnder, getAll, listAll, readKey } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { deleteUnder } from "../kit/bulk_writes.ts";
+import { AppError } from "../kit/errors.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
 import { type OpenFollowUp, packBlocks } from "./store_followups.ts";
 import {
   followUpBlockKey,
@@ -76,7 +78,7 @@ async function migrateProject(kv: Deno.Kv, projectId: string): Promise<boolean> 
       if ((entry.key.at(-1) as number) >= blocks.length) op.delete(entry.key);
     }
     return { op, value: true };
-  }, { kv, key: projectKey(projectId) });
+  });
 }
 
 /** The open follow-ups the older index names, oldest first (its keys end in ULID task ids). */

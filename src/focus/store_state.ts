@@ -3,7 +3,7 @@
  * record is unchanged), pages of projects, and project ids for completion.
  */
 
-import { listEntries, listPage, type Page, readKeys } from "../kit/kv.ts";
+import { listEntries, listPage, type Page, readKeys } from "../kit/reads.ts";
 import type { FocusLimits } from "./settings.ts";
 import type { FocusStateCache } from "./store_cache.ts";
 import { readOpenFollowUps } from "./store_followups.ts";

@@ -16,7 +16,7 @@ import {
   taskKey,
   taskProjectKey,
 } from "./store_keys.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { countCommits, withKv } from "../../tests/support/kv.ts";
 
 const limits = DEFAULT_FOCUS_LIMITS;

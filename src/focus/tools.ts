@@ -1,8 +1,8 @@
 /** The focus toolset: north star, the one focus, demoted follow-ups, and `get_state`. */
 
 import { z } from "zod";
-import { cutPage, pagedResult } from "../mcp/result_budget.ts";
-import { nullableString, toolArgs } from "../mcp/schema.ts";
+import { cutPage, pagedResult } from "../tools/result_budget.ts";
+import { nullableString, toolArgs } from "../tools/schema.ts";
 import type { FocusLimits } from "./settings.ts";
 import { renderState } from "./render.ts";
 import { FocusStateCache } from "./store_cache.ts";
@@ -12,9 +12,9 @@ import { type FocusState, TASK_KINDS } from "./store_keys.ts";
 import { getState, listProjects, projectIdsStartingWith } from "./store_state.ts";
 import { speedOn } from "../kit/speed_switches.ts";
 import type { NoticeBus } from "../kit/notices.ts";
-import { READ_ONLY, writes } from "../mcp/annotations.ts";
-import { completable, ResourceTemplate } from "../mcp/sdk.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import { READ_ONLY, writes } from "../tools/annotations.ts";
+import { completable, ResourceTemplate } from "../tools/sdk.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import {
   NOTES_FIELD,
   structuredResult,
@@ -22,7 +22,7 @@ import {
   UNTRUSTED_FIELDS,
   untrustedResult,
   withNotes,
-} from "../mcp/results.ts";
+} from "../tools/results.ts";
 
 /** What the focus tools need. */
 export interface FocusDeps {

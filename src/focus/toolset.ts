@@ -1,7 +1,7 @@
 /** The focus toolset: a project's north star, its one focus, and demoted follow-ups. */
 
 import { FOCUS_SEARCH_SOURCES } from "./search.ts";
-import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import type { ToolsetDefinition } from "../tools/toolset.ts";
 import { FOCUS_ICONS } from "./icon.ts";
 import { loadFocusSettings } from "./settings.ts";
 import { migrateLegacyFollowUps } from "./store_migrate.ts";

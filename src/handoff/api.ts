@@ -18,7 +18,7 @@ import { utf8Bytes } from "../kit/text.ts";
 import { searchHandoffs } from "./store_search.ts";
 import { mergeHandoffs } from "./store_merge.ts";
 import { lastMessages } from "./store_messages.ts";
-import { invalid } from "../kit/kv.ts";
+import { invalid } from "../kit/errors.ts";
 import { json, readJson, type Route } from "../kit/web.ts";
 
 /** What the API needs. */

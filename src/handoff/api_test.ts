@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
 import { createHandler, type Handler } from "../http/handler.ts";
 import { loadToolsets } from "../toolsets.ts";
-import { defaultCaller } from "../mcp/caller.ts";
+import { defaultCaller } from "../tools/caller.ts";
 
 const TOKEN = "t".repeat(40);
 

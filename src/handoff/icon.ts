@@ -1,6 +1,6 @@
 /** The handoff toolset's icon: a conversation carried from one place to another. */
 
-import { svgIcon } from "../mcp/icons.ts";
+import { svgIcon } from "../tools/icons.ts";
 
 /** On every handoff tool and its list view. */
 export const HANDOFF_ICONS = [

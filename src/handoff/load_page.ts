@@ -1,14 +1,14 @@
 /**
  * `handoff_load` as a paged read: the conversation from a position (`from_char`, in characters)
- * split into items at its message starts, so `mcp/result_budget.ts` cuts a page between messages,
+ * split into items at its message starts, so `tools/result_budget.ts` cuts a page between messages,
  * or inside one message longer than a page. Pages join back into the conversation byte for byte.
  */
 
 import { z } from "zod";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { characterCount, cutAt } from "../kit/text.ts";
-import type { PagedRead } from "../mcp/result_budget.ts";
-import { nullableInt } from "../mcp/schema.ts";
+import type { PagedRead } from "../tools/result_budget.ts";
+import { nullableInt } from "../tools/schema.ts";
 import { findMessages, lastMessagesOf, type MessageTail } from "./store_messages.ts";
 import type { LoadedHandoff } from "./store_read.ts";
 

@@ -13,7 +13,7 @@ import type { HandoffStats } from "./store_stats.ts";
 import type { SearchResult } from "./store_search.ts";
 import type { MergeResult } from "./store_merge.ts";
 import type { MessageTail } from "./store_messages.ts";
-import type { Page } from "../kit/kv.ts";
+import { type Page } from "../kit/reads.ts";
 import { wrapUntrusted } from "../kit/untrusted.ts";
 
 /** A handoff without its conversation, as lists, searches and the HTTP API show it. */

@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import { nullableString } from "../mcp/schema.ts";
+import { nullableString } from "../tools/schema.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { MERGE_STRATEGIES } from "./store_merge.ts";
 import { HANDOFF_STATUSES } from "./store_schema.ts";

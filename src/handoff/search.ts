@@ -5,7 +5,7 @@
  * eviction or merge drops the handoff and its comments in the atomic that removes them.
  */
 
-import { listEntries, readKey } from "../kit/kv.ts";
+import { listEntries, readKey } from "../kit/reads.ts";
 import {
   type IndexDoc,
   PASSAGE_MAX,

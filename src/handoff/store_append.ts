@@ -1,6 +1,6 @@
 /** `handoff_append`: adds to a saved conversation, all or nothing under the size limit. */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   CHUNK_BYTES,
@@ -12,7 +12,10 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "../kit/chunks.ts";
-import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
+import { AppError, invalid } from "../kit/errors.ts";
+import { ulid } from "../kit/ids.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import { countMessages } from "./store_messages.ts";
 import { notFound, readWhole } from "./store_read.ts";
 import { type Handoff, handoffChunkKey, handoffKey, type Progress } from "./store_schema.ts";
@@ -104,7 +107,7 @@ export async function appendHandoff(
       putRecord(op, handoff);
       const collect = deleteWith(kv, op, garbage);
       return { op, value: { result: { handoff, appendedBytes: add.byteLength }, collect } };
-    }, { kv, key: handoffKey(key) });
+    });
     await collectAfter(collect);
     await reportLanded(progress, progressSteps.steps, "appended");
     return result;

@@ -9,7 +9,7 @@ import {
 } from "../../tests/support/handoff_store.ts";
 import { loadHandoff } from "./store_read.ts";
 import { saveHandoff } from "./store_save.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 
 Deno.test("50 concurrent appends all land and the limit is never passed", async () => {
   await withKv(async (kv) => {

@@ -2,9 +2,12 @@
 
 import { indexRecord, unindex } from "../kit/search_source.ts";
 import { commentDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
-import { AppError, commitWithRetry, invalid, nowIso, readKey, ulid } from "../kit/kv.ts";
+import { AppError, invalid } from "../kit/errors.ts";
+import { ulid } from "../kit/ids.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import { notFound } from "./store_read.ts";
 import {
   type Handoff,
@@ -51,7 +54,7 @@ export async function addComment(
       .set(handoffKey(key), { ...h, commentIds: [...h.commentIds, id] });
     indexRecord(op, commentDoc(key, h.title, comment));
     return { op, value: { comment, count: h.commentIds.length + 1 } };
-  }, { kv, key: handoffKey(key) });
+  });
 }
 
 /** Deletes one comment by its id. */
@@ -84,5 +87,5 @@ export async function deleteComment(
       .set(handoffKey(key), { ...h, commentIds });
     unindex(op, [["comment", key, commentId]]);
     return { op, value: { comment, count: commentIds.length } };
-  }, { kv, key: handoffKey(key) });
+  });
 }

@@ -6,7 +6,7 @@ import { assertConsistent, input, LIMITS } from "../../tests/support/handoff_sto
 import { mergeHandoffs } from "./store_merge.ts";
 import { saveHandoff } from "./store_save.ts";
 import { type Handoff, handoffLeasePrefix, handoffPrefix } from "./store_schema.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 
 Deno.test("two KV handles on one file (two processes) never fail large writes with 'database is locked'", async () => {
   const dir = await Deno.makeTempDir();

@@ -5,7 +5,8 @@
  */
 
 import type { HandoffLimits } from "./settings.ts";
-import { AppError, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { readKey } from "../kit/reads.ts";
 import { makeRoom } from "./store_evict.ts";
 import {
   countKeyOf,

@@ -1,9 +1,10 @@
 /** Deleting handoffs: one with everything it owns, or all of them. */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitOnce, commitWithRetry } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import { deleteWith, sweepPendingDeletes } from "../kit/chunks.ts";
-import { AppError, commitWithRetry, listPage, readKey, retryLocked } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { listPage, readKey } from "../kit/reads.ts";
 import { removeInto } from "./store_evict.ts";
 import { notFound } from "./store_read.ts";
 import { countKeyOf, type Handoff, handoffKey, handoffTimePrefix } from "./store_schema.ts";
@@ -30,7 +31,7 @@ export async function deleteHandoff(
     removeInto(op, garbage, current.value);
     const collect = deleteWith(kv, op, garbage);
     return { op, value: { handoff: current.value, collect } };
-  }, { kv, key: handoffKey(key) });
+  });
   await collectAfter(collect);
   return handoff;
 }
@@ -49,7 +50,7 @@ export async function clearHandoffs(kv: Deno.Kv, limits: HandoffLimits): Promise
         if (!(error instanceof AppError && error.kind === "not_found")) throw error;
         // Deleted concurrently, or a stale index entry: drop the entry if it is still there.
         const op = atomic(kv).check(entry).delete(entry.key);
-        await retryLocked(() => op.commit());
+        await commitOnce(op);
       }
     }
   }

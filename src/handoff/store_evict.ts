@@ -5,7 +5,9 @@
 
 import { unindex } from "../kit/search_source.ts";
 import type { HandoffLimits } from "./settings.ts";
-import { AppError, listEntries, readKey, readKeys, StaleRead } from "../kit/kv.ts";
+import { StaleRead } from "../kit/commit.ts";
+import { AppError } from "../kit/errors.ts";
+import { listEntries, readKey, readKeys } from "../kit/reads.ts";
 import {
   type Evicted,
   type Handoff,

@@ -5,8 +5,8 @@
  * written before it existed gets it built from the records once, on the first eviction.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { listEntries, readKey, readKeys, retryLocked } from "../kit/kv.ts";
+import { atomic, commitOnce } from "../kit/commit.ts";
+import { listEntries, readKey, readKeys } from "../kit/reads.ts";
 import {
   type Handoff,
   handoffEvictBuiltKey,
@@ -38,9 +38,9 @@ export async function buildEvictIndex(kv: Deno.Kv): Promise<void> {
     const h = record.value;
     if (h === null || h.order !== order || h.imported || indexed.value !== null) continue;
     const op = atomic(kv).check(record).set(handoffEvictKey(order), h.key);
-    await retryLocked(() => op.commit()); // a failed check: the rewrite wrote its own entry
+    await commitOnce(op); // a failed check: the rewrite wrote its own entry
   }
   const op = atomic(kv).set(handoffEvictBuiltKey(), true);
-  await retryLocked(() => op.commit());
+  await commitOnce(op);
   built.add(kv);
 }

@@ -9,7 +9,7 @@ import {
 import { listHandoffs } from "./store_read.ts";
 import { saveHandoff } from "./store_save.ts";
 import { handoffLeaseKey } from "./store_schema.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 
 Deno.test("at the limit, a save evicts the oldest handoff and names it", async () => {
   await withKv(async (kv) => {

@@ -4,8 +4,9 @@
  * merge leaves behind expires by itself.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { AppError, commitWithRetry, invalid, readKey, readKeys } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { AppError, invalid } from "../kit/errors.ts";
+import { readKey, readKeys } from "../kit/reads.ts";
 import { type Handoff, handoffKey, handoffLeaseKey, type Lease } from "./store_schema.ts";
 
 /** How long a merge holds its sources against eviction and other merges. */

@@ -1,6 +1,6 @@
 /** `handoff_merge`: one handoff from several, all or nothing, with the sources leased. */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   deleteWith,
@@ -28,7 +28,10 @@ import { checkText, optionalLine } from "../kit/text.ts";
 import { generateKey, truncateBytes, truncateChars, validateKey } from "./store_validate.ts";
 import { chunkEntries, collectAfter, putRecord, replaceInto, reportLanded } from "./store_write.ts";
 import { countMessages } from "./store_messages.ts";
-import { AppError, commitWithRetry, invalid, nowIso, readKey, readKeys, ulid } from "../kit/kv.ts";
+import { AppError, invalid } from "../kit/errors.ts";
+import { ulid } from "../kit/ids.ts";
+import { readKey, readKeys } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 
 /** How `handoff_merge` orders its sources. */
 export const MERGE_STRATEGIES = ["chronological", "sequential"] as const;

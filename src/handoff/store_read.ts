@@ -5,7 +5,8 @@
 
 import type { HandoffLimits } from "./settings.ts";
 import { readChunks } from "../kit/chunks.ts";
-import { AppError, getAll, listPage, type Page, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { getAll, listPage, type Page, readKey } from "../kit/reads.ts";
 import {
   type Handoff,
   handoffChunkKey,

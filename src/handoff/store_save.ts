@@ -3,7 +3,7 @@
  * record, evicting the oldest handoff when the store is full.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   type ChunkRef,
@@ -12,7 +12,10 @@ import {
   stageWrites,
   sweepPendingDeletes,
 } from "../kit/chunks.ts";
-import { commitWithRetry, invalid, nowIso, readKey, ulid, ulidAt } from "../kit/kv.ts";
+import { invalid } from "../kit/errors.ts";
+import { ulid, ulidAt } from "../kit/ids.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import { countMessages } from "./store_messages.ts";
 import { refuseEarlyWhenFull } from "./store_evict.ts";
 import { countInto } from "./store_counts.ts";
@@ -257,7 +260,7 @@ async function commitSave(
     };
     return { op, value: { result, collect: deleteWith(kv, op, garbage) } };
     // A named key takes turns with other writes to it; a generated one is new to everyone.
-  }, checked.key === null ? undefined : { kv, key: handoffKey(checked.key) });
+  });
 }
 
 /** The time an imported conversation last changed, when it is a real time not in the future. */

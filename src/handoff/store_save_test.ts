@@ -13,7 +13,7 @@ import { loadHandoff } from "./store_read.ts";
 import { saveHandoff, type SaveInput } from "./store_save.ts";
 import { handoffChunkKey, handoffKey } from "./store_schema.ts";
 import { titleFromSummary } from "./store_validate.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 
 Deno.test("saveHandoff() stores a record, a time entry, chunks and the count", async () => {
   await withKv(async (kv) => {

@@ -10,7 +10,8 @@ import { readWhole } from "./store_read.ts";
 import { type Handoff, handoffChunkPrefix, handoffPrefix } from "./store_schema.ts";
 import { checkStatus, clip, normalizeTags } from "./store_validate.ts";
 import { characterCount, checkWellFormed } from "../kit/text.ts";
-import { invalid, listEntries } from "../kit/kv.ts";
+import { invalid } from "../kit/errors.ts";
+import { listEntries } from "../kit/reads.ts";
 
 /** Filters of `searchHandoffs`; all given ones must match. */
 export interface SearchFilter {

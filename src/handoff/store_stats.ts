@@ -1,6 +1,6 @@
 /** `handoff_stats`: how full the store is, its sizes and statuses, and every limit. */
 
-import { listEntries, readKey } from "../kit/kv.ts";
+import { listEntries, readKey } from "../kit/reads.ts";
 import type { HandoffLimits } from "./settings.ts";
 import {
   type Handoff,

@@ -1,7 +1,7 @@
 /** Checks of handoff input before anything is written, and the cutting and naming of text. */
 
 import type { HandoffLimits } from "./settings.ts";
-import { invalid } from "../kit/kv.ts";
+import { invalid } from "../kit/errors.ts";
 import { characterCount, utf8Bytes } from "../kit/text.ts";
 import { HANDOFF_STATUSES, type HandoffStatus, RESERVED_KEYS } from "./store_schema.ts";
 

@@ -7,7 +7,7 @@
 import { indexLater, indexRecord } from "../kit/search_source.ts";
 import { handoffDoc } from "./search.ts";
 import { type ChunkRef, splitBytes } from "../kit/chunks.ts";
-import { ulid } from "../kit/kv.ts";
+import { ulid } from "../kit/ids.ts";
 import {
   type Handoff,
   handoffChunkKey,

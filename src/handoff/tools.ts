@@ -15,7 +15,7 @@ import {
   registerMergeTool,
   registerSaveTool,
 } from "./tools_write.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 
 /** What the model is told about this toolset at initialize. */
 export const HANDOFF_INSTRUCTIONS =

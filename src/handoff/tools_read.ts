@@ -1,7 +1,7 @@
 /** The handoff tools that read: list (with its MCP Apps view), load, search and stats. */
 
 import { z } from "zod";
-import { nullableString, toolArgs } from "../mcp/schema.ts";
+import { nullableString, toolArgs } from "../tools/schema.ts";
 import {
   limitsJson,
   loadedJson,
@@ -16,20 +16,20 @@ import { listHandoffs, loadHandoff } from "./store_read.ts";
 import { searchHandoffs } from "./store_search.ts";
 import { handoffStats } from "./store_stats.ts";
 import { DEFAULT_PAGE, HANDOFF_LIST_VIEW_URI, type HandoffToolContext } from "./context.ts";
-import { READ_ONLY } from "../mcp/annotations.ts";
-import { cutPage, pagedResult } from "../mcp/result_budget.ts";
+import { READ_ONLY } from "../tools/annotations.ts";
+import { cutPage, pagedResult } from "../tools/result_budget.ts";
 import { conversationRead, PAGE_FIELDS, pageNotes } from "./load_page.ts";
 import { keyArg, searchShape, summarySchema } from "./schemas.ts";
-import { registerAppView, viewMeta } from "../mcp/apps.ts";
+import { registerAppView, viewMeta } from "../tools/apps.ts";
 import { HANDOFF_ICONS } from "./icon.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import {
   NOTES_FIELD,
   structuredResult,
   UNTRUSTED_FIELDS,
   untrustedResult,
   withNotes,
-} from "../mcp/results.ts";
+} from "../tools/results.ts";
 
 /** The fields of a handoff summary that its saver wrote. */
 const SUMMARY_TEXTS = ["title", "summary", "from_ai", "from_project", "next_action", "tags"];

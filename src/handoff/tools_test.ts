@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MCP_APP_MIME } from "../mcp/apps.ts";
+import { MCP_APP_MIME } from "../tools/apps.ts";
 import { HANDOFF_LIST_VIEW_URI } from "./context.ts";
 import { SAVE } from "../../tests/support/handoff_tools.ts";
 import { call, withMcpClient } from "../../tests/support/mcp.ts";

@@ -1,7 +1,7 @@
 /** The handoff tools that write: save, append, merge, comments and clear. */
 
 import { z } from "zod";
-import { toolArgs } from "../mcp/schema.ts";
+import { toolArgs } from "../tools/schema.ts";
 import {
   mergedJson,
   mergedNotes,
@@ -17,12 +17,12 @@ import { clearHandoffs, deleteHandoff } from "./store_delete.ts";
 import { mergeHandoffs } from "./store_merge.ts";
 import { saveHandoff } from "./store_save.ts";
 import { utf8Bytes } from "../kit/text.ts";
-import { invalid } from "../kit/kv.ts";
-import { writes } from "../mcp/annotations.ts";
+import { invalid } from "../kit/errors.ts";
+import { writes } from "../tools/annotations.ts";
 import { CLEAR_ALL_CONFIRMATION, type HandoffToolContext, progressOf } from "./context.ts";
 import { evictedSchema, keyArg, mergeShape, saveShape } from "./schemas.ts";
 import { mergedFacts, mergeInputOf, savedFacts, saveInputOf } from "./inputs.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import {
   dataResult,
   MAYBE_UNTRUSTED_FIELDS,
@@ -30,7 +30,7 @@ import {
   structuredResult,
   textResult,
   withNotes,
-} from "../mcp/results.ts";
+} from "../tools/results.ts";
 import type { Evicted } from "./store_schema.ts";
 
 /**

@@ -1,7 +1,7 @@
 /** The handoff toolset: whole conversations saved in one client and loaded in another. */
 
 import { HANDOFF_SEARCH_SOURCES } from "./search.ts";
-import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import type { ToolsetDefinition } from "../tools/toolset.ts";
 import { handoffApiRoutes } from "./api.ts";
 import { HANDOFF_ICONS } from "./icon.ts";
 import { loadHandoffSettings } from "./settings.ts";

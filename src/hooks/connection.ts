@@ -6,14 +6,15 @@
  */
 
 import { loadConfig } from "../config.ts";
-import { openKv } from "../kit/kv.ts";
+import { unfinishedImport } from "../backup/marker.ts";
+import { openKv } from "../kit/open_kv.ts";
 import { clientNameFlag, stdioCaller } from "../mcp/stdio.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import {
   ClientV2 as Client,
   InMemoryTransportV2 as InMemoryTransport,
   StreamableHTTPClientTransportV2 as StreamableHTTPClientTransport,
-} from "../mcp/sdk_client_v2.ts";
+} from "../client/sdk_client_v2.ts";
 import { loadToolsets, prepareToolsets } from "../toolsets.ts";
 import type { EnvSource } from "../kit/env.ts";
 
@@ -60,6 +61,9 @@ async function connectLocal(options: ConnectOptions): Promise<HookConnection> {
   const where = `the KV at ${config.kvPath ?? "the platform default"}`;
   const kv = await openKv(config.kvPath);
   try {
+    // As a server does: a database an interrupted import left holds part of a file.
+    const unfinished = await unfinishedImport(kv);
+    if (unfinished !== undefined) throw new Error(`refusing to use it: ${unfinished}`);
     await prepareToolsets(toolsets, kv);
     const server = createMcpServer({ kv, config, caller }, toolsets);
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();

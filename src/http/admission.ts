@@ -9,7 +9,7 @@
  * before a byte of it is read. Smaller ones pass.
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import type { AdmissionSettings } from "./admission_settings.ts";
 import { releaseGarbage } from "../kit/garbage.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { bodyBytes, LARGE_BODY_BYTES, WriteAdmission } from "./admission.ts";
 import { loadAdmissionSettings } from "./admission_settings.ts";
 

@@ -1,13 +1,10 @@
 /**
- * The body of a Streamable HTTP POST, read and parsed once, so that input JSON-RPC refuses (an
- * empty batch, a body cut short) gets its JSON-RPC error.
+ * The body of a Streamable HTTP POST, read once by the SDK's `readRequestBody` and parsed once,
+ * so that input JSON-RPC refuses (an empty batch, a body cut short) gets its JSON-RPC error.
  */
 
-import { AppError } from "../kit/kv.ts";
-import { json, readText } from "../kit/web.ts";
-
-/** The parsed body, or a refusal. */
-export type RpcBody = { parsed: unknown } | Response;
+import { isJsonContentType, readRequestBody } from "../mcp/sdk.ts";
+import { json } from "../kit/web.ts";
 
 /**
  * Most messages in one JSON-RPC batch: the SDK transport's own limit, kept on every path that
@@ -15,16 +12,29 @@ export type RpcBody = { parsed: unknown } | Response;
  */
 export const BATCH_MAX = 100;
 
-/** Reads and parses a JSON body under `maxBytes`; the caller has checked it is declared JSON. */
-export async function readRpcBody(req: Request, maxBytes: number): Promise<RpcBody> {
+/** True when a Content-Type is JSON (`application/json`, with parameters or not). */
+export const isJson: (type: string | null) => boolean = isJsonContentType;
+
+/** Reads and parses a JSON body under `maxBytes` (`MAX_REQUEST_BYTES`), or refuses it. */
+export async function readRpcBody(
+  req: Request,
+  maxBytes: number,
+): Promise<{ parsed: unknown } | Response> {
+  if (!isJson(req.headers.get("content-type"))) {
+    return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+  }
   let text: string;
   try {
-    text = await readText(req, maxBytes);
-  } catch (error) {
-    if (error instanceof AppError && error.kind === "too_large") {
-      return rpcError(413, -32000, error.message);
+    const read = await readRequestBody(req, maxBytes);
+    if (read.tooLarge) {
+      return rpcError(
+        413,
+        -32000,
+        `Request body is larger than ${maxBytes} bytes (MAX_REQUEST_BYTES)`,
+      );
     }
-    if (error instanceof AppError) return rpcError(400, -32700, `Parse error: ${error.message}`);
+    text = read.text;
+  } catch {
     // The connection ended mid-body (the client left, or the server is shutting down).
     return rpcError(400, -32700, "Parse error: the request body could not be read to its end");
   }
@@ -43,9 +53,4 @@ export async function readRpcBody(req: Request, maxBytes: number): Promise<RpcBo
 /** A JSON-RPC error without an id, as the SDK's transport answers a malformed request. */
 export function rpcError(status: number, code: number, message: string): Response {
   return json(status, { jsonrpc: "2.0", id: null, error: { code, message } });
-}
-
-/** True when a Content-Type is JSON (`application/json`, with parameters or not). */
-export function isJson(type: string | null): boolean {
-  return type !== null && /^\s*application\/json\s*(;|$)/i.test(type);
 }

@@ -1,13 +1,14 @@
 /** The HTTP front: health, the loopback guard, token auth, the route table and error statuses. */
 
 import { closedReason, type Config } from "../config.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { createOAuthServer } from "../oauth/server.ts";
 import { defaultSelection, parseToolsetNames } from "../toolsets.ts";
 import { isLoopback, rebindingGuard } from "./auth.ts";
-import { authenticate, authInfoOf, keyringOf, resolveCaller } from "./identity.ts";
+import { authenticate, keyringOf, resolveCaller } from "./identity.ts";
+import { authInfoOf } from "../tools/caller.ts";
 import { withOAuth } from "./oauth_gate.ts";
 import { RouteTable } from "./router.ts";
 import { SseSessions } from "./sse.ts";
@@ -45,7 +46,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     (deps.token === undefined ? "No AUTH_TOKEN is configured" : undefined);
   // On Deno Deploy the platform terminates HTTP for its own host names; HOST does not apply.
   const rebindingRefusal = !config.onDeploy && isLoopback(config.host)
-    ? rebindingGuard(config.allowedHosts)
+    ? rebindingGuard(config.allowedHosts, config.host)
     : undefined;
   const app = createMcpApp(deps, deps.toolsets);
   const oauth = oauthServerOf(deps);
@@ -82,7 +83,7 @@ export function createHandler(deps: HandlerDeps): Handler {
       return plain(200, "ok");
     }
     const refusal = rebindingRefusal?.(req);
-    if (refusal) return plain(403, refusal);
+    if (refusal) return refusal;
     const open = publicRoutes.match(url.pathname.slice(1));
     if (open) return await admitted(req, open, { url, base: "/", caller: deps.caller, info });
     if (oauth) {
@@ -198,14 +199,8 @@ async function dispatch(
   } catch (error) {
     return busyResponse(match.route, error);
   }
-  let response: Response;
-  try {
-    response = await run();
-  } catch (error) {
-    release();
-    throw error;
-  }
-  return releasedWith(response, release);
+  // `run` answers every error itself, so the release always reaches `releasedWith`.
+  return releasedWith(await run(), release);
 }
 
 /** The busy refusal: JSON-RPC on the MCP endpoints (no id: the body was never read). */

@@ -1,13 +1,12 @@
 /**
  * Who is calling, resolved once per request from what authentication established: the one
- * place that turns tokens and headers into a `Caller`, and the caller into the SDK's `authInfo`.
+ * place that turns tokens and headers into a `Caller` (`mcp/caller.ts` carries it as `authInfo`).
  * Precedence: OAuth > a named token > `X-Client-Name` > `DEFAULT_CLIENT_NAME`.
  */
 
 import type { NamedToken } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
-import { AppError } from "../kit/kv.ts";
-import type { AuthInfo } from "../mcp/sdk.ts";
+import { AppError } from "../kit/errors.ts";
 import { SecretSet } from "../kit/secret.ts";
 import { bearerToken } from "../kit/web.ts";
 
@@ -109,12 +108,4 @@ function utf8OfHeader(raw: string): string {
   } catch {
     throw new AppError("invalid", "X-Client-Name is not well-formed UTF-8", "invalid_client_name");
   }
-}
-
-/**
- * The SDK `authInfo` that carries `caller` to tool handlers (read back by `callerOf`). It holds
- * no secret: the token field is empty on purpose.
- */
-export function authInfoOf(caller: Caller): AuthInfo {
-  return { token: "", clientId: caller.clientId ?? caller.name, scopes: [], extra: { caller } };
 }

@@ -1,17 +1,11 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { plain } from "../kit/web.ts";
-import { defaultCaller } from "../mcp/caller.ts";
+import { defaultCaller } from "../tools/caller.ts";
 import { whoamiToolset } from "../../tests/support/whoami.ts";
 import { createHandler, type Handler } from "./handler.ts";
-import {
-  authenticate,
-  authInfoOf,
-  clientNameHeader,
-  keyringOf,
-  resolveCaller,
-} from "./identity.ts";
+import { authenticate, clientNameHeader, keyringOf, resolveCaller } from "./identity.ts";
 
 const MASTER = "m".repeat(32);
 const CODEX = "c".repeat(32);
@@ -99,17 +93,6 @@ Deno.test("clientNameHeader() decodes UTF-8 and refuses, never cuts, a bad or lo
   refused(wire("a\u0001b"), /one line/);
   refused("a\tb", /control/);
   assert.equal(clientNameHeader(request("mcp")), undefined);
-});
-
-Deno.test("authInfoOf() carries the caller and no secret", () => {
-  const info = authInfoOf({ name: "codex", via: "token" });
-  assert.deepEqual(info, {
-    token: "",
-    clientId: "codex",
-    scopes: [],
-    extra: { caller: { name: "codex", via: "token" } },
-  });
-  assert.equal(authInfoOf({ name: "a", via: "oauth", clientId: "c1" }).clientId, "c1");
 });
 
 async function withHandler(

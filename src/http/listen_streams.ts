@@ -3,8 +3,9 @@
  * (the acknowledgement, the subscription id stamped on every notice, keepalives, the graceful
  * close), but its event bus reaches every stream that names a URI, and a URI here can mean
  * something per caller (`handoff://table/{workspace}/waiting` is the caller's own). So each
- * stream gets a handler of its own whose bus hears only what that stream's caller listens to on
- * the process's notice bus (`McpApp.listen`), which follows other processes too.
+ * stream gets a handler of its own whose bus hears only what that stream's `Listening` holds
+ * (`mcp/listening.ts`, the path every transport listens by) on the process's notice bus, which
+ * follows other processes too.
  *
  * Refusals come before anything is held, in-band as the SDK answers its own (HTTP 200, a
  * JSON-RPC error): a URI no toolset tells of, and the limits, each naming its setting.
@@ -15,13 +16,12 @@ import {
   type AuthInfo,
   createMcpHandler,
   type McpHttpHandler,
-  type ServerEvent,
   type ServerEventBus,
 } from "../mcp/sdk.ts";
-import { protocolErrorOf, resourceSubscriptionsOf } from "../mcp/subscriptions.ts";
+import { filterOf, refusalOf } from "../mcp/listening.ts";
 import { NOTICE_SETTING_OF } from "../kit/notice_settings.ts";
 import type { Caller } from "../kit/caller.ts";
-import { RESOURCE_LIST_CHANGED } from "../kit/notices.ts";
+import { AppError } from "../kit/errors.ts";
 
 /** How the streams are served. */
 export interface ListenOptions {
@@ -62,92 +62,60 @@ export class ListenStreams {
     toolsets: readonly Toolset[],
     authInfo?: AuthInfo,
   ): Promise<Response> {
-    const message = parsed as { id?: unknown; params?: unknown };
+    const message = parsed as { id?: string | number; params?: unknown };
     const id = message.id ?? null;
-    const max = this.#app.notices.settings.streamsMax;
-    if (this.#open.size >= max) {
-      return inBand(
-        id,
-        -32603,
-        `This server holds at most ${max} subscription streams (${NOTICE_SETTING_OF.streamsMax}) and all are open: close one, try again later, or ask its owner to raise ${NOTICE_SETTING_OF.streamsMax}`,
-      );
-    }
     const caller = this.#app.callerOf(authInfo);
-    let deliver: ((event: ServerEvent) => void) | undefined;
-    let stop: () => void;
-    const uris = resourceSubscriptionsOf(message.params);
+    const listening = this.#app.listening(toolsets);
     try {
-      const connector = new URL(req.url).searchParams;
-      stop = this.#hold(toolsets, uris, listsChangesOf(message.params), caller, connector, (e) => {
-        deliver?.(e);
-      });
+      const max = this.#app.notices.settings.streamsMax;
+      if (this.#open.size >= max) {
+        throw new AppError(
+          "full",
+          `This server holds at most ${max} subscription streams (${NOTICE_SETTING_OF.streamsMax}) and all are open: close one, try again later, or ask its owner to raise ${NOTICE_SETTING_OF.streamsMax}`,
+        );
+      }
+      const { uris, lists } = filterOf(message.params);
+      listening.add(STREAM, uris, caller, { lists, connector: new URL(req.url).searchParams });
     } catch (error) {
-      const refused = protocolErrorOf(error);
-      return inBand(id, refused.code, refused.message);
+      listening.close();
+      // In-band (HTTP 200), as the SDK refuses a listen itself.
+      return Response.json(refusalOf(id, error));
     }
+    let subscribed = false;
     let ended = false;
+    // This stream's own bus: it hears only what this stream's caller listens to.
     const bus: ServerEventBus = {
       publish: () => {},
       subscribe: (listener) => {
-        deliver = listener;
+        subscribed = true;
+        listening.deliverTo(listener);
         return () => {
           ended = true;
-          deliver = undefined;
-          stop();
+          listening.close();
           this.#open.delete(stream);
         };
       },
     };
-    const handler = createMcpHandler(
-      () =>
-        this.#app.buildServer(toolsets, {
-          tools: [],
-          listTools: false,
-          others: false,
-          modern: true,
-        }),
-      {
-        legacy: "reject",
-        bus,
-        maxSubscriptions: 1,
-        keepAliveMs: this.#options.keepAliveMs,
-        maxRequestBodySize: this.#options.maxRequestBytes,
-      },
-    );
+    const handler = this.#handlerOf(toolsets, bus);
     const stream: Stream = { handler, key: keyOf(caller, id), client: clientNameOf(message) };
     const response = await handler.fetch(req, { authInfo, parsedBody: parsed });
     // The SDK subscribes while it builds the stream: no subscription means no stream (a refusal,
     // or a filter it honours nothing of), and nothing may stay held for it.
-    if (deliver === undefined) stop();
+    if (!subscribed) listening.close();
     else if (!ended) this.#open.add(stream);
     return response;
   }
 
-  /**
-   * Listens to `uris` and, when `lists`, to resource-list changes, for `caller`; all or nothing.
-   * Each change is told through `tell` a moment later (see `later`).
-   */
-  #hold(
-    toolsets: readonly Toolset[],
-    uris: readonly string[],
-    lists: boolean,
-    caller: Caller,
-    connector: URLSearchParams,
-    tell: (event: ServerEvent) => void,
-  ): () => void {
-    const told = later((uri) => {
-      tell(uri === LIST ? { kind: "resources_list_changed" } : { kind: "resource_updated", uri });
+  /** The SDK's handler of one stream, whose events come from `bus` alone. */
+  #handlerOf(toolsets: readonly Toolset[], bus: ServerEventBus): McpHttpHandler {
+    const needs = { tools: [], listTools: false, others: false, modern: true };
+    return createMcpHandler(() => this.#app.buildServer(toolsets, needs), {
+      legacy: "reject",
+      bus,
+      maxSubscriptions: 1,
+      keepAliveMs: this.#options.keepAliveMs,
+      maxRequestBodySize: this.#options.maxRequestBytes,
     });
-    const stops: (() => void)[] = [];
-    const stopAll = () => stops.forEach((stop) => stop());
-    try {
-      if (uris.length > 0) stops.push(this.#app.listen(toolsets, uris, caller, told, connector));
-      if (lists) stops.push(this.#app.notices.listen(RESOURCE_LIST_CHANGED, () => told(LIST)));
-    } catch (error) {
-      stopAll();
-      throw error;
-    }
-    return stopAll;
   }
 
   /**
@@ -178,33 +146,8 @@ export class ListenStreams {
   }
 }
 
-/**
- * `tell`, called a moment later (a macrotask) with each URI changed since, once: a post in this
- * process tells its listeners while it commits, and writing to every stream then would delay the
- * post's own answer (measured in `bench/live.ts`).
- */
-function later(tell: (uri: string) => void): (uri: string) => void {
-  const changed = new Set<string>();
-  return (uri) => {
-    if (changed.size === 0) {
-      setTimeout(() => {
-        const uris = [...changed];
-        changed.clear();
-        for (const u of uris) tell(u);
-      }, 0);
-    }
-    changed.add(uri);
-  };
-}
-
-/** `later`'s key for a resource-list change (no URI is empty). */
-const LIST = "";
-
-/** Whether a listen's filter asks for resource-list changes. */
-function listsChangesOf(params: unknown): boolean {
-  return (params as { notifications?: { resourcesListChanged?: unknown } } | undefined)
-    ?.notifications?.resourcesListChanged === true;
-}
+/** The holder of everything a stream listens to. */
+const STREAM = "stream";
 
 /** Who opened a stream with which request id, as one string. */
 function keyOf(caller: Caller, requestId: unknown): string {
@@ -228,9 +171,4 @@ export function isCancel(parsed: unknown): boolean {
 export function isListen(parsed: unknown): boolean {
   return !Array.isArray(parsed) && (parsed as { method?: unknown })?.method ===
       "subscriptions/listen";
-}
-
-/** A JSON-RPC error answered in-band (HTTP 200), as the SDK refuses a listen itself. */
-function inBand(id: unknown, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, { status: 200 });
 }

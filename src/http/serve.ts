@@ -1,10 +1,11 @@
 /** Starting and stopping the HTTP server. */
 
 import { type Config, MIN_DEPLOY_TOKEN_LENGTH } from "../config.ts";
-import type { Toolset } from "../mcp/toolset.ts";
+import type { Toolset } from "../tools/toolset.ts";
+import type { NoticeBus } from "../kit/notices.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
 import { plain, type Route } from "../kit/web.ts";
-import { defaultCaller } from "../mcp/caller.ts";
+import { defaultCaller } from "../tools/caller.ts";
 import { isLoopback } from "./auth.ts";
 import { createHandler, type Handler } from "./handler.ts";
 
@@ -56,13 +57,14 @@ export function exposureProblem(config: Config): string | undefined {
 /**
  * Serves HTTP on the configured host and port (0 picks a free port). Locally, a missing
  * `AUTH_TOKEN` is replaced by one generated once and kept in KV. `options.now` is the OAuth
- * server's clock, for tests; `options.routes` are routes beyond the toolsets' (the console).
+ * server's clock, for tests; `options.routes` are routes beyond the toolsets' (the console), and
+ * `options.notices` the process's notice bus when those routes write on it too.
  */
 export async function startHttpServer(
   config: Config,
   kv: Deno.Kv,
   toolsets: readonly Toolset[],
-  options: { now?: () => number; routes?: Route[] } = {},
+  options: { now?: () => number; routes?: Route[]; notices?: NoticeBus } = {},
 ): Promise<RunningServer> {
   const exposed = exposureProblem(config);
   if (exposed !== undefined) throw new Error(exposed);
@@ -75,6 +77,7 @@ export async function startHttpServer(
     caller: defaultCaller(config),
     now: options.now,
     routes: options.routes,
+    notices: options.notices,
   });
   // The connection info carries the client's address (OAuth counts failed sign-ins by it).
   const serve = (req: Request, info: Deno.ServeHandlerInfo) =>

@@ -4,14 +4,14 @@
  * announces the endpoint to POST messages to; responses flow back as `message` events.
  */
 
-import { AppError } from "../kit/kv.ts";
-import type { Toolset } from "../mcp/toolset.ts";
-import { json, plain, readJson } from "../kit/web.ts";
-import { BATCH_MAX, isJson } from "./body.ts";
-import { statusOf } from "./status.ts";
+import { AppError } from "../kit/errors.ts";
+import type { Toolset } from "../tools/toolset.ts";
+import { plain, readJson } from "../kit/web.ts";
+import { BATCH_MAX, rpcError } from "./body.ts";
 import { InFlight } from "../mcp/in_flight.ts";
 import {
   type AuthInfo,
+  isJsonContentType,
   type JSONRPCMessage,
   type MessageExtraInfo,
   parseJSONRPCMessage,
@@ -98,15 +98,15 @@ export class SseSessions {
       return plain(404, "Session not found: open a new one with GET on the sse endpoint");
     }
     if (this.#closing) return SHUTTING_DOWN();
-    if (!isJson(req.headers.get("content-type"))) {
+    if (!isJsonContentType(req.headers.get("content-type") ?? "")) {
       return plain(415, "Content-Type must be application/json");
     }
     let raw: unknown;
     try {
       raw = await readJson(req, this.#options.maxRequestBytes);
     } catch (error) {
-      if (error instanceof AppError) return plain(statusOf(error.kind), error.message);
-      throw error;
+      if (!(error instanceof AppError)) throw error;
+      return plain(error.kind === "too_large" ? 413 : 400, error.message);
     }
     // The body may have taken a while: a session closed meanwhile (shutdown, idle) would take
     // the message and never answer it, so refuse it and let the client send it again.
@@ -114,19 +114,23 @@ export class SseSessions {
     if (transport.closed) {
       return plain(404, "Session closed: open a new one with GET on the sse endpoint");
     }
-    const parsed = (Array.isArray(raw) ? raw : [raw]).map(parseMessage);
-    if (parsed.length === 0 || parsed.length > BATCH_MAX || parsed.some((p) => p === undefined)) {
-      // The body was JSON (else readJson refused it): what is wrong is the request itself.
-      const message = parsed.length === 0
-        ? "Invalid Request: an empty batch holds no message"
-        : parsed.length > BATCH_MAX
-        ? `Invalid Request: Batch must not exceed ${BATCH_MAX} messages`
-        : "Invalid Request: not a JSON-RPC 2.0 message";
-      return json(400, { jsonrpc: "2.0", id: null, error: { code: -32600, message } });
+    const batch: unknown[] = Array.isArray(raw) ? raw : [raw];
+    let messages: JSONRPCMessage[] | undefined;
+    try {
+      messages = batch.map((value) => parseJSONRPCMessage(value));
+    } catch {
+      // Refused below, with the rest of what can be wrong with a request.
     }
-    for (const message of parsed as JSONRPCMessage[]) {
-      transport.deliver(message, { authInfo, request: req });
-    }
+    // The body was JSON (else readJson refused it): what is wrong is the request itself.
+    const problem = batch.length === 0
+      ? "an empty batch holds no message"
+      : batch.length > BATCH_MAX
+      ? `Batch must not exceed ${BATCH_MAX} messages`
+      : messages === undefined
+      ? "not a JSON-RPC 2.0 message"
+      : undefined;
+    if (problem !== undefined) return rpcError(400, -32600, `Invalid Request: ${problem}`);
+    for (const message of messages!) transport.deliver(message, { authInfo, request: req });
     return plain(202, "Accepted");
   }
 
@@ -138,18 +142,9 @@ export class SseSessions {
   async closeAll(): Promise<void> {
     this.#closing = true;
     await Promise.all([...this.#sessions.values()].map(async (t) => {
-      await t.settled();
+      await t.inFlight.settled();
       await t.close();
     }));
-  }
-}
-
-/** `value` as a JSON-RPC message, or `undefined` when it is not one (the SDK's own check). */
-function parseMessage(value: unknown): JSONRPCMessage | undefined {
-  try {
-    return parseJSONRPCMessage(value);
-  } catch {
-    return undefined;
   }
 }
 
@@ -168,8 +163,10 @@ class SseTransport implements Transport {
   #idleTimer?: ReturnType<typeof setTimeout>;
   /** Last POST or message sent; keep-alive comments do not count. */
   #lastActive = Date.now();
-  readonly #inFlight = new InFlight();
-  #closed = false;
+  /** The requests delivered and not yet answered. */
+  readonly inFlight = new InFlight();
+  /** Whether the session has ended (it takes no more messages). */
+  closed = false;
 
   constructor(
     sessionId: string,
@@ -195,14 +192,9 @@ class SseTransport implements Transport {
   #watchIdle(delay: number): void {
     this.#idleTimer = setTimeout(() => {
       const quiet = Date.now() - this.#lastActive;
-      if (this.#inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
+      if (this.inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
       else this.#watchIdle(Math.max(this.#idleMs - quiet, 1));
     }, delay);
-  }
-
-  /** Whether the session has ended (it takes no more messages). */
-  get closed(): boolean {
-    return this.#closed;
   }
 
   start(): Promise<void> {
@@ -210,27 +202,22 @@ class SseTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("SSE session is closed"));
+    if (this.closed) return Promise.reject(new Error("SSE session is closed"));
     this.#lastActive = Date.now();
     this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    this.#inFlight.answered(message);
+    this.inFlight.answered(message);
     return Promise.resolve();
   }
 
   deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
     this.#lastActive = Date.now();
-    this.#inFlight.received(message);
+    this.inFlight.received(message);
     this.onmessage?.(message, extra);
   }
 
-  /** Resolves once every request delivered so far has been answered. */
-  settled(): Promise<void> {
-    return this.#inFlight.settled();
-  }
-
   close(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    this.#closed = true;
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
     clearInterval(this.#timer);
     clearTimeout(this.#idleTimer);
     this.#forget();
@@ -244,7 +231,7 @@ class SseTransport implements Transport {
   }
 
   #write(text: string): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     try {
       this.#controller?.enqueue(this.#encoder.encode(text));
     } catch {

@@ -1,6 +1,6 @@
 /** The one map from an `AppError`'s kind to an HTTP status, and the error response built on it. */
 
-import { AppError, type ErrorKind } from "../kit/kv.ts";
+import { AppError, type ErrorKind } from "../kit/errors.ts";
 import { json } from "../kit/web.ts";
 
 const STATUS_OF: Record<ErrorKind, number> = {

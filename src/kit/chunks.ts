@@ -11,8 +11,10 @@
  * collected right after; anything a crash leaves is collected by `sweepPendingDeletes`.
  */
 
-import { atomic } from "./group_commit.ts";
-import { getAll, listAll, listEntries, readKey, retryLocked, ulid } from "./kv.ts";
+import { atomic, commitOnce } from "./commit.ts";
+import { ulid } from "./ids.ts";
+import { getAll, listAll, listEntries, readKey } from "./reads.ts";
+import { retryLocked } from "./retry.ts";
 
 /** Bytes in one chunk: below the 65,536-byte value limit with room for the encoding. */
 export const CHUNK_BYTES = 60_000;
@@ -147,7 +149,7 @@ export async function stageWrites(
         op.set(pendingDeleteKey(id), record);
       }
       for (const [key, value] of batches[i]) op.set(key, value);
-      const res = await retryLocked(() => op.commit());
+      const res = await commitOnce(op);
       if (!res.ok) throw new Error("staging a new pending-delete record failed its check");
       if (i === 0) versionstamp = res.versionstamp;
       await options.onBatch?.(i + 1, batches.length);
@@ -282,7 +284,7 @@ async function convertToGarbage(kv: Deno.Kv, id: string): Promise<void> {
   if (entry.value === null) return;
   const op = atomic(kv).check(entry).delete(entry.key)
     .set(pendingDeleteKey(`${id}.g`), { ...entry.value, after: 0, kind: "garbage" });
-  const res = await retryLocked(() => op.commit());
+  const res = await commitOnce(op);
   if (res.ok) await collectGarbage(kv, `${id}.g`);
 }
 
@@ -294,7 +296,7 @@ async function collectGarbage(kv: Deno.Kv, id: string): Promise<void> {
   for (let i = 0; i < keys.length; i += BATCH_KEYS) {
     const op = atomic(kv);
     for (const key of keys.slice(i, i + BATCH_KEYS)) op.delete(key);
-    const res = await retryLocked(() => op.commit());
+    const res = await commitOnce(op);
     if (!res.ok) throw new Error("deleting garbage keys failed");
   }
   await retryLocked(() => kv.delete(entry.key));

@@ -1,14 +1,15 @@
 /**
- * Group commit: every write of this process goes through `atomic(kv)`, an operation that records
- * its checks and mutations and, on `commit()`, joins the other writes waiting for the same KV
- * handle. While one commit is in flight the next ones queue; when it lands, the queue is committed
- * as one atomic. A KV file then pays one SQLite transaction and one fsync for many writes (16
- * concurrent three-key writes cost about a third of the CPU each), and a lone writer waits for
- * nothing. Writes merged into one atomic never touch a key another of them writes, so the merged
- * commit means exactly what the writes would mean one after the other; if it fails (a check
- * failed, a limit was passed), each write is committed on its own and gets its own answer.
+ * Group commit: every write of this process goes through `atomic(kv)` (commit.ts, the one entry
+ * for writes), an operation that records its checks and mutations and, on `commit()`, joins the
+ * other writes waiting for the same KV handle. While one commit is in flight the next ones queue;
+ * when it lands, the queue is committed as one atomic. A KV file then pays one SQLite transaction
+ * and one fsync for many writes, and a lone writer waits for nothing. Writes merged into one
+ * atomic never touch a key another of them writes, so the merged commit means exactly what the
+ * writes would mean one after the other; if it fails (a check failed, a limit was passed), each
+ * write is committed on its own and gets its own answer.
  */
 
+import { keyText } from "./key_text.ts";
 import { speedOn } from "./speed_switches.ts";
 
 /** Most checks Deno KV takes in one atomic. */
@@ -158,11 +159,6 @@ export class GroupedAtomic implements Deno.AtomicOperation {
   }
 }
 
-/** A new operation on `kv` that commits together with the other writes waiting (see above). */
-export function atomic(kv: Deno.Kv): GroupedAtomic {
-  return new GroupedAtomic(kv);
-}
-
 interface Waiting {
   write: GroupedAtomic;
   done: PromiseWithResolvers<Deno.KvCommitResult | Deno.KvCommitError>;
@@ -277,17 +273,6 @@ function overlaps(a: Set<string>, b: Set<string>): boolean {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   for (const k of small) if (large.has(k)) return true;
   return false;
-}
-
-/** A text naming `key` exactly (distinct keys give distinct texts). */
-export function keyText(key: Deno.KvKey): string {
-  let text = "";
-  for (const part of key) {
-    if (typeof part === "string") text += `s${part.length}:${part}`;
-    else if (part instanceof Uint8Array) text += `u${part.length}:${part.join(",")}`;
-    else text += `${typeof part}:${String(part)};`;
-  }
-  return text;
 }
 
 /**

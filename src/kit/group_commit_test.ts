@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { withKv } from "../../tests/support/kv.ts";
-import { atomic, keyText, roughSize } from "./group_commit.ts";
+import { atomic } from "./commit.ts";
+import { roughSize } from "./group_commit.ts";
+import { keyText } from "./key_text.ts";
 
 Deno.test("concurrent writes to different keys share commits and all land", async () => {
   await withKv(async (kv) => {

@@ -14,7 +14,8 @@
  * between two reads are told as one notice, and nothing is lost.
  */
 
-import { getAll, isKvConnectUrl } from "./kv.ts";
+import { isKvConnectUrl } from "./open_kv.ts";
+import { getAll } from "./reads.ts";
 
 /** Deno KV watches at most this many keys in one `watch` call (and reads ten per `getMany`). */
 export const WATCH_KEYS_MAX = 10;

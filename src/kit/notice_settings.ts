@@ -10,7 +10,7 @@ export interface NoticeSettings {
   listenersMax: number;
   /** `NOTICE_TOPICS_MAX`: distinct topics one process watches at most (KV keys polled). */
   topicsMax: number;
-  /** `NOTICE_URIS_MAX`: URIs one `listenUris` call (one stream's subscriptions) names at most. */
+  /** `NOTICE_URIS_MAX`: URIs one connection or listen stream listens to at most. */
   urisMax: number;
   /** `NOTICE_STREAMS_MAX`: 2026 `subscriptions/listen` streams over HTTP one process holds at most. */
   streamsMax: number;

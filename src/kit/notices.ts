@@ -10,7 +10,7 @@
  */
 
 import type { Caller } from "./caller.ts";
-import { AppError } from "./kv.ts";
+import { AppError } from "./errors.ts";
 import { type FeedMode, KvNoticeFeed } from "./notice_feed.ts";
 import {
   DEFAULT_NOTICE_SETTINGS,
@@ -35,7 +35,8 @@ export type NoticeListener = (topic: string) => void;
 
 /**
  * What a toolset tells the bus about its resource URIs: which topic tells of a change to one
- * (for this caller: a participant's own waiting items are its own topic), or `undefined`.
+ * (for this caller: a participant's own waiting items are its own topic), or `undefined`. The
+ * listening path (`mcp/listening.ts`) resolves a client's subscriptions with it.
  */
 export interface UriTopics {
   /** The URI templates it knows, for the error a URI nobody knows gets. */
@@ -133,40 +134,6 @@ export class NoticeBus {
     return topic === undefined ? this.#count : this.#listeners.get(topic)?.size ?? 0;
   }
 
-  /**
-   * One session's subscriptions in one call: listens to the topic of each URI (for `caller`, as
-   * `known` resolves it: the toolsets the session reaches) and calls `onChanged(uri)` each time
-   * one changes, until the returned function is called. All or nothing: a URI `known` does not
-   * resolve, more than `NOTICE_URIS_MAX` URIs, or a limit of `listen` throws and leaves no
-   * listener behind.
-   */
-  listenUris(
-    uris: readonly string[],
-    caller: Caller,
-    onChanged: (uri: string) => void,
-    known: readonly UriTopics[],
-    connector?: URLSearchParams,
-  ): () => void {
-    const unique = [...new Set(uris)];
-    const max = this.#settings.urisMax;
-    if (unique.length > max) {
-      throw new AppError(
-        "full",
-        `At most ${max} resources can be listened to at once (${NOTICE_SETTING_OF.urisMax}), got ${unique.length}`,
-      );
-    }
-    const topics = unique.map((uri) => [uri, topicOf(known, uri, caller, connector)] as const);
-    const stops: (() => void)[] = [];
-    const stopAll = () => stops.forEach((stop) => stop());
-    try {
-      for (const [uri, topic] of topics) stops.push(this.listen(topic, () => onChanged(uri)));
-    } catch (error) {
-      stopAll();
-      throw error;
-    }
-    return stopAll;
-  }
-
   /** Resolves once every topic listened to has been read once from KV (tests, benchmarks). */
   ready(): Promise<void> {
     return this.#feed?.ready() ?? Promise.resolve();
@@ -188,26 +155,4 @@ export class NoticeBus {
       }
     }
   }
-}
-
-/** The topic `uri` tells of for `caller`; throws naming the URIs that can be listened to. */
-function topicOf(
-  known: readonly UriTopics[],
-  uri: string,
-  caller: Caller,
-  connector: URLSearchParams | undefined,
-): string {
-  for (const u of known) {
-    const topic = u.topicOf(uri, caller, connector);
-    if (topic !== undefined) return topic;
-  }
-  const templates = known.flatMap((u) => u.templates);
-  throw new AppError(
-    "invalid",
-    `Cannot listen to ${uri}: ${
-      templates.length === 0
-        ? "no resource of this server tells of changes"
-        : `the resources that tell of changes are ${templates.join(", ")}`
-    }`,
-  );
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { kvFolder, openKv } from "./kv.ts";
+import { kvFolder, openKv } from "./open_kv.ts";
 
 Deno.test("kvFolder() is the folder of a file path, and nothing for memory or a KV Connect URL", () => {
   assert.equal(kvFolder("data/handoff.kv"), "data");

@@ -3,7 +3,7 @@
  * is imported. A record of the wrong shape (a hand-edited import, a damaged file) then makes a
  * tool answer "this stored record is damaged: <key>" instead of failing later with a TypeError.
  * Each toolset declares its families once (`defineRecords`), from the module its stores import,
- * so the kit's read helpers (kv.ts) check every entry they return without knowing any
+ * so the kit's read helpers (reads.ts) check every entry they return without knowing any
  * toolset. Extra fields are allowed: only what the code relies on is checked.
  */
 
@@ -71,6 +71,9 @@ export const count: Shape = (v) =>
     : `expected a whole number ≥ 0, ${found(v)}`;
 /** A finite number. */
 export const num: Shape = (v) => Number.isFinite(v) ? undefined : `expected a number, ${found(v)}`;
+/** `true` or `false`. */
+export const bool: Shape = (v) =>
+  typeof v === "boolean" ? undefined : `expected true or false, ${found(v)}`;
 /** Bytes (`Uint8Array`). */
 export const bytes: Shape = (v) =>
   v instanceof Uint8Array ? undefined : `expected bytes, ${found(v)}`;

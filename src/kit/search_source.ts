@@ -6,7 +6,7 @@
  * to the search toolset. All index keys live under the one top-level prefix `SEARCH_PREFIX`.
  */
 
-import { ulid } from "./kv.ts";
+import { ulid } from "./ids.ts";
 
 /** The top-level KV prefix of every index key (pending entries, segments, blocks, refs). */
 export const SEARCH_PREFIX = "search";

@@ -1,7 +1,8 @@
 /** Server settings kept in KV, such as the locally generated auth token. */
 
-import { atomic } from "./group_commit.ts";
-import { commitWithRetry, randomToken, readKey } from "./kv.ts";
+import { atomic, commitWithRetry } from "./commit.ts";
+import { randomToken } from "./ids.ts";
+import { readKey } from "./reads.ts";
 
 /** Key of the token generated for a local server without `AUTH_TOKEN`. */
 export function authTokenKey(): Deno.KvKey {

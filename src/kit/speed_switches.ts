@@ -10,12 +10,12 @@
 export const SPEED_SWITCHES = {
   /** `kit/group_commit.ts`: concurrent writes share one KV atomic (add_task CPU per call). */
   group_commit: "concurrent writes of the process committed as one atomic",
-  /** `kit/kv.ts` `inKeyQueue`: writers of one hot key take turns (hot-key throughput). */
-  key_queue: "writers of one key in this process take turns",
-  /** `kit/key_batch.ts`: a turn carries every write waiting behind it (hot-key throughput). */
+  /** `kit/commit.ts` `commitBatched`: a turn carries every write waiting behind it (hot-key throughput). */
   key_batch: "a hot key's turn carries the writes waiting behind it",
   /** `focus/store_cache.ts`: `get_state` checks one versionstamp (500 follow-ups CPU). */
   state_cache: "get_state answers from the cached state of an unchanged project",
+  /** `mcp/listening.ts`: listeners are told a macrotask after a write (post p50, 100 listeners). */
+  notice_defer: "listeners are told of a change a macrotask after the write, not during it",
 } as const;
 
 /** One switch's name. */

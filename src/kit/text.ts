@@ -4,7 +4,7 @@
  * Every check throws an `AppError` whose message names the field and what it allows.
  */
 
-import { AppError, type ErrorKind } from "./kv.ts";
+import { AppError, type ErrorKind } from "./errors.ts";
 
 /** The field a check is about, as its error message names it. */
 export interface Field {

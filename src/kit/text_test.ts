@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AppError } from "./kv.ts";
+import { AppError } from "./errors.ts";
 import {
   characterCount,
   checkId,

@@ -4,7 +4,7 @@
  * text cannot know. Every toolset that shows stored text to a model uses it.
  */
 
-import { randomToken } from "./kv.ts";
+import { randomToken } from "./ids.ts";
 
 /**
  * A fresh nonce for the wrappers and the notice of one result: 9 random bytes, which stored text

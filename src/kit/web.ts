@@ -4,7 +4,7 @@
  */
 
 import type { Caller } from "./caller.ts";
-import { AppError } from "./kv.ts";
+import { AppError } from "./errors.ts";
 
 /** What a route handler gets besides the request. */
 export interface RouteContext {

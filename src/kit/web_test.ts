@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AppError } from "./kv.ts";
+import { AppError } from "./errors.ts";
 import { bearerToken, cookieValue, escapeHtml, readText } from "./web.ts";
 
 function post(body: BodyInit, headers: Record<string, string> = {}): Request {

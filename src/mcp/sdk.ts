@@ -1,17 +1,23 @@
 /**
- * The one place the server side imports the MCP SDK from: SDK v2 (`@modelcontextprotocol/server`),
- * by its public API only (tests/layout_test.ts refuses an underscore member of an SDK object).
+ * The one place serving imports the MCP SDK from: SDK v2 (`@modelcontextprotocol/server`), by its
+ * public API only (tests/layout_test.ts refuses an underscore member of an SDK object). What a
+ * toolset defines its tools with comes through `tools/sdk.ts`.
  */
 
 export {
-  completable,
+  classifyInboundRequest,
   createMcpHandler,
+  deserializeMessage,
+  hostHeaderValidationResponse,
+  isJsonContentType,
   isLegacyRequest,
+  localhostAllowedHostnames,
   McpServer,
+  originValidationResponse,
   parseJSONRPCMessage,
   ProtocolError,
   ProtocolErrorCode,
-  ResourceTemplate,
+  readRequestBody,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
@@ -20,14 +26,10 @@ export { serveStdio } from "@modelcontextprotocol/server/stdio";
 export type {
   AuthInfo,
   CacheHint,
-  CallToolResult,
-  GetPromptResult,
-  Icon,
   JSONRPCMessage,
   McpHttpHandler,
   McpRequestContext,
   MessageExtraInfo,
-  ReadResourceResult,
   ServerCapabilities,
   ServerContext,
   ServerEvent,

@@ -1,31 +1,40 @@
 /**
  * Builds MCP servers (SDK v2 `McpServer`) from the toolset list, in one factory (`buildServer`),
  * as the SDK's examples do. Each toolset's `register` runs once per process against a recorder
- * (`registry.ts`), so tool definitions and their zod schemas are built once; every server is
- * made from those records:
+ * (`tools/registry.ts`), so tool definitions and their zod schemas are built once; every server
+ * is a new `McpServer` with those definitions registered on it:
  *
  * - a connection server (an SSE session, a stdio connection) registers everything, with its
  *   handlers bound to the connection's session state;
  * - a request server (one HTTP request, either era) registers only what the request needs: the
  *   tool it calls, or the prompts and resources it reads. `tools/list` is answered from the
- *   listing made once per toolset choice from the definitions (`listing.ts`), so the CPU of a
- *   request does not grow with the number of tools.
+ *   listing made once per toolset choice from the definitions (`tools/listing.ts`), so the CPU
+ *   of a request does not grow with the number of tools.
  */
 
-import { type CacheHint, McpServer, type ServerCapabilities, type Tool } from "./sdk.ts";
-import { mergeRecorded, type Recorded, recordToolsets } from "./registry.ts";
-import { SERVER_ICONS } from "./icons.ts";
-import { NoticeBus } from "../kit/notices.ts";
+import {
+  type AuthInfo,
+  type CacheHint,
+  McpServer,
+  type ServerCapabilities,
+  type Tool,
+} from "./sdk.ts";
+import {
+  type AnyHandler,
+  type OtherDefinition,
+  recordToolsets,
+  type ToolDefinition,
+} from "../tools/registry.ts";
+import { SERVER_ICONS } from "../tools/icons.ts";
+import { NoticeBus, type UriTopics } from "../kit/notices.ts";
 import { feedModeOf } from "../kit/notice_feed.ts";
-import { attachSession, SessionState } from "./session.ts";
-import { ConnectionSubscriptions } from "./subscriptions.ts";
-import { serveConnectionNotices } from "./connection_notices.ts";
+import { attachSession, SessionState } from "../tools/session.ts";
+import { Listening, serveConnection } from "./listening.ts";
 import type { Caller } from "../kit/caller.ts";
-import { callerOf } from "./caller.ts";
-import type { AuthInfo } from "./sdk.ts";
-import type { McpDeps, Toolset } from "./toolset.ts";
+import { callerOf } from "../tools/caller.ts";
+import type { McpDeps, Toolset } from "../tools/toolset.ts";
 
-export type { McpDeps, Toolset } from "./toolset.ts";
+export type { McpDeps, Toolset } from "../tools/toolset.ts";
 
 /** The server's name and version, as clients see them. */
 export const SERVER_INFO = {
@@ -83,37 +92,29 @@ export interface McpApp {
    * The server factory, the one thing handed to `createMcpHandler`, `serveStdio` and the SSE
    * sessions: a new server exposing `toolsets` (a subset of the app's, in the app's order; all by
    * default). Without `needs`, a server for one connection: everything registered, bound to its
-   * own session, telling of changes. With `needs`, a server for one stateless HTTP request,
-   * registering only what `needs` names.
+   * own session, telling of changes through `listening` (the connection's, when its transport
+   * keeps one: stdio), else through one of its own. With `needs`, a server for one stateless
+   * HTTP request, registering only what `needs` names.
    */
-  buildServer(toolsets?: readonly Toolset[], needs?: RequestNeeds): McpServer;
+  buildServer(
+    toolsets?: readonly Toolset[],
+    needs?: RequestNeeds,
+    listening?: Listening,
+  ): McpServer;
   /** The process's notice bus (its settings name the limits). */
   readonly notices: NoticeBus;
-  /**
-   * Listens to `uris` (resources of `toolsets`) for `caller` and calls `onChanged(uri)` when one
-   * changes, until the returned function is called; throws (an `AppError`) as
-   * `NoticeBus.listenUris` does, leaving nothing behind.
-   */
-  listen(
-    toolsets: readonly Toolset[],
-    uris: readonly string[],
-    caller: Caller,
-    onChanged: (uri: string) => void,
-    connector?: URLSearchParams,
-  ): () => void;
   /** The caller of a request that carries `authInfo` (else the process default). */
   callerOf(authInfo: AuthInfo | undefined): Caller;
-  /** New subscriptions for one connection reaching `toolsets`, told through `notify(uri)`. */
-  subscriptions(
-    toolsets: readonly Toolset[],
-    notify: (uri: string) => void,
-  ): ConnectionSubscriptions;
+  /** What one connection or stream reaching `toolsets` listens to (`listening.ts`). */
+  listening(toolsets: readonly Toolset[]): Listening;
 }
 
-/** What a toolset choice shares across its servers: the definitions and what they add up to. */
+/** What a toolset choice shares across its servers: its definitions and what they add up to. */
 interface Variant {
   instructions: string;
-  recorded: Recorded;
+  tools: Map<string, ToolDefinition>;
+  others: OtherDefinition[];
+  uriTopics: UriTopics[];
   capabilities: ServerCapabilities;
   listing?: Tool[];
 }
@@ -129,46 +130,48 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
     given.config.notices,
   );
   const deps = { ...given, notices };
-  const records = new Map(toolsets.map((t) => [t.name, recordToolsets([t], deps)]));
+  const defined = recordToolsets(toolsets, deps);
+  const served = new Set(toolsets.map((t) => t.name));
   const variants = new Map<string, Variant>();
   const variantOf = (subset: readonly Toolset[]): Variant => {
     const key = subset.map((t) => t.name).join(",");
     let variant = variants.get(key);
     if (variant === undefined) {
-      const recorded = mergeRecorded(subset.map((t) => {
-        const record = records.get(t.name);
-        if (!record) throw new Error(`Toolset ${t.name} is not part of this server`);
-        return record;
-      }));
-      variant = { instructions: instructionsOf(subset), recorded, capabilities: BASE };
+      const names = new Set(subset.map((t) => t.name));
+      for (const name of names) {
+        if (!served.has(name)) throw new Error(`Toolset ${name} is not part of this server`);
+      }
+      const of = <T extends { toolset: string }>(list: Iterable<T>) =>
+        [...list].filter((d) => names.has(d.toolset));
+      variant = {
+        instructions: instructionsOf(subset),
+        tools: new Map(of(defined.tools.values()).map((tool) => [tool.name, tool])),
+        others: of(defined.others),
+        uriTopics: of(defined.uriTopics).map((u) => u.uris),
+        capabilities: BASE,
+      };
       variant.capabilities = capabilitiesOf(buildServer(variant));
       variants.set(key, variant);
     }
     return variant;
   };
-  const subscriptionsFor = (variant: Variant, notify: (uri: string) => void) =>
-    new ConnectionSubscriptions(notices, variant.recorded.uriTopics, notify);
+  const listeningOf = (variant: Variant) => new Listening(notices, variant.uriTopics);
   return {
     toolsets,
-    buildServer: (subset = toolsets, needs) => {
+    buildServer: (subset = toolsets, needs, listening) => {
       const variant = variantOf(subset);
       if (needs !== undefined) return buildServer(variant, needs);
-      const server = buildServer(variant, undefined, new SessionState());
-      serveConnectionNotices(server, {
-        notices,
-        deps,
+      const own = listening ?? listeningOf(variant);
+      const server = buildServer(variant, undefined, { session: new SessionState(), own });
+      serveConnection(server, own, deps, {
         lists: variant.capabilities.resources !== undefined,
-        subscriptions: variant.recorded.uriTopics.length > 0
-          ? (notify) => subscriptionsFor(variant, notify)
-          : undefined,
+        owned: listening === undefined,
       });
       return server;
     },
     notices,
-    listen: (subset, uris, caller, onChanged, connector) =>
-      notices.listenUris(uris, caller, onChanged, variantOf(subset).recorded.uriTopics, connector),
     callerOf: (authInfo) => callerOf({ http: { authInfo } }, deps),
-    subscriptions: (subset, notify) => subscriptionsFor(variantOf(subset), notify),
+    listening: (subset) => listeningOf(variantOf(subset)),
   };
 }
 
@@ -187,54 +190,81 @@ function instructionsOf(toolsets: readonly Toolset[]): string {
 /** `logging` as before: 2025 clients may set a level (no tool logs; 2026 has no setLevel). */
 const BASE: ServerCapabilities = { logging: {} };
 
+/** The SDK's registration methods, called with a definition's recorded arguments. */
+type Register = (...args: unknown[]) => unknown;
+
 /**
  * The one place a server is made: the variant's definitions registered on a new `McpServer`,
- * all of them (tool handlers bound to `session` if given) or only what `needs` names, with
+ * all of them (tool handlers bound to a `connection` if given) or only what `needs` names, with
  * `tools/list` answered from the variant's listing.
  */
-function buildServer(variant: Variant, needs?: RequestNeeds, session?: SessionState): McpServer {
+function buildServer(variant: Variant, needs?: RequestNeeds, connection?: Connection): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions: variant.instructions,
     capabilities: variant.capabilities,
     cacheHints: CACHE_HINTS,
   });
-  const { tools, others } = variant.recorded;
-  const wrap = session && bindTo(session);
-  if (needs === undefined || needs.all) {
-    for (const tool of tools.values()) tool.apply(server, wrap);
-  } else for (const name of new Set(needs.tools)) tools.get(name)?.apply(server);
-  if (needs === undefined || needs.others) { for (const other of others) other.apply(server); }
-  if (tools.size > 0 && (needs === undefined || needs.listTools)) {
+  const tools = needs === undefined || needs.all
+    ? [...variant.tools.values()]
+    : [...new Set(needs.tools)].flatMap((name) => variant.tools.get(name) ?? []);
+  for (const { name, config, handler } of tools) {
+    (server.registerTool as Register)(
+      name,
+      config,
+      connection ? boundTo(connection, handler) : handler,
+    );
+  }
+  if (needs === undefined || needs.others) {
+    for (const { kind, args } of variant.others) {
+      if (kind === "prompt") (server.registerPrompt as Register)(...args);
+      else (server.registerResource as Register)(...args);
+    }
+  }
+  if (variant.tools.size > 0 && (needs === undefined || needs.listTools)) {
     server.server.setRequestHandler("tools/list", () => ({ tools: listingOf(variant) }));
   }
-  // Registering turns list_changed on; these lists never change while the server runs.
-  server.server.registerCapabilities(variant.capabilities);
   if (needs?.modern && variant.capabilities.resources) {
     // A 2026 listen stream carries both: a resource list changed (a project created, in any
     // process), and the resources that tell of changes.
-    const subscribe = variant.recorded.uriTopics.length > 0;
+    const subscribe = variant.uriTopics.length > 0;
     server.server.registerCapabilities({ resources: { listChanged: true, subscribe } });
   }
   return server;
 }
 
-/** The variant's `tools/list` entries, made once from the definitions (`listing.ts`). */
+/** The variant's `tools/list` entries, made once from the definitions (`tools/listing.ts`). */
 function listingOf(variant: Variant): Tool[] {
-  return variant.listing ??= [...variant.recorded.tools.values()].map((tool) => tool.listed());
+  return variant.listing ??= [...variant.tools.values()].map((tool) => tool.listed());
 }
 
-/** A handler wrapper that tells the handler its session (the SDK passes the context last). */
-function bindTo(session: SessionState) {
-  return (handler: (...a: unknown[]) => unknown) => (...a: unknown[]) => {
+/** What a connection server's tool handlers are bound to. */
+interface Connection {
+  session: SessionState;
+  /** What the connection listens to. */
+  own: Listening;
+}
+
+/**
+ * `handler` telling its session to the call (the SDK passes the context last) and, once it is
+ * done, telling the connection what changed meanwhile, before the SDK sends the answer (the
+ * delivery rule in `listening.ts`).
+ */
+function boundTo({ session, own }: Connection, handler: AnyHandler): AnyHandler {
+  return async (...a: unknown[]) => {
     attachSession(a[a.length - 1] as object, session);
-    return handler(...a);
+    try {
+      return await handler(...a);
+    } finally {
+      own.flush();
+    }
   };
 }
 
 /**
  * The capabilities of a full server (`buildServer` with everything, made on `BASE`), with
  * list_changed off: the lists never change while a server runs. Read from a server the SDK
- * built, so they are what it would advertise.
+ * built, so they are what it would advertise; every later server is made with them, and
+ * registering keeps a list_changed it is given.
  */
 function capabilitiesOf(server: McpServer): ServerCapabilities {
   const present = server.server.getCapabilities();

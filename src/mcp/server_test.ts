@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
-import { Client, InMemoryTransport } from "./sdk_client.ts";
+import { Client, InMemoryTransport } from "../client/sdk_client.ts";
 import { createMcpApp, createMcpServer, type Toolset } from "./server.ts";
-import { defaultCaller } from "./caller.ts";
+import { defaultCaller } from "../tools/caller.ts";
 
 const toolOnly: Toolset = {
   name: "probe",

@@ -5,16 +5,16 @@
  * already received is still carried out and answered before the server closes.
  */
 
+import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { InFlight } from "./in_flight.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
-import { StdioListens } from "./stdio_listens.ts";
+import { StdioListens } from "./listening.ts";
 import {
+  deserializeMessage,
   type JSONRPCMessage,
-  type McpServer,
-  parseJSONRPCMessage,
   serveStdio as serveSdkStdio,
   type Transport,
 } from "./sdk.ts";
@@ -33,24 +33,20 @@ export interface StdioStreams {
 export async function serveStdio(
   deps: McpDeps,
   toolsets: readonly Toolset[],
-  streams?: StdioStreams,
+  streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
   stop?: AbortSignal,
 ): Promise<void> {
-  const port = streams === undefined ? processPort() : streamPort(streams);
-  const transport = new LineTransport(port, deps.config.maxRequestBytes);
+  const transport = new LineTransport(streams, deps.config.maxRequestBytes);
   const app = createMcpApp(deps, toolsets);
-  // The server the SDK made last is the connection's (a probe it drops is never told again).
-  let live: McpServer | undefined;
-  const listens = new StdioListens(
-    app.subscriptions(toolsets, (uri) => {
-      void live?.server.sendResourceUpdated({ uri }).catch(() => {});
-    }),
-    deps.caller,
-  );
+  // One listening for the connection, whichever era: its servers tell of changes through it.
+  const listening = app.listening(toolsets);
+  const listens = new StdioListens(listening, deps.caller);
   transport.listens = listens;
   // The SDK picks the era from the opening message (server/discover: 2026-07-28; initialize:
-  // 2025) and pins one server from the factory to the connection; the transport is ours.
-  const served = serveSdkStdio(() => live = app.buildServer(), {
+  // 2025) and pins one server from the factory to the connection; the transport is ours, for
+  // what the SDK's StdioServerTransport does otherwise: it drops the requests in flight when
+  // stdin ends, and closes the connection on a line over its limit.
+  const served = serveSdkStdio(() => app.buildServer(toolsets, undefined, listening), {
     transport,
     onerror: (error) => console.error(`handoff-mcp: stdio: ${error.message}`),
   });
@@ -69,94 +65,33 @@ export async function serveStdio(
     );
     // Closing waits for the writes queued, which never end if the client stopped reading.
     served.close().catch(() => {});
-    listens.close();
-    return;
-  }
-  await served.close();
+  } else await served.close();
   listens.close();
 }
 
-/** The byte pipes under the transport. */
-interface Port {
-  /** The next bytes read (valid until the next read), or null at the end of the input. */
-  read(): Promise<Uint8Array | null>;
-  /** Ends a pending read as if the input had ended. */
-  cancel(): void;
-  /** Writes all of `bytes`; rejects when the client closed its end. */
-  write(bytes: Uint8Array): Promise<void>;
-  release(): void;
-}
-
-/** How many bytes one read of stdin takes at most. */
-const READ_BYTES = 64 * 1024;
-
-/**
- * The process's stdin and stdout, without the web streams over them: those allocate a 64 KiB
- * buffer per read and take several promise turns per message, on every round trip. Here one
- * buffer is read into again and again. Writes stay asynchronous, through Deno's blocking thread
- * pool: a synchronous write would save waking that thread (about 5% of a tool call's round trip)
- * but would block the whole server on a client that stops reading (see `serveStdio`), and, tried,
- * it let busy servers take signals so late that a second SIGTERM merged with the first (the
- * second-signal test in `tests/shutdown_test.ts` failed one run in three).
- */
-function processPort(): Port {
-  const buffer = new Uint8Array(READ_BYTES);
-  let cancelled: (() => void) | undefined;
-  return {
-    read: () =>
-      new Promise((resolve, reject) => {
-        cancelled = () => resolve(null);
-        Deno.stdin.read(buffer).then(
-          (n) => resolve(n === null ? null : buffer.subarray(0, n)),
-          reject,
-        );
-      }),
-    cancel: () => cancelled?.(),
-    write: async (bytes) => {
-      for (let at = 0; at < bytes.length;) at += await Deno.stdout.write(bytes.subarray(at));
-    },
-    release() {},
-  };
-}
-
-/** A test's streams. */
-function streamPort(streams: StdioStreams): Port {
-  const reader = streams.input.getReader();
-  const writer = streams.output.getWriter();
-  return {
-    read: async () => {
-      const { value, done } = await reader.read();
-      return done ? null : value;
-    },
-    cancel: () => void reader.cancel().catch(() => {}),
-    write: (bytes) => writer.write(bytes),
-    release: () => writer.releaseLock(),
-  };
-}
-
-/** Newline-delimited JSON-RPC over a port, tracking requests until they are answered. */
+/** Newline-delimited JSON-RPC over two streams, tracking requests until they are answered. */
 class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   /** The connection's 2026 listens, which see every message in and out. */
   listens?: StdioListens;
-  /** Resolves when the client has closed its end of the input. */
+  /** Resolves when the client has closed its end of the input (or reading was stopped). */
   readonly inputEnded: Promise<void>;
   readonly #ended = Promise.withResolvers<void>();
   readonly #inFlight = new InFlight();
-  readonly #port: Port;
-  #stopped = false;
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #maxLineBytes: number;
   readonly #encoder = new TextEncoder();
-  /** The last write while one is pending, so writes go out in order and shutdown can wait. */
-  #writing: Promise<void> | undefined;
-  #outputBroken = false;
+  /** The last write queued: the stream writes in order, so once it settles every one has. */
+  #written: Promise<void> = Promise.resolve();
   #closed = false;
 
-  constructor(port: Port, maxLineBytes: number) {
+  constructor(streams: StdioStreams, maxLineBytes: number) {
+    this.#reader = streams.input.getReader();
+    this.#writer = streams.output.getWriter();
     this.#maxLineBytes = maxLineBytes;
-    this.#port = port;
     this.inputEnded = this.#ended.promise;
   }
 
@@ -172,14 +107,14 @@ class LineTransport implements Transport {
 
   /** Reads no more input: what was received is still answered, as when the input ends. */
   stopReading(): void {
-    this.#stopped = true;
-    this.#port.cancel();
+    // A pending read then ends as if the input had: nothing after it is taken.
+    this.#reader.cancel().catch(() => {});
   }
 
   /** Resolves once every request received is answered and every answer written. */
   async flushed(): Promise<void> {
     await this.#inFlight.settled();
-    await this.#writing;
+    await this.#written;
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -189,49 +124,34 @@ class LineTransport implements Transport {
     return this.#write(message).then(() => this.#inFlight.answered(message));
   }
 
-  /** Writes `message` after the writes before it; resolves once it is written (or cannot be). */
-  #write(message: unknown): Promise<void> {
+  /**
+   * Queues `message` (a refusal may carry a null id, which the SDK's message type lacks);
+   * resolves once it is written, or cannot be.
+   */
+  #write(message: object): Promise<void> {
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
-    const before = this.#writing;
-    // With no write pending (the usual case) this one starts at once, not a promise turn later.
-    const writing = before === undefined
-      ? this.#writeNow(bytes)
-      : before.then(() => this.#writeNow(bytes));
-    this.#writing = writing;
-    void writing.then(() => {
-      if (this.#writing === writing) this.#writing = undefined;
-    });
-    return writing;
-  }
-
-  async #writeNow(bytes: Uint8Array): Promise<void> {
-    if (this.#outputBroken) return;
-    try {
-      await this.#port.write(bytes);
-    } catch {
-      // The client stopped reading (a closed pipe). Work already received still completes.
-      this.#outputBroken = true;
-    }
+    // A closed pipe (the client stopped reading) fails every write; work received still completes.
+    return this.#written = this.#writer.write(bytes).catch(() => {});
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#writing;
-    this.#port.release();
+    await this.#written;
+    this.#writer.releaseLock();
     this.onclose?.();
   }
 
   async #read(): Promise<void> {
     const lines = new LineBuffer(this.#maxLineBytes);
     try {
-      while (!this.#stopped) {
-        const chunk = await this.#port.read();
-        if (chunk === null) break;
-        for (const line of lines.push(chunk)) this.#take(line);
+      for (;;) {
+        const { value, done } = await this.#reader.read();
+        if (done) break;
+        for (const line of lines.push(value)) this.#take(line);
       }
     } catch (error) {
-      if (!this.#stopped) this.onerror?.(error as Error);
+      this.onerror?.(error as Error);
     }
     // A one-shot client may not end its last message with a newline.
     this.#take(lines.end());
@@ -253,20 +173,14 @@ class LineTransport implements Transport {
     });
   }
 
-  #line(raw: string): void {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  #line(line: string): void {
     if (this.#closed || line.trim() === "") return;
-    let message;
+    let message: JSONRPCMessage;
     try {
-      message = JSON.parse(line);
+      // JSON.parse takes the `\r` a CRLF line ends with as whitespace.
+      message = deserializeMessage(line);
     } catch {
-      this.onerror?.(new Error("stdio: a line is not valid JSON"));
-      return;
-    }
-    try {
-      message = parseJSONRPCMessage(message);
-    } catch {
-      this.onerror?.(new Error("stdio: a line is not a JSON-RPC 2.0 message"));
+      this.onerror?.(new Error("a line is not a JSON-RPC 2.0 message"));
       return;
     }
     const refused = this.listens?.inbound(message);
@@ -295,20 +209,18 @@ export function stdioCaller(config: Config, args: readonly string[]): Caller {
  * name, or `undefined`; throws naming the flag when its value is missing or not a valid name.
  */
 export function clientNameFlag(args: readonly string[]): string | undefined {
-  let flag: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--client-name") {
-      flag = args[i + 1];
-      if (flag === undefined || flag.startsWith("--")) {
-        throw new Error("--client-name needs a value, e.g. --client-name codex");
-      }
-    } else if (args[i].startsWith("--client-name=")) {
-      flag = args[i].slice("--client-name=".length);
-    }
+  const flag = parseArgs({
+    args: [...args],
+    options: { "client-name": { type: "string" } },
+    strict: false,
+    allowPositionals: true,
+  }).values["client-name"];
+  if (flag === undefined) return undefined;
+  // Without a value the parser gives `true`, or takes the next flag as the value.
+  if (typeof flag !== "string" || flag.startsWith("--")) {
+    throw new Error("--client-name needs a value, e.g. --client-name codex");
   }
-  if (flag !== undefined) {
-    const problem = clientNameProblem(flag, "--client-name");
-    if (problem) throw new Error(problem);
-  }
+  const problem = clientNameProblem(flag, "--client-name");
+  if (problem) throw new Error(problem);
   return flag;
 }

@@ -1,7 +1,8 @@
 /**
  * Splitting a byte stream into message lines no longer than a limit in bytes. A line over the
  * limit is not kept whole (a client could send gigabytes without a newline), only its first and
- * last bytes, enough to find the id of the request it carried so it can still be answered.
+ * last bytes, enough to find the id of the request it carried so it can still be answered. (The
+ * SDK's `ReadBuffer` limits its whole buffer instead, and drops every line in it when one is over.)
  */
 
 /** How many bytes of each end of a line over the limit are kept to find its id. */
@@ -13,11 +14,9 @@ export type Line = { text: string } | { tooLong: true; id: string | number | nul
 /** Collects the bytes of one line at a time. */
 export class LineBuffer {
   readonly #maxBytes: number;
+  /** The line's bytes so far; over the limit, only its first and its last `ID_WINDOW` bytes. */
   #parts: Uint8Array[] = [];
   #size = 0;
-  /** The first and the last `ID_WINDOW` bytes of a line over the limit. */
-  #head: Uint8Array | undefined;
-  #tail = new Uint8Array(0);
   readonly #decoder = new TextDecoder();
 
   constructor(maxBytes: number) {
@@ -31,56 +30,44 @@ export class LineBuffer {
   push(chunk: Uint8Array): Line[] {
     const lines: Line[] = [];
     let from = 0;
-    let newline;
     // A newline byte never occurs inside a multi-byte UTF-8 character, so bytes split safely.
-    while ((newline = chunk.indexOf(10, from)) !== -1) {
-      if (this.#size === 0 && this.#head === undefined && newline - from <= this.#maxBytes) {
-        // The usual case, a whole line in one chunk: decoded where it lies, never copied.
-        lines.push({ text: this.#decoder.decode(chunk.subarray(from, newline)) });
-      } else {
-        this.#add(chunk.subarray(from, newline), false);
-        lines.push(this.end());
-      }
-      from = newline + 1;
+    for (let newline; (newline = chunk.indexOf(10, from)) !== -1; from = newline + 1) {
+      this.#add(chunk.subarray(from, newline));
+      lines.push(this.end());
     }
-    this.#add(chunk.subarray(from), true);
+    this.#add(chunk.subarray(from));
     return lines;
   }
 
   /** Ends the line collected so far (the input ended without a newline) and returns it. */
   end(): Line {
-    let line: Line;
-    if (this.#head !== undefined) {
-      line = { tooLong: true, id: findId(this.#head, this.#tail) };
-    } else {
-      line = { text: this.#decoder.decode(concat(this.#parts)) };
-    }
+    const line: Line = this.#size > this.#maxBytes
+      ? { tooLong: true, id: findId(this.#parts[0], this.#parts[1]) }
+      : { text: this.#decoder.decode(concat(this.#parts)) };
     this.#parts = [];
     this.#size = 0;
-    this.#head = undefined;
-    this.#tail = new Uint8Array(0);
     return line;
   }
 
-  /** Adds `bytes` to the line; `keep` when they must outlive the chunk they are a view of. */
-  #add(bytes: Uint8Array, keep: boolean): void {
+  #add(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
+    const wasOver = this.#size > this.#maxBytes;
     this.#size += bytes.length;
-    if (this.#head === undefined) {
-      this.#parts.push(keep ? bytes.slice() : bytes);
-      if (this.#size <= this.#maxBytes) return;
-      // Over the limit: keep only the ends from now on.
-      const whole = concat(this.#parts);
-      this.#parts = [];
-      this.#head = whole.slice(0, ID_WINDOW);
-      this.#tail = whole.slice(-ID_WINDOW);
+    if (this.#size <= this.#maxBytes) {
+      this.#parts.push(bytes.slice());
+    } else if (!wasOver) {
+      // Over the limit now: keep only the ends from here on.
+      const whole = concat([...this.#parts, bytes]);
+      this.#parts = [whole.slice(0, ID_WINDOW), whole.slice(-ID_WINDOW)];
     } else {
-      this.#tail = concat([this.#tail, bytes.subarray(-ID_WINDOW)]).slice(-ID_WINDOW);
+      this.#parts[1] = concat([this.#parts[1], bytes.subarray(-ID_WINDOW)]).slice(-ID_WINDOW);
     }
   }
 }
 
+/** The parts joined; a single part as it is (the usual line, read in one chunk). */
 function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
   const whole = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
   let at = 0;
   for (const part of parts) {
@@ -101,7 +88,7 @@ const ID_FIRST = new RegExp(
  */
 const ID_LAST = new RegExp(String.raw`,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
 
-/** The request id found at either end of a message, without parsing the rest of it. */
+/** The request id found at either end of a line over the limit, without parsing the rest. */
 function findId(head: Uint8Array, tail: Uint8Array): string | number | null {
   const decoder = new TextDecoder();
   const match = decoder.decode(head).match(ID_FIRST) ?? decoder.decode(tail).match(ID_LAST);

@@ -31,3 +31,17 @@ Deno.test("LineBuffer joins a character split across chunks, and limits lines in
   assert.deepEqual(lines.push(bytes('{"id":7,"x":"long"}\nok')), [{ tooLong: true, id: 7 }]);
   assert.deepEqual(lines.end(), { text: "ok" });
 });
+
+Deno.test("LineBuffer finds the id at either end of a line over the limit read in many chunks", () => {
+  const lines = new LineBuffer(1024);
+  const message = (id: string) =>
+    `{"jsonrpc":"2.0","method":"ping","params":{"pad":"${"x".repeat(5000)}"},"id":${id}}\n`;
+  const chunks = (text: string) => text.match(/[^]{1,100}/g)!.map(bytes);
+  const got = [...chunks(message("41")), ...chunks(message('"last"')), bytes('{"id":3}\n')]
+    .flatMap((chunk) => lines.push(chunk));
+  assert.deepEqual(got, [
+    { tooLong: true, id: 41 },
+    { tooLong: true, id: "last" },
+    { text: '{"id":3}' },
+  ]);
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
 import { withKv } from "../../tests/support/kv.ts";
-import { defaultCaller } from "./caller.ts";
+import { defaultCaller } from "../tools/caller.ts";
 import { serveStdio } from "./stdio.ts";
 import { initializeBody } from "../../tests/support/rpc.ts";
 

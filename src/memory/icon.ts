@@ -1,6 +1,6 @@
 /** The memory toolset's icon: three linked nodes of a knowledge graph. */
 
-import { svgIcon } from "../mcp/icons.ts";
+import { svgIcon } from "../tools/icons.ts";
 
 /** On every memory tool. */
 export const MEMORY_ICONS = [

@@ -8,7 +8,8 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, getAll, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { getAll, readKey } from "../kit/reads.ts";
 import { MEMORY_SETTING_OF } from "./settings.ts";
 import {
   type Entity,

@@ -7,7 +7,7 @@
 
 import { jsonToken, parseJsonToken } from "../kit/base64url.ts";
 import { estimateTokens } from "../kit/budget.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import type { Entity, Relation } from "./store_keys.ts";
 import type { GraphItem } from "./store_read.ts";
 

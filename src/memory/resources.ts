@@ -7,9 +7,10 @@
 import { untrustedNotice } from "../kit/untrusted.ts";
 import { newNonce } from "../kit/untrusted.ts";
 import type { UriTopics } from "../kit/notices.ts";
-import { ResourceTemplate } from "../mcp/sdk.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
-import { AppError, listAll } from "../kit/kv.ts";
+import { ResourceTemplate } from "../tools/sdk.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
+import { AppError } from "../kit/errors.ts";
+import { listAll } from "../kit/reads.ts";
 import { encodeCursor, takePage } from "./page.ts";
 import type { MemorySettings } from "./settings.ts";
 import { checkGraphName, GRAPHS_PREFIX } from "./store_keys.ts";

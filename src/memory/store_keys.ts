@@ -10,7 +10,7 @@
  *   so deleting an entity finds the relations that point at it (same atomic as the relation).
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { count, defineRecords, list, obj, type Shape, str } from "../kit/record_shapes.ts";
 
 /** The graph's record; `entities` and `relations` are kept in every write's atomic. */

@@ -5,7 +5,7 @@
  * rank or order a bounded set and page through it by position.
  */
 
-import { getAll, listAll, listEntries } from "../kit/kv.ts";
+import { getAll, listAll, listEntries } from "../kit/reads.ts";
 import {
   entitiesPrefix,
   type Entity,

@@ -13,7 +13,7 @@
  * least recently used goes first. The bench's `memory` group shows what they buy.
  */
 
-import { listAll, readKey } from "../kit/kv.ts";
+import { listAll, readKey } from "../kit/reads.ts";
 import { utf8Bytes } from "../kit/text.ts";
 import {
   entitiesPrefix,

@@ -1,14 +1,15 @@
 /**
  * Every change to a graph: one atomic that checks and rewrites the graph's record, so writes to a
  * graph are serialised (a concurrent writer's commit fails its check and the attempt is read and
- * tried again): no write is lost and no reader sees half of one. Writers in one process take turns
- * on the record (`commitWithRetry`'s queue), so only other processes make an attempt retry. A call
- * that changes nothing writes nothing.
+ * tried again): no write is lost and no reader sees half of one. A call that changes nothing
+ * writes nothing.
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { atomic } from "../kit/group_commit.ts";
-import { AppError, commitWithRetry, getAll, listAll, nowIso, readKey } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { AppError } from "../kit/errors.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import { bumpNotices } from "../kit/notice_feed.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { MEMORY_SETTING_OF, type MemoryLimits } from "./settings.ts";
@@ -109,12 +110,10 @@ function writeGraph<T>(
     return {
       op,
       value,
-      committed: (vs) => {
-        ctx.copies?.applied(graph, from, vs, effects ?? {});
-        ctx.notices?.committed([topic], vs);
-      },
+      committed: (vs) => ctx.copies?.applied(graph, from, vs, effects ?? {}),
+      tell: { bus: ctx.notices, topics: [topic] },
     };
-  }, { kv: ctx.kv, key });
+  });
 }
 
 type Step = (op: Deno.AtomicOperation) => void;

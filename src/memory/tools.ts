@@ -8,11 +8,11 @@
 import { z } from "zod";
 import { wrapUntrusted } from "../kit/untrusted.ts";
 import { newNonce } from "../kit/untrusted.ts";
-import { READ_ONLY, writes } from "../mcp/annotations.ts";
-import { callerOf } from "../mcp/caller.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
-import { structuredResult, UNTRUSTED_FIELDS, untrustedResult } from "../mcp/results.ts";
-import type { McpDeps } from "../mcp/toolset.ts";
+import { READ_ONLY, writes } from "../tools/annotations.ts";
+import { callerOf } from "../tools/caller.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
+import { structuredResult, UNTRUSTED_FIELDS, untrustedResult } from "../tools/results.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 import {
   decodeCursor,
   digest,
@@ -35,7 +35,7 @@ import {
   type MemoryCtx,
 } from "./store_write.ts";
 import { checkItems, checkName } from "./validate.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { registerMemoryResources } from "./resources.ts";
 
 /** What the model is told about this toolset at initialize. */

@@ -1,6 +1,6 @@
 /** The memory toolset: a durable, multi-process drop-in for the official knowledge-graph server. */
 
-import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import type { ToolsetDefinition } from "../tools/toolset.ts";
 import { MEMORY_ICONS } from "./icon.ts";
 import { loadMemorySettings } from "./settings.ts";
 import { MEMORY_INSTRUCTIONS, registerMemoryTools } from "./tools.ts";

@@ -4,7 +4,7 @@
  * the limit and its setting; a refused call changes nothing.
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { utf8Bytes } from "../kit/text.ts";
 import { MEMORY_SETTING_OF, type MemoryLimits } from "./settings.ts";
 import type { Entity, Relation } from "./store_keys.ts";

@@ -3,7 +3,7 @@
  * owner's answer and sends the browser back to the client with a code (or `access_denied`).
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { cookieValue, readText } from "../kit/web.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import { PAGE_HEADERS, renderConsent, renderProblem } from "./consent.ts";

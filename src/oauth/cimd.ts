@@ -7,8 +7,8 @@
  * URIs) is refused until the owner revokes the app and approves it anew.
  */
 
-import { AppError } from "../kit/kv.ts";
-import { OAuthClientMetadataSchema } from "../mcp/sdk_auth.ts";
+import { AppError } from "../kit/errors.ts";
+import { OAuthClientMetadataSchema } from "./sdk_auth.ts";
 import { CimdError, clientIdUrl, fetchMetadataDocument } from "./cimd_fetch.ts";
 import type { OAuthContext } from "./context.ts";
 import { sha256 } from "./crypto.ts";

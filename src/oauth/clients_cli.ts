@@ -5,7 +5,7 @@
 
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../config.ts";
-import { openKv } from "../kit/kv.ts";
+import { openKv } from "../kit/open_kv.ts";
 import { deleteClient, listClients } from "./store_clients.ts";
 
 const USAGE = "Usage: deno task clients            list registered OAuth clients\n" +

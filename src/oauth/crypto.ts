@@ -1,7 +1,7 @@
 /** WebCrypto for OAuth: random secrets, their stored hashes, PKCE and constant-time comparison. */
 
 import { base64url } from "../kit/base64url.ts";
-import { randomToken } from "../kit/kv.ts";
+import { randomToken } from "../kit/ids.ts";
 import { secretMatches } from "../kit/secret.ts";
 
 /** Bytes of randomness in every token, code and client secret (256 bits). */

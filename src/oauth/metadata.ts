@@ -3,7 +3,7 @@
  * protected resource metadata and RFC 8414 authorization server metadata.
  */
 
-import type { OAuthMetadata, OAuthProtectedResourceMetadata } from "../mcp/sdk_auth.ts";
+import type { OAuthMetadata, OAuthProtectedResourceMetadata } from "./sdk_auth.ts";
 import type { OAuthSettings } from "./settings.ts";
 
 /** The MCP endpoints a token is for; each also has its path-suffixed resource metadata. */

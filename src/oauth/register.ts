@@ -1,9 +1,10 @@
 /** RFC 7591 dynamic client registration: public and confidential clients, exact redirect URIs. */
 
-import { AppError, ulid } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { ulid } from "../kit/ids.ts";
 import { clientNameProblem } from "../kit/caller.ts";
 import { json, readJson } from "../kit/web.ts";
-import { OAuthClientMetadataSchema } from "../mcp/sdk_auth.ts";
+import { OAuthClientMetadataSchema } from "./sdk_auth.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import { AUTH_METHODS } from "./metadata.ts";

@@ -5,7 +5,7 @@
  */
 
 import { json, plain } from "../kit/web.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { decideConsent, showConsent } from "./authorize.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import { OAuthError, oauthErrorResponse } from "./errors.ts";

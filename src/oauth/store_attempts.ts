@@ -6,8 +6,8 @@
  * in `store_keys.ts`.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, getAll } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { getAll } from "../kit/reads.ts";
 import { CONSENT_FORMS_MAX, type OAuthSettings } from "./settings.ts";
 import { attemptsKey, type AttemptsRecord } from "./store_keys.ts";
 

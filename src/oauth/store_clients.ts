@@ -1,7 +1,8 @@
 /** Registered OAuth clients: create, read, list with their grants, and revoke with everything they hold. */
 
-import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { listEntries, readKey } from "../kit/reads.ts";
+import { retryLocked } from "../kit/retry.ts";
 import { revokeGrant } from "./store_grants.ts";
 import { clientGrantsPrefix, clientIsLive, clientKey, type ClientRecord } from "./store_keys.ts";
 

@@ -3,8 +3,9 @@
  * the owner's approval into a short-lived code, which is redeemed once for a grant.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, listEntries, readKey, retryLocked } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { listEntries, readKey } from "../kit/reads.ts";
+import { retryLocked } from "../kit/retry.ts";
 import { randomSecret, sha256 } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import {

@@ -4,8 +4,9 @@
  * always written and deleted in one atomic.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, readKey, readKeys, ulid } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { ulid } from "../kit/ids.ts";
+import { readKey, readKeys } from "../kit/reads.ts";
 import { randomSecret, sealFor, sha256, unsealWith } from "./crypto.ts";
 import { OAuthError } from "./errors.ts";
 import {

@@ -1,8 +1,8 @@
 /** The token endpoint (code and refresh grants) and RFC 7009 revocation, with client authentication. */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { json, readText } from "../kit/web.ts";
-import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "../mcp/sdk_auth.ts";
+import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "./sdk_auth.ts";
 import type { OAuthContext, OAuthRequest } from "./context.ts";
 import { secretMatches } from "../kit/secret.ts";
 import { isCodeVerifier, pkceMatches, sha256 } from "./crypto.ts";

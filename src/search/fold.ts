@@ -5,8 +5,9 @@
  * holds, so a crash never indexes a record twice or loses one.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { getAll, listAll, randomToken, readKey, retryLocked } from "../kit/kv.ts";
+import { atomic, commitOnce } from "../kit/commit.ts";
+import { randomToken } from "../kit/ids.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
 import {
   type IndexDoc,
   type PendingEntry,
@@ -71,8 +72,8 @@ async function foldUnder(
   report.dropped = await dropIndexed(kv, sources, exact, prefixes, refWrites, report);
   const meta = await readKey<{ next: number }>(kv, searchKeys.meta());
   const seg = meta.value?.next ?? 1;
-  const claim = await retryLocked(() =>
-    atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 }).commit()
+  const claim = await commitOnce(
+    atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 }),
   );
   if (!claim.ok) return null;
   const stored = toStored(docs, sources, refWrites, seg);
@@ -85,7 +86,7 @@ async function foldUnder(
   for (let i = 0; i < gone.length; i += 500) {
     const del = atomic(kv).check(lease);
     for (const key of gone.slice(i, i + 500)) del.delete(key);
-    if (!(await retryLocked(() => del.commit())).ok) return null;
+    if (!(await commitOnce(del)).ok) return null;
   }
   const op = atomic(kv).check(lease);
   if (stored.docs.length > 0) {
@@ -101,7 +102,7 @@ async function foldUnder(
   for (const { key, loc } of refWrites.values()) if (loc !== null) op.set(key, loc);
   for (const entry of pending) if (!kept.has(JSON.stringify(entry.key))) op.delete(entry.key);
   op.delete(searchKeys.lease());
-  const done = await retryLocked(() => op.commit());
+  const done = await commitOnce(op);
   if (!done.ok) return null;
   report.mutations += refWrites.size + pending.length + 2;
   return report;
@@ -122,7 +123,7 @@ export function releaseLease(
   kv: Deno.Kv,
   lease: Deno.KvEntryMaybe<unknown>,
 ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-  return retryLocked(() => atomic(kv).check(lease).delete(searchKeys.lease()).commit());
+  return commitOnce(atomic(kv).check(lease).delete(searchKeys.lease()));
 }
 
 /** Takes the folder's lease (one process folds or merges at a time); null when held. */
@@ -130,8 +131,8 @@ export async function takeLease(kv: Deno.Kv): Promise<Deno.KvEntryMaybe<unknown>
   const current = await readKey<{ until: number }>(kv, searchKeys.lease());
   if (current.value !== null && current.value.until > Date.now()) return null;
   const mine = { owner: randomToken(9), until: Date.now() + LEASE_MS };
-  const res = await retryLocked(() =>
-    atomic(kv).check(current).set(searchKeys.lease(), mine, { expireIn: LEASE_MS }).commit()
+  const res = await commitOnce(
+    atomic(kv).check(current).set(searchKeys.lease(), mine, { expireIn: LEASE_MS }),
   );
   if (!res.ok) return null;
   return await readKey(kv, searchKeys.lease());
@@ -222,7 +223,7 @@ async function dropIndexed(
     dropped += docs.length - kept.length;
     const op = atomic(kv).check(entry);
     kept.length === 0 ? op.delete(key) : op.set(key, await packBlock(kept));
-    await retryLocked(() => op.commit());
+    await commitOnce(op);
     report.mutations++;
   }
   return dropped;

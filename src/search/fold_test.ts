@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import { indexLater, indexRecord, type SearchSource } from "../kit/search_source.ts";
 import { withKv } from "../../tests/support/kv.ts";
 import { foldOnce } from "./fold.ts";

@@ -1,6 +1,6 @@
 /** The search toolset's icon: a magnifying glass. */
 
-import { svgIcon } from "../mcp/icons.ts";
+import { svgIcon } from "../tools/icons.ts";
 
 /** On `search` and `fetch`. */
 export const SEARCH_ICONS = [

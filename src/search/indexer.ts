@@ -4,8 +4,10 @@
  * segments. `reindex` rebuilds the whole index (deno task reindex, and import).
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { deleteUnder, readKey, retryLocked, ulid } from "../kit/kv.ts";
+import { atomic, commitOnce } from "../kit/commit.ts";
+import { deleteUnder } from "../kit/bulk_writes.ts";
+import { ulid } from "../kit/ids.ts";
+import { readKey } from "../kit/reads.ts";
 import { type PendingEntry, pendingKey, type SearchSource } from "../kit/search_source.ts";
 import { foldOnce, type Sources } from "./fold.ts";
 import { searchKeys } from "./keys.ts";
@@ -54,13 +56,13 @@ export async function scanExisting(
       total += refs.length;
       if (refs.length > 0) log(`search: queued ${state.queued} existing items (${source.kind})`);
       op.set(searchKeys.scan(), state);
-      const res = await retryLocked(() => op.commit());
+      const res = await commitOnce(op);
       if (!res.ok) return total; // another process scans
       entry = await readKey<ScanState>(kv, searchKeys.scan());
       continue;
     }
     const op = atomic(kv).check(entry).set(searchKeys.scan(), state);
-    await retryLocked(() => op.commit());
+    await commitOnce(op);
   }
   return total;
 }

@@ -6,8 +6,8 @@
  * old blocks and postings are deleted after, once queries that saw them have read them.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { getAll, listAll, readKey, retryLocked } from "../kit/kv.ts";
+import { atomic, commitOnce } from "../kit/commit.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
 import { type StoredDoc, unpackBlock } from "./codec.ts";
 import { releaseLease, takeLease, TITLE_WEIGHT } from "./fold.ts";
 import { type NewDoc, type SegmentRecord, writeSegment } from "./segment.ts";
@@ -109,8 +109,8 @@ async function mergeUnder(
   }
   const meta = await readKey<{ next: number }>(kv, searchKeys.meta());
   const seg = meta.value?.next ?? 1;
-  const claim = await retryLocked(() =>
-    atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 }).commit()
+  const claim = await commitOnce(
+    atomic(kv).check(meta, lease).set(searchKeys.meta(), { next: seg + 1 }),
   );
   if (!claim.ok) return null;
   const written = docs.length === 0
@@ -121,7 +121,7 @@ async function mergeUnder(
   if (docs.length > 0) op.set(searchKeys.seg(seg), record);
   for (const s of run) op.delete(searchKeys.seg(s.seg));
   for (const { key, from, to } of refs.values()) op.set(key, [seg, from, to]);
-  if (!(await retryLocked(() => op.commit())).ok) return null;
+  if (!(await commitOnce(op)).ok) return null;
   await new Promise((r) => setTimeout(r, GRACE_MS));
   const garbage = run.flatMap((s) => [
     ...blocks[run.indexOf(s)].map((e) => e.key),
@@ -132,7 +132,7 @@ async function mergeUnder(
   for (let i = 0; i < garbage.length; i += 500) {
     const del = atomic(kv);
     for (const key of garbage.slice(i, i + 500)) del.delete(key);
-    await retryLocked(() => del.commit());
+    await commitOnce(del);
   }
   return {
     segments: run.length,

@@ -6,7 +6,7 @@
  * as soon as its write is acknowledged.
  */
 
-import { getAll, listAll } from "../kit/kv.ts";
+import { getAll, listAll } from "../kit/reads.ts";
 import type { PendingEntry } from "../kit/search_source.ts";
 import {
   lengthOf,

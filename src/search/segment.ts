@@ -4,8 +4,7 @@
  * lands (written by the fold or the merge that made it).
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { retryLocked } from "../kit/kv.ts";
+import { atomic, commitOnce } from "../kit/commit.ts";
 import { packBlock, packPostings, quantizeLength, type StoredDoc } from "./codec.ts";
 import { bucketOf, DOCS_PER_BLOCK, searchKeys } from "./keys.ts";
 
@@ -78,6 +77,6 @@ export async function writeSegment(
 }
 
 async function commitPlain(op: Deno.AtomicOperation): Promise<void> {
-  const res = await retryLocked(() => op.commit());
+  const res = await commitOnce(op);
   if (!res.ok) throw new Error("search: a segment write was refused");
 }

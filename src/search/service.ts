@@ -4,7 +4,7 @@
  */
 
 import { estimateJsonTokens } from "../kit/budget.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import type { FetchedItem } from "../kit/search_source.ts";
 import type { Sources } from "./fold.ts";
 import { type Filters, type Hit, rank } from "./query.ts";

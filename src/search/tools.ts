@@ -6,12 +6,12 @@
 
 import { z } from "zod";
 import { estimateTokens } from "../kit/budget.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { newNonce, untrustedNotice } from "../kit/untrusted.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
-import { UNTRUSTED_FIELDS } from "../mcp/results.ts";
-import { nullableString, toolArgs } from "../mcp/schema.ts";
-import type { McpDeps } from "../mcp/toolset.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
+import { UNTRUSTED_FIELDS } from "../tools/results.ts";
+import { nullableString, toolArgs } from "../tools/schema.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 import type { Sources } from "./fold.ts";
 import { fetchItem, itemId, itemPath, search } from "./service.ts";
 import type { SearchSettings } from "./settings.ts";

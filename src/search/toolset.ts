@@ -5,7 +5,7 @@
 
 import { setSearchIndexing } from "../kit/search_source.ts";
 import type { SearchSource } from "../kit/search_source.ts";
-import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import type { ToolsetDefinition } from "../tools/toolset.ts";
 import { SEARCH_ICONS } from "./icon.ts";
 import { loadSearchSettings } from "./settings.ts";
 import { baseUrl, registerSearchTools } from "./tools.ts";

@@ -4,7 +4,7 @@
  * of a row. Each list cut says so, with the tool and arguments that read it whole.
  */
 
-import type { PagedRead } from "../mcp/result_budget.ts";
+import type { PagedRead } from "../tools/result_budget.ts";
 import type { WorkspaceContext } from "./store_context.ts";
 
 /** Where each cut list is read whole, in the words of a note. */

@@ -1,6 +1,6 @@
 /** The table toolset's icon: a table with seats around it (a shared meeting table). */
 
-import { svgIcon } from "../mcp/icons.ts";
+import { svgIcon } from "../tools/icons.ts";
 
 /** On every table tool. */
 export const TABLE_ICONS = [

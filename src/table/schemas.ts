@@ -1,7 +1,7 @@
 /** Output schemas of the table tools: the raw values a client may want besides the text. */
 
 import { z } from "zod";
-import { nullableString } from "../mcp/schema.ts";
+import { nullableString } from "../tools/schema.ts";
 import {
   DECISION_PROOFS,
   DECISION_SCOPES,

@@ -3,10 +3,12 @@
  * counters and participant bookkeeping written inside the caller's atomic.
  */
 
-import { atomic } from "../kit/group_commit.ts";
+import { atomic } from "../kit/commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { NoticeBus } from "../kit/notices.ts";
-import { AppError, getAll, isUlid, listEntries, ulid } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { isUlid, ulid } from "../kit/ids.ts";
+import { getAll, listEntries } from "../kit/reads.ts";
 import { checkId, checkLine, checkText, checkVisible } from "../kit/text.ts";
 import { SETTING_OF, type TableSettings, workspaceProblem } from "./settings.ts";
 import { type Author, authorOf, type CountName, keys } from "./store_schema.ts";

@@ -4,7 +4,8 @@
  */
 
 import type { Caller, CallerVia } from "../kit/caller.ts";
-import { AppError, getAll, listAll } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { getAll, listAll } from "../kit/reads.ts";
 import { MS_PER_DAY, TABLE_CONTRACT } from "./settings.ts";
 import {
   checkLimit,

@@ -4,7 +4,8 @@
  * the other would leave neither standing).
  */
 
-import { AppError, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { readKey } from "../kit/reads.ts";
 import { requireRecord, sameWorkspace, type TableCtx } from "./store_common.ts";
 import { keys, type StoredDecision } from "./store_schema.ts";
 

@@ -5,10 +5,12 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { decisionDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry, type Tell } from "../kit/commit.ts";
 import type { Caller } from "../kit/caller.ts";
 import { secretMatches } from "../kit/secret.ts";
-import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import {
   bump,
   checkBody,
@@ -220,7 +222,7 @@ export async function resolveDecision(
     bump(op, ws, "decisions_proposed", -1);
     bump(op, ws, input.verdict === "approved" ? "decisions_approved" : "decisions_rejected", 1);
     let noteSeq: number | null = null;
-    let told: ((versionstamp: string) => void) | undefined;
+    let tell: Tell | undefined;
     if (current.discussion_id !== undefined) {
       const did = current.discussion_id;
       const dEntry = await readKey<Discussion>(ctx.kv, keys.discussion(did));
@@ -231,12 +233,12 @@ export async function resolveDecision(
         body: resolutionNote(resolved, reason),
       });
       noteSeq = note.message.seq;
-      told = note.told;
+      tell = note.tell;
     }
     return {
       op,
       value: { decision: decisionOut(resolved), note_seq: noteSeq },
-      committed: told,
+      tell,
     };
   });
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { CLAUDE, CODEX, fails, OWNER, withTable } from "../../tests/support/table_mcp.ts";
 import { countValue } from "./store_common.ts";
 import {

@@ -4,7 +4,8 @@
  */
 
 import type { Caller } from "../kit/caller.ts";
-import { AppError, listEntries } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { listEntries } from "../kit/reads.ts";
 import { characterCount, cutAt } from "../kit/text.ts";
 import { checkLimit, sameWorkspace, type TableCtx } from "./store_common.ts";
 import { type Message, messageOut, readDiscussion } from "./store_discussions.ts";

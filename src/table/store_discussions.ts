@@ -2,10 +2,19 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { messageDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
-import { type BatchAttempt, commitBatched, type Outcome } from "../kit/key_batch.ts";
+import {
+  atomic,
+  type BatchAttempt,
+  commitBatched,
+  commitWithRetry,
+  type Outcome,
+  StaleRead,
+  type Tell,
+} from "../kit/commit.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, listAll, nowIso, readKey, StaleRead } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { listAll, readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import {
   bump,
   checkBody,
@@ -109,11 +118,11 @@ export async function createDiscussion(
       op.sum(keys.spoke(ws, caller.name, "messages"), 1n);
       movePosition(op, caller.name, ws, id, 1);
     }
-    const told = announce(ctx, op, body === undefined ? [] : [discussionTopic(id)]);
+    const tell = announce(ctx, op, body === undefined ? [] : [discussionTopic(id)]);
     return Promise.resolve({
       op,
       value: { ...choice, discussion, message: message && messageOut(message) },
-      committed: told,
+      tell,
     });
   });
 }
@@ -142,7 +151,7 @@ type Posted = { message: Message; discussion: Discussion };
 
 /**
  * Appends a message; its seq is the discussion's next, checked-and-set in the same atomic.
- * Posts to one discussion in this process take turns (its write queue); whoever's turn comes
+ * Posts to one discussion in this process take turns (`commitBatched`); whoever's turn comes
  * commits every post waiting behind it too, in arrival order, in one atomic (at most
  * `POST_BATCH`; see kit/key_batch.ts), so a busy discussion costs one commit per turn rather
  * than one per post.
@@ -204,12 +213,7 @@ async function postsAttempt(
   if (landed.length === 0) return { value: outcomes };
   setActivity(op, before, current);
   movePositions(op, current, landed);
-  const told = announce(ctx, op, [discussionTopic(id)]);
-  return {
-    op,
-    value: outcomes,
-    committed: told,
-  };
+  return { op, value: outcomes, tell: announce(ctx, op, [discussionTopic(id)]) };
 }
 
 /**
@@ -246,8 +250,8 @@ function movePositions(
 /**
  * Adds the next message of `read` (past any stored beyond it) to `op` (which must check `read`):
  * the message, the discussion's new counter and activity, and the author's message count and
- * sighting, the author's read position and the discussion's notice (call `told` with the
- * commit's versionstamp). Used by `resolve_decision` to post its note in the same atomic as the
+ * sighting, the author's read position and the discussion's notice (`tell`, for the attempt).
+ * Used by `resolve_decision` to post its note in the same atomic as the
  * verdict.
  */
 export async function appendMessage(
@@ -257,7 +261,7 @@ export async function appendMessage(
   caller: Caller,
   input: { kind: MessageKind; body: string; in_reply_to?: number },
 ): Promise<
-  { message: StoredMessage; discussion: Discussion; told: (versionstamp: string) => void }
+  { message: StoredMessage; discussion: Discussion; tell: Tell }
 > {
   // A verdict is rare: always look past the record, so a restored one never blocks it.
   const current = await pastStoredMessages(ctx, op, read);
@@ -265,7 +269,7 @@ export async function appendMessage(
   const discussion = { ...current, latest_seq: message.seq, last_message_at: message.created_at };
   setActivity(op, read, discussion);
   movePosition(op, caller.name, current.workspace, current.id, message.seq);
-  return { message, discussion, told: announce(ctx, op, [discussionTopic(current.id)]) };
+  return { message, discussion, tell: announce(ctx, op, [discussionTopic(current.id)]) };
 }
 
 /**

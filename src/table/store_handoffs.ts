@@ -5,9 +5,11 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { contextDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import { type Caller, provenOwner, sameName } from "../kit/caller.ts";
-import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import {
   bump,
   checkBody,
@@ -138,7 +140,7 @@ export async function createHandoff(
     op.set(keys.handoff(id), handoff).set(keys.wsHandoff(ws, id), id);
     indexRecord(op, contextDoc(handoff));
     bump(op, ws, "handoffs", 1);
-    const told = writeTask(ctx, op, before, after);
+    const tell = writeTask(ctx, op, before, after);
     return {
       op,
       value: {
@@ -146,7 +148,7 @@ export async function createHandoff(
         task: taskOut(after),
         superseded: before.handoff,
       },
-      committed: told,
+      tell,
     };
   });
 }
@@ -204,7 +206,7 @@ export async function acceptHandoff(
       updated_at: at,
     };
     op.set(keys.handoff(id), accepted);
-    const told = writeTask(ctx, op, before, after);
+    const tell = writeTask(ctx, op, before, after);
     const value: { handoff: Handoff; task: Task; warning?: string } = {
       handoff: handoffOut(ctx, accepted, after),
       task: taskOut(after),
@@ -213,7 +215,7 @@ export async function acceptHandoff(
       value.warning =
         `This handoff was addressed to ${h.to}; you accepted it as ${caller.name}, so the task is now yours.`;
     }
-    return { op, value, committed: told };
+    return { op, value, tell };
   });
 }
 

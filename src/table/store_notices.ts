@@ -4,6 +4,7 @@
  * its topics' keys in its own atomic and tells this process's bus once it lands.
  */
 
+import type { Tell } from "../kit/commit.ts";
 import { bumpNotices } from "../kit/notice_feed.ts";
 import { noticeTopic } from "../kit/notices.ts";
 import type { TableCtx } from "./store_common.ts";
@@ -22,15 +23,14 @@ export function waitingTopic(ws: string, name: string): string {
 }
 
 /**
- * Adds the bumps of `topics` to `op` and returns what to call with the commit's versionstamp
- * once it lands (it tells this process's listeners).
+ * Adds the bumps of `topics` to `op` and returns whom the commit tells once it lands (this
+ * process's listeners): the attempt's `tell`, told by kit/commit.ts.
  */
 export function announce(
   ctx: TableCtx,
   op: Deno.AtomicOperation,
   topics: readonly string[],
-): (versionstamp: string) => void {
-  if (topics.length === 0) return () => {};
-  bumpNotices(op, topics);
-  return (versionstamp) => ctx.notices?.committed(topics, versionstamp);
+): Tell {
+  if (topics.length > 0) bumpNotices(op, topics);
+  return { bus: ctx.notices, topics };
 }

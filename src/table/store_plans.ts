@@ -3,7 +3,10 @@
 import { indexRecord } from "../kit/search_source.ts";
 import { planDoc } from "./search.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, getAll, nowIso, readKey, readKeys } from "../kit/kv.ts";
+import { commitWithRetry } from "../kit/commit.ts";
+import { AppError } from "../kit/errors.ts";
+import { getAll, readKey, readKeys } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import {
   bump,
   checkBody,

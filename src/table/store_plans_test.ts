@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ulid } from "../kit/kv.ts";
+import { ulid } from "../kit/ids.ts";
 import { CODEX, fails, withTable } from "../../tests/support/table_mcp.ts";
 import { getPlans, latestPlan, recordPlan } from "./store_plans.ts";
 

@@ -3,7 +3,8 @@
  * addressed to them, tasks they own. Read for the owner console; the longest waiting come first.
  */
 
-import { AppError, listAll } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { listAll } from "../kit/reads.ts";
 import { checkUlid, readRecords, type TableCtx } from "./store_common.ts";
 import { type Decision, decisionsOut } from "./store_decisions.ts";
 import { type Handoff, readHandoffs } from "./store_handoffs.ts";

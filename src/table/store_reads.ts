@@ -6,8 +6,8 @@
  * last. A read writes only when it moves the position forward.
  */
 
-import { atomic } from "../kit/group_commit.ts";
-import { commitWithRetry, getAll, listAll, listEntries, readKey } from "../kit/kv.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
+import { getAll, listAll, listEntries, readKey } from "../kit/reads.ts";
 import type { TableCtx } from "./store_common.ts";
 import { type Discussion, type DiscussionSummary, keys } from "./store_schema.ts";
 

@@ -5,9 +5,11 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { taskDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry, type Tell } from "../kit/commit.ts";
 import type { Caller } from "../kit/caller.ts";
-import { AppError, commitWithRetry, nowIso, readKey } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
+import { readKey } from "../kit/reads.ts";
+import { nowIso } from "../kit/time.ts";
 import {
   bump,
   checkBody,
@@ -90,15 +92,15 @@ export function taskOut(t: StoredTask): Task {
 /**
  * Adds the write of `after` (replacing `before`, or new) to `op`, with everything derived from
  * it: status counts, the owner index (tasks not done), the pending-handoff index, and a bump of
- * the waiting topic of everyone whose waiting items it changes. Returns what to call with the
- * commit's versionstamp once it lands (it tells this process's listeners).
+ * the waiting topic of everyone whose waiting items it changes. Returns whom the commit tells
+ * once it lands (the attempt's `tell`).
  */
 export function writeTask(
   ctx: TableCtx,
   op: Deno.AtomicOperation,
   before: StoredTask | null,
   after: StoredTask,
-): (versionstamp: string) => void {
+): Tell {
   writeTaskKeys(op, before, after);
   const topics = waitingChangedFor(before, after).map((name) =>
     waitingTopic(after.workspace, name)
@@ -197,8 +199,8 @@ export async function createTask(
       created_at: at,
       updated_at: at,
     };
-    const told = writeTask(ctx, op, null, task);
-    return Promise.resolve({ op, value: { ...choice, task: taskOut(task) }, committed: told });
+    const tell = writeTask(ctx, op, null, task);
+    return Promise.resolve({ op, value: { ...choice, task: taskOut(task) }, tell });
   });
 }
 
@@ -250,7 +252,7 @@ export async function updateTask(
       updated_by: author,
       updated_at: nowIso(ctx.settings.now()),
     };
-    const told = writeTask(ctx, op, before, after);
+    const tell = writeTask(ctx, op, before, after);
     const changed = [
       ...(input.status === undefined ? [] : ["status"]),
       ...(owner === undefined ? [] : ["assigned_to"]),
@@ -266,7 +268,7 @@ export async function updateTask(
         `This task is assigned to ${before.assigned_to}, not to you (${caller.name}): you set it ${input.status} on their behalf. Tell ${before.assigned_to}, or hand the task over first.`;
       result.acted_as = caller.name;
     }
-    return { op, value: result, committed: told };
+    return { op, value: result, tell };
   });
 }
 

@@ -1,6 +1,6 @@
 /** The workspaces KV knows of, found by name (resource completions). */
 
-import { listAll } from "../kit/kv.ts";
+import { listAll } from "../kit/reads.ts";
 import type { TableCtx } from "./store_common.ts";
 import { keys } from "./store_schema.ts";
 

@@ -1,7 +1,7 @@
 /** The table toolset's tools, registered in one order. */
 
-import type { ToolRegistrar } from "../mcp/registry.ts";
-import type { McpDeps } from "../mcp/toolset.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 import type { TableSettings } from "./settings.ts";
 import { tableCtx } from "./store_common.ts";
 import { registerContextTool } from "./tools_context.ts";

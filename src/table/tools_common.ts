@@ -1,9 +1,9 @@
 /** What every table tool shares: the contract line, argument fields, results and the caller. */
 
 import { z } from "zod";
-import { dataResult, withNotes } from "../mcp/results.ts";
-import type { PagedRead } from "../mcp/result_budget.ts";
-import type { McpDeps } from "../mcp/toolset.ts";
+import { dataResult, withNotes } from "../tools/results.ts";
+import type { PagedRead } from "../tools/result_budget.ts";
+import type { McpDeps } from "../tools/toolset.ts";
 import { TABLE_CONTRACT, type TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";
 import { workspaceSource } from "./schemas.ts";
@@ -54,7 +54,7 @@ export const BY_ID: ReadOn<{ id: string }> = {
 };
 
 /**
- * A list result whose rows the result budget may cut (`mcp/result_budget.ts`): page `k` shows
+ * A list result whose rows the result budget may cut (`tools/result_budget.ts`): page `k` shows
  * the first `k` rows of `key`, and whenever rows are left out (by `limit` or by the budget) it
  * gives the value that reads on (`next_after_id` by default) in its data, notes and text.
  */

@@ -1,15 +1,15 @@
 /** get_workspace_context: the first call of a new chat at the table. */
 
 import { z } from "zod";
-import { READ_ONLY } from "../mcp/annotations.ts";
-import { callerOf } from "../mcp/caller.ts";
-import { toolArgs } from "../mcp/schema.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import { READ_ONLY } from "../tools/annotations.ts";
+import { callerOf } from "../tools/caller.ts";
+import { toolArgs } from "../tools/schema.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import { renderContext } from "./render.ts";
 import { contextSchema } from "./schemas.ts";
 import { getWorkspaceContext } from "./store_context.ts";
 import { contextRead } from "./context_page.ts";
-import { pagedResult } from "../mcp/result_budget.ts";
+import { pagedResult } from "../tools/result_budget.ts";
 import {
   contractDescription,
   fields,
@@ -19,7 +19,7 @@ import {
   type TableToolDeps,
   textsAt,
 } from "./tools_common.ts";
-import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
+import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../tools/results.ts";
 
 /** Where a workspace context holds text others wrote. */
 const CONTEXT_TEXTS = [

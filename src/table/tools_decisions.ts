@@ -1,12 +1,12 @@
 /** Decision and plan tools: propose, resolve (people decide), scope, and plans that supersede. */
 
 import { z } from "zod";
-import { pagedResult } from "../mcp/result_budget.ts";
-import { READ_ONLY, writes } from "../mcp/annotations.ts";
-import { callerOf } from "../mcp/caller.ts";
-import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
-import { advertisedAs, toolArgs } from "../mcp/schema.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import { pagedResult } from "../tools/result_budget.ts";
+import { READ_ONLY, writes } from "../tools/annotations.ts";
+import { callerOf } from "../tools/caller.ts";
+import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../tools/results.ts";
+import { advertisedAs, toolArgs } from "../tools/schema.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import { renderDecision, renderDecisions, renderPlan, renderPlans } from "./render.ts";
 import { decisionSchema, planSchema } from "./schemas.ts";
 import {

@@ -1,10 +1,10 @@
 /** Discussion tools: open, post, read, and who takes part. */
 
 import { z } from "zod";
-import { READ_ONLY, writes } from "../mcp/annotations.ts";
-import { callerOf } from "../mcp/caller.ts";
-import { toolArgs } from "../mcp/schema.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import { READ_ONLY, writes } from "../tools/annotations.ts";
+import { callerOf } from "../tools/caller.ts";
+import { toolArgs } from "../tools/schema.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import {
   renderCreatedDiscussion,
   renderDiscussion,
@@ -15,7 +15,7 @@ import { discussionSchema, messageSchema, participantSchema } from "./schemas.ts
 import { getParticipants } from "./store_context.ts";
 import { createDiscussion, postMessage } from "./store_discussions.ts";
 import { discussionPage, fetchDiscussion, settleRead } from "./store_discussion_page.ts";
-import { pagedResult } from "../mcp/result_budget.ts";
+import { pagedResult } from "../tools/result_budget.ts";
 import {
   contractDescription,
   fields,
@@ -27,7 +27,7 @@ import {
   textsAt,
   WORKSPACE_FIELDS,
 } from "./tools_common.ts";
-import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
+import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../tools/results.ts";
 
 /** Where a `get_discussion` result holds text others wrote. */
 const DISCUSSION_TEXTS = [

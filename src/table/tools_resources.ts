@@ -1,22 +1,22 @@
 /**
  * The table's resources: a discussion (its latest page of messages, read as the caller, which
  * moves their read position) and the caller's own waiting items, both templates with
- * completions; and the URIs the notice bus may listen to (`listenUris`). A workspace is
+ * completions; and the URIs a session may listen to (`UriTopics`). A workspace is
  * percent-encoded in a URI (`encodeURIComponent`: owner/repo is `owner%2Frepo`).
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import type { Caller } from "../kit/caller.ts";
 import type { UriTopics } from "../kit/notices.ts";
-import { callerOf } from "../mcp/caller.ts";
-import { ResourceTemplate } from "../mcp/sdk.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import { callerOf } from "../tools/caller.ts";
+import { ResourceTemplate } from "../tools/sdk.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import { renderDiscussion } from "./render.ts";
 import { chooseWorkspace, type TableCtx } from "./store_common.ts";
 import { getWaiting } from "./store_context.ts";
 import { workspacesStartingWith } from "./store_workspaces.ts";
 import { discussionPage, fetchDiscussion, settleRead } from "./store_discussion_page.ts";
-import { pagedResult } from "../mcp/result_budget.ts";
+import { pagedResult } from "../tools/result_budget.ts";
 import { recentDiscussions } from "./store_discussions.ts";
 import { discussionTopic, waitingTopic } from "./store_notices.ts";
 import { nonce, type TableToolDeps } from "./tools_common.ts";

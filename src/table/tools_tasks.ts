@@ -1,12 +1,12 @@
 /** Task and handoff tools: owners, status, and work handed over with its context. */
 
 import { z } from "zod";
-import { pagedResult } from "../mcp/result_budget.ts";
-import { READ_ONLY, writes } from "../mcp/annotations.ts";
-import { callerOf } from "../mcp/caller.ts";
-import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../mcp/results.ts";
-import { advertisedAs, nullableString, toolArgs } from "../mcp/schema.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import { pagedResult } from "../tools/result_budget.ts";
+import { READ_ONLY, writes } from "../tools/annotations.ts";
+import { callerOf } from "../tools/caller.ts";
+import { NOTES_FIELD, UNTRUSTED_FIELDS } from "../tools/results.ts";
+import { advertisedAs, nullableString, toolArgs } from "../tools/schema.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import { renderHandoff, renderHandoffs, renderTask, renderTasks } from "./render.ts";
 import { handoffSchema, taskSchema } from "./schemas.ts";
 import { acceptHandoff, createHandoff, getHandoffs } from "./store_handoffs.ts";

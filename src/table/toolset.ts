@@ -1,7 +1,7 @@
 /** The table toolset: discussions, decisions, plans, tasks and handoffs shared by every client. */
 
 import { TABLE_SEARCH_SOURCES } from "./search.ts";
-import type { Toolset, ToolsetDefinition } from "../mcp/toolset.ts";
+import type { Toolset, ToolsetDefinition } from "../tools/toolset.ts";
 import { TABLE_ICONS } from "./icon.ts";
 import { loadTableSettings, type TableSettings } from "./settings.ts";
 import { tableCtx } from "./store_common.ts";

@@ -6,7 +6,7 @@
  */
 
 import { secretMatches } from "../kit/secret.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { bearerToken, cookieValue, plain, type Route } from "../kit/web.ts";
 import type { TableSettings } from "./settings.ts";
 import type { TableCtx } from "./store_common.ts";

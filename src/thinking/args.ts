@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { advertisedAs } from "../mcp/schema.ts";
+import { advertisedAs } from "../tools/schema.ts";
 
 const DIGITS = /^\s*\d+\s*$/;
 

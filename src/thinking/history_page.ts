@@ -1,12 +1,12 @@
 /**
  * `get_thought_history` as a paged read: the thoughts a history page holds are its items, so
- * `mcp/result_budget.ts` cuts the page between thoughts, or inside one longer than a page, and
+ * `tools/result_budget.ts` cuts the page between thoughts, or inside one longer than a page, and
  * the page's `nextCursor` then points at what it left out (inside a thought: with the characters
  * already shown, so the next page resumes the text where this one stopped).
  */
 
 import { characterCount, cutAt } from "../kit/text.ts";
-import type { PagedRead } from "../mcp/result_budget.ts";
+import type { PagedRead } from "../tools/result_budget.ts";
 import type { HistoryPage } from "./store_history.ts";
 import { historyCursor } from "./store_history_cursor.ts";
 

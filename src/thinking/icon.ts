@@ -1,6 +1,6 @@
 /** The thinking toolset's icon: steps of a thought with a branch. */
 
-import { svgIcon } from "../mcp/icons.ts";
+import { svgIcon } from "../tools/icons.ts";
 
 /** On every thinking tool and its view. */
 export const THINKING_ICONS = [

@@ -3,7 +3,7 @@
  * in the atomic that writes it, dropped with its sequence, expiring with it.
  */
 
-import { getAll, listEntries, readKey } from "../kit/kv.ts";
+import { getAll, listEntries, readKey } from "../kit/reads.ts";
 import { type IndexDoc, type SearchSource, splitPassages } from "../kit/search_source.ts";
 import { sequenceKey, type SequenceRecord, thoughtKey, type ThoughtRecord } from "./store_keys.ts";
 import { readTexts } from "./store_text.ts";

@@ -5,7 +5,7 @@
  */
 
 import type { ThinkingLimits } from "./settings.ts";
-import { getAll, readKeys } from "../kit/kv.ts";
+import { getAll, readKeys } from "../kit/reads.ts";
 import { fail } from "./store_errors.ts";
 import {
   branchKey,

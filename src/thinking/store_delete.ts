@@ -1,9 +1,10 @@
 /** Deleting a sequence with all its keys, in atomics that never leave a key without its sequence. */
 
 import { unindex } from "../kit/search_source.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
-import { commitWithRetry, deleteUnder, readKey } from "../kit/kv.ts";
+import { deleteUnder } from "../kit/bulk_writes.ts";
+import { readKey } from "../kit/reads.ts";
 import { fail } from "./store_errors.ts";
 import { childPrefixes, isSequenceId, sequenceKey, type SequenceRecord } from "./store_keys.ts";
 import { type Clock, live, setOptions } from "./store_retention.ts";
@@ -43,14 +44,14 @@ export async function deleteSequence(
     );
     unindex(op, [["thought", sequenceId]]);
     return { op, value: { entry, wasLive } };
-  }, { kv, key: sequenceKey(sequenceId) });
+  });
   if (marked === null) return { sequenceId, deleted: false, deletedThoughts: 0 };
   for (const prefix of childPrefixes(sequenceId)) await deleteUnder(kv, prefix);
   await commitWithRetry(async () => {
     const entry = await readKey<SequenceRecord>(kv, sequenceKey(sequenceId));
     if (entry.value === null) return { value: undefined };
     return { op: atomic(kv).check(entry).delete(sequenceKey(sequenceId)), value: undefined };
-  }, { kv, key: sequenceKey(sequenceId) });
+  });
   // The call that took the live sequence to "deleting" deleted it, even when a concurrent
   // delete of the same sequence removed the record first.
   const deleted = marked.wasLive;

@@ -1,6 +1,6 @@
 /** The thinking toolset's named failures: each code starts its error message. */
 
-import { AppError, type ErrorKind } from "../kit/kv.ts";
+import { AppError, type ErrorKind } from "../kit/errors.ts";
 
 /** Every failure of this toolset, with the store error kind it maps to. */
 export const THINKING_ERRORS = {

@@ -4,7 +4,7 @@
  */
 
 import type { ThinkingLimits } from "./settings.ts";
-import { getAll, listAll, readKey } from "../kit/kv.ts";
+import { getAll, listAll, readKey } from "../kit/reads.ts";
 import { checkId } from "../kit/text.ts";
 import { fail, sequenceNotFound } from "./store_errors.ts";
 import {

@@ -3,7 +3,8 @@
  * stored under the keys. A sequence id is a capability (128 random bits); nothing lists sequences.
  */
 
-import { randomToken } from "../kit/kv.ts";
+import { randomToken } from "../kit/ids.ts";
+import { bool, count, defineRecords, list, num, obj, opt, str } from "../kit/record_shapes.ts";
 
 /** The name of the main line: every thought without a branch lives on it. */
 export const MAIN_BRANCH = "main";
@@ -154,3 +155,56 @@ export function newSequenceId(): string {
 export function isSequenceId(id: string): boolean {
   return SEQUENCE_ID.test(id);
 }
+
+// The thinking families' shapes (only what the code relies on), checked by import: a damaged
+// line is refused by number before anything is written.
+defineRecords({
+  sequence: {
+    key: ["string"],
+    value: obj({
+      id: str,
+      title: str,
+      createdAt: str,
+      updatedAt: str,
+      thoughtCount: count,
+      revisionCount: count,
+      completed: bool,
+      lastThoughtNumber: count,
+      totalThoughts: count,
+      mainThoughts: count,
+      branches: list(obj({ id: str, thoughts: count })),
+      expiryMs: count,
+      refreshedAt: num,
+    }),
+  },
+  thought: {
+    key: ["string", "number"],
+    value: obj({
+      index: count,
+      thoughtNumber: count,
+      totalThoughts: count,
+      nextThoughtNeeded: bool,
+      branchId: str,
+      isRevision: bool,
+      createdAt: str,
+      characters: count,
+      text: opt(str),
+      parts: opt(count),
+    }),
+  },
+  thought_part: { key: ["string", "number", "number"], value: str },
+  branch: {
+    key: ["string", "string"],
+    value: obj({
+      id: str,
+      parentId: str,
+      forkThought: count,
+      forkIndex: count,
+      ancestors: list(str),
+      createdAt: str,
+      createdIndex: count,
+    }),
+  },
+  thought_number: { key: ["string", "string", "number"], value: count },
+  branch_thought: { key: ["string", "string", "number"], value: count },
+});

@@ -5,7 +5,7 @@
  */
 
 import type { ThinkingLimits } from "./settings.ts";
-import { resetExpiry } from "../kit/kv.ts";
+import { resetExpiry } from "../kit/bulk_writes.ts";
 import { childPrefixes, type SequenceRecord } from "./store_keys.ts";
 
 /** Where a sequence's clock comes from; tests pass a fake one. */

@@ -3,7 +3,7 @@
  * value, or split into chunk keys (a 20,000-character emoji thought is about 80 KB), and read back.
  */
 
-import { getAll } from "../kit/kv.ts";
+import { getAll } from "../kit/reads.ts";
 import { characterCount } from "../kit/text.ts";
 import { thoughtPartKey, type ThoughtRecord } from "./store_keys.ts";
 

@@ -6,9 +6,9 @@
 
 import { indexRecord } from "../kit/search_source.ts";
 import { thoughtDoc } from "./search.ts";
-import { atomic } from "../kit/group_commit.ts";
+import { atomic, commitWithRetry } from "../kit/commit.ts";
 import type { ThinkingLimits } from "./settings.ts";
-import { commitWithRetry, readKeys } from "../kit/kv.ts";
+import { readKeys } from "../kit/reads.ts";
 import {
   branchesNamed,
   learnBranches,
@@ -144,8 +144,7 @@ export async function addThought(
 
     const op = writeOp(kv, loaded, seq, thought, parts, newBranch, expiryMs);
     return { op, value: resultOf(seq, thought, placement, refs, flags) };
-    // Thoughts of one sequence take turns; a new sequence's id is new to everyone.
-  }, creating ? undefined : { kv, key: sequenceKey(input.sequenceId!) });
+  });
 }
 
 /**

@@ -2,7 +2,7 @@
 
 import { newNonce } from "../kit/untrusted.ts";
 import { z } from "zod";
-import { nullableString } from "../mcp/schema.ts";
+import { nullableString } from "../tools/schema.ts";
 import { flagArg, wholeNumberArg } from "./args.ts";
 import type { ThinkingLimits } from "./settings.ts";
 import {
@@ -13,26 +13,26 @@ import {
   type SessionFlag,
 } from "./render.ts";
 import { deleteSequence } from "./store_delete.ts";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { getHistory } from "./store_history.ts";
 import { historyRead } from "./history_page.ts";
-import { pagedResult } from "../mcp/result_budget.ts";
+import { pagedResult } from "../tools/result_budget.ts";
 import { MAIN_BRANCH } from "./store_keys.ts";
 import type { ThoughtInput } from "./store_validate.ts";
 import { addThought, type AddThoughtResult, type ThoughtFlag } from "./store_write.ts";
 import viewHtml from "./card.html" with { type: "text" };
-import { READ_ONLY, writes } from "../mcp/annotations.ts";
-import { registerAppView, viewMeta } from "../mcp/apps.ts";
+import { READ_ONLY, writes } from "../tools/annotations.ts";
+import { registerAppView, viewMeta } from "../tools/apps.ts";
 import { THINKING_ICONS } from "./icon.ts";
-import type { ToolRegistrar } from "../mcp/registry.ts";
+import type { ToolRegistrar } from "../tools/registry.ts";
 import {
   NOTES_FIELD,
   structuredResult,
   UNTRUSTED_FIELDS,
   untrustedResult,
   withNotes,
-} from "../mcp/results.ts";
-import { sessionOf } from "../mcp/session.ts";
+} from "../tools/results.ts";
+import { sessionOf } from "../tools/session.ts";
 
 /** What the thinking tools need. */
 export interface ThinkingDeps {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { THINKING_ERRORS, type ThinkingErrorCode } from "./store_errors.ts";
 import { call, withMcpClient } from "../../tests/support/mcp.ts";
-import { MCP_APP_MIME } from "../mcp/apps.ts";
+import { MCP_APP_MIME } from "../tools/apps.ts";
 import { THINKING_VIEW_URI } from "./tools.ts";
 
 function think(n: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -48,7 +48,7 @@ Deno.test("thinking tools are listed with honest annotations, schemas and the vi
     for (const field of ["sequenceId", "thoughtNumber", "branches", "thoughtHistoryLength"]) {
       assert.ok(seq.outputSchema?.properties?.[field], `outputSchema has ${field}`);
     }
-    // Beside the view link, every tool's result size for Claude Code (mcp/result_budget.ts).
+    // Beside the view link, every tool's result size for Claude Code (tools/result_budget.ts).
     const link = {
       ui: { resourceUri: THINKING_VIEW_URI },
       "ui/resourceUri": THINKING_VIEW_URI,

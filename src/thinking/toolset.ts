@@ -1,7 +1,7 @@
 /** The thinking toolset: sequential thinking that survives the process. */
 
 import { THINKING_SEARCH_SOURCES } from "./search.ts";
-import type { ToolsetDefinition } from "../mcp/toolset.ts";
+import type { ToolsetDefinition } from "../tools/toolset.ts";
 import { THINKING_ICONS } from "./icon.ts";
 import { loadThinkingSettings } from "./settings.ts";
 import { registerThinkingTools, THINKING_INSTRUCTIONS } from "./tools.ts";

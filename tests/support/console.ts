@@ -1,8 +1,8 @@
 /** Owner console fixtures: a seeded server, and signing in with fetch as a browser would. */
 
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "../../src/mcp/sdk_client.ts";
-import { randomToken } from "../../src/kit/kv.ts";
+import { Client, StreamableHTTPClientTransport } from "../../src/client/sdk_client.ts";
+import { randomToken } from "../../src/kit/ids.ts";
 import { call, startServer, type TestServer } from "./harness.ts";
 import { OWNER_SECRET } from "./oauth.ts";
 

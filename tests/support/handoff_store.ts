@@ -6,7 +6,7 @@ import { DEFAULT_HANDOFF_LIMITS, type HandoffLimits } from "../../src/handoff/se
 import { countPendingDeletes } from "../../src/kit/chunks.ts";
 import type { SaveInput } from "../../src/handoff/store_save.ts";
 import { type Handoff, handoffCountKey } from "../../src/handoff/store_schema.ts";
-import { AppError } from "../../src/kit/kv.ts";
+import { AppError } from "../../src/kit/errors.ts";
 export { withKv } from "./kv.ts";
 
 /** The default limits. */

@@ -10,8 +10,10 @@ import {
   SSEClientTransport,
   StdioClientTransport,
   StreamableHTTPClientTransport,
-} from "../../src/mcp/sdk_client.ts";
-import { openKv, randomToken } from "../../src/kit/kv.ts";
+} from "../../src/client/sdk_client.ts";
+import { randomToken } from "../../src/kit/ids.ts";
+import { openKv } from "../../src/kit/open_kv.ts";
+import { NoticeBus } from "../../src/kit/notices.ts";
 
 /** The project's root folder, where `main.ts` lives. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -37,8 +39,13 @@ export async function startServer(
   const config = loadConfig(env);
   const kv = options.kv ?? await openKv(config.kvPath);
   const toolsets = loadToolsets(env);
-  const routes = ownerConsole(env, config, kv, toolsets, options.now);
-  const running = await startHttpServer(config, kv, toolsets, { now: options.now, routes });
+  const notices = new NoticeBus(config.notices);
+  const routes = ownerConsole(env, config, kv, toolsets, notices, options.now);
+  const running = await startHttpServer(config, kv, toolsets, {
+    now: options.now,
+    routes,
+    notices,
+  });
   return {
     ...running,
     kv,

@@ -4,8 +4,8 @@
  */
 
 import { type Config, loadConfig } from "../../src/config.ts";
-import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
-import { defaultCaller } from "../../src/mcp/caller.ts";
+import { Client, InMemoryTransport } from "../../src/client/sdk_client.ts";
+import { defaultCaller } from "../../src/tools/caller.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { loadToolsets } from "../../src/toolsets.ts";
 

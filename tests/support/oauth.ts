@@ -9,7 +9,7 @@ import {
   type OAuthClientProvider,
   StreamableHTTPClientTransport,
   UnauthorizedError,
-} from "../../src/mcp/sdk_client.ts";
+} from "../../src/client/sdk_client.ts";
 
 type Saved<K extends keyof OAuthClientProvider> = NonNullable<OAuthClientProvider[K]> extends
   (arg: infer A) => unknown ? A : never;

@@ -4,7 +4,7 @@
  * not declare), and the untrusted-data contract of issue 19 on top.
  */
 
-import { AjvJsonSchemaValidator } from "../../src/mcp/sdk_client.ts";
+import { AjvJsonSchemaValidator } from "../../src/client/sdk_client.ts";
 
 type Json = Record<string, unknown>;
 

@@ -1,11 +1,11 @@
 /**
  * Reading a paged tool to its end, as a client following the read-on arguments would, with each
- * page's both views measured against the result budget (`mcp/result_budget.ts`).
+ * page's both views measured against the result budget (`tools/result_budget.ts`).
  */
 
 import assert from "node:assert/strict";
 import { estimateTokens } from "../../src/kit/budget.ts";
-import { resultSize } from "../../src/mcp/result_budget.ts";
+import { resultSize } from "../../src/tools/result_budget.ts";
 import { DEFAULT_RESULT_MAX_CHARS, type ResultBudget } from "../../src/kit/budget.ts";
 import type { McpClient } from "./mcp.ts";
 

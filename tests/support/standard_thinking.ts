@@ -3,7 +3,7 @@
  * compatibility test and the benchmark. It is run, never copied into this repository.
  */
 
-import { Client, StdioClientTransport } from "../../src/mcp/sdk_client.ts";
+import { Client, StdioClientTransport } from "../../src/client/sdk_client.ts";
 import { ROOT } from "./harness.ts";
 
 /** The npm package and version we compare against. */

@@ -2,9 +2,9 @@
 
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
-import { AppError } from "../../src/kit/kv.ts";
+import { AppError } from "../../src/kit/errors.ts";
 import type { Caller } from "../../src/kit/caller.ts";
-import { Client, InMemoryTransport } from "../../src/mcp/sdk_client.ts";
+import { Client, InMemoryTransport } from "../../src/client/sdk_client.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { loadTableSettings, type TableSettings } from "../../src/table/settings.ts";
 import { type TableCtx, tableCtx } from "../../src/table/store_common.ts";

@@ -2,15 +2,15 @@
 
 import { loadConfig } from "../../src/config.ts";
 import { startHttpServer } from "../../src/http/serve.ts";
-import { randomToken } from "../../src/kit/kv.ts";
-import { callerOf } from "../../src/mcp/caller.ts";
+import { randomToken } from "../../src/kit/ids.ts";
+import { callerOf } from "../../src/tools/caller.ts";
 import {
   Client,
   type OAuthClientProvider,
   SSEClientTransport,
   StreamableHTTPClientTransport,
-} from "../../src/mcp/sdk_client.ts";
-import type { Toolset } from "../../src/mcp/toolset.ts";
+} from "../../src/client/sdk_client.ts";
+import type { Toolset } from "../../src/tools/toolset.ts";
 import type { Route } from "../../src/kit/web.ts";
 import { call } from "./mcp.ts";
 

@@ -8,7 +8,7 @@
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../../config.ts";
 import { loadHandoffSettings } from "../../handoff/settings.ts";
-import { openKv } from "../../kit/kv.ts";
+import { openKv } from "../../kit/open_kv.ts";
 import { importChats, type ImportSummary } from "./importer.ts";
 import { loadImportOptions } from "./model.ts";
 import { sourcesOf } from "./sources.ts";

@@ -10,7 +10,8 @@ import type { HandoffLimits } from "../../handoff/settings.ts";
 import { deleteHandoff } from "../../handoff/store_delete.ts";
 import { saveHandoff, type SaveInput } from "../../handoff/store_save.ts";
 import { type Handoff, handoffKey } from "../../handoff/store_schema.ts";
-import { AppError, readKey } from "../../kit/kv.ts";
+import { AppError } from "../../kit/errors.ts";
+import { readKey } from "../../kit/reads.ts";
 import { savesOf } from "./handoffs.ts";
 import type { ChatDoc } from "./model.ts";
 

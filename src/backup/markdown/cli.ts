@@ -1,6 +1,6 @@
 /** `deno task export --markdown <folder>`: the Markdown export of the database at `KV_PATH`. */
 
-import { openKv } from "../../kit/kv.ts";
+import { openKv } from "../../kit/open_kv.ts";
 import { exportMarkdown } from "./export.ts";
 
 /** Runs the Markdown export with the arguments after `--markdown`; returns the exit code. */

@@ -11,7 +11,7 @@ import {
   type Task,
   taskKey,
 } from "../../focus/store_keys.ts";
-import { listEntries, readKey } from "../../kit/kv.ts";
+import { listEntries, readKey } from "../../kit/reads.ts";
 import {
   sequenceKey,
   type SequenceRecord,

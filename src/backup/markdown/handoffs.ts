@@ -2,7 +2,7 @@
 
 import { readComments, readWhole } from "../../handoff/store_read.ts";
 import { type Handoff, handoffPrefix } from "../../handoff/store_schema.ts";
-import { listEntries } from "../../kit/kv.ts";
+import { listEntries } from "../../kit/reads.ts";
 import { endLine, type FileSink, frontMatter, headingText, safeName } from "./files.ts";
 
 const decoder = new TextDecoder();

@@ -4,7 +4,7 @@
  * per task (with the handoffs of its context).
  */
 
-import { listEntries } from "../../kit/kv.ts";
+import { listEntries } from "../../kit/reads.ts";
 import {
   type Author,
   type Discussion,

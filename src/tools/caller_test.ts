@@ -1,29 +1,33 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
-import { callerOf, defaultCaller } from "./caller.ts";
-import { stdioCaller } from "./stdio.ts";
+import { authInfoOf, callerOf, defaultCaller } from "./caller.ts";
+import { stdioCaller } from "../mcp/stdio.ts";
 import type { McpDeps } from "./toolset.ts";
 
 const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
 const deps = { config, caller: { name: "local-user", via: "local" } } as unknown as McpDeps;
 
-Deno.test("callerOf() reads the caller carried in the context's authInfo, else the process default", () => {
+Deno.test("callerOf() reads the caller an authInfoOf() authInfo carries, else the process default", () => {
   const carried = { name: "codex", via: "token" as const };
-  const authInfo = { token: "", clientId: "codex", scopes: [], extra: { caller: carried } };
-  assert.deepEqual(callerOf({ http: { authInfo } }, deps), carried);
+  const authInfo = authInfoOf(carried);
+  assert.equal(callerOf({ http: { authInfo } }, deps), carried);
   assert.deepEqual(callerOf({}, deps), { name: "local-user", via: "local" });
   assert.deepEqual(callerOf(undefined, deps), { name: "local-user", via: "local" });
-  // Something else in authInfo (another server's shape) is not mistaken for a caller.
-  const odd = {
-    token: "",
-    clientId: "x",
-    scopes: [],
-    extra: { caller: { name: "x", via: "god" } },
-  };
+  // An authInfo the front did not make (another shape, even one naming a caller) carries none.
+  const odd = { token: "", clientId: "x", scopes: [], extra: { caller: carried } };
   assert.deepEqual(callerOf({ http: { authInfo: odd } }, deps), {
     name: "local-user",
     via: "local",
   });
+});
+
+Deno.test("authInfoOf() names the client and holds no secret", () => {
+  assert.deepEqual(authInfoOf({ name: "codex", via: "token" }), {
+    token: "",
+    clientId: "codex",
+    scopes: [],
+  });
+  assert.equal(authInfoOf({ name: "a", via: "oauth", clientId: "c1" }).clientId, "c1");
 });
 
 Deno.test("defaultCaller() is DEFAULT_CLIENT_NAME via default, anonymous when unset", () => {

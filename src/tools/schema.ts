@@ -65,7 +65,7 @@ export function withoutNoise(json: unknown): unknown {
 
 /**
  * A tool's arguments: each named one is checked as its schema says, and any other name passes
- * the parse, to be dropped (and reported) by `mcp/arguments.ts` before the tool runs. Clients add
+ * the parse, to be dropped (and reported) by `tools/arguments.ts` before the tool runs. Clients add
  * names of their own to calls (Gemini CLI's `wait_for_previous`), and a refusal would fail every
  * call they make.
  */

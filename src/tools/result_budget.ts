@@ -1,18 +1,18 @@
 /**
  * The one place a tool result is held to `RESULT_MAX_TOKENS` and `RESULT_MAX_CHARS`
  * (`kit/budget.ts`). Every handler's
- * result passes through `budgeted` (applied in `mcp/registry.ts`, as the lenient handler is): a
+ * result passes through `budgeted` (applied in `tools/registry.ts`, inside the lenient handler): a
  * result within budget goes out as it is; a paged read (`pagedResult`) is cut here to the longest
  * page whose both views fit; any other result over budget is refused with an error that names the
  * setting, never truncated silently. A toolset only says where its items are and how a page reads
  * on (`PagedRead`); the search for the cut is here.
  */
 
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { estimateTokens, type ResultBudget } from "../kit/budget.ts";
 /** A tool handler as the SDK calls it (`registry.ts` holds the same shape). */
 type AnyHandler = (...a: unknown[]) => unknown;
-import type { Page } from "../kit/kv.ts";
+import { type Page } from "../kit/reads.ts";
 
 /**
  * The tool `_meta` key Claude Code reads for how long a result may be, in characters, before it
@@ -24,7 +24,7 @@ export const RESULT_CHARS_META = "anthropic/maxResultSizeChars";
 
 /**
  * What a page leaves free for what is added after the tool's handler: the line and field naming
- * ignored arguments (`mcp/arguments.ts`).
+ * ignored arguments (`tools/arguments.ts`).
  */
 export const IGNORED_RESERVE: ResultBudget = { tokens: 200, chars: 800 };
 
@@ -207,11 +207,8 @@ export function pagedResult(read: PagedRead): { content: never[]; contents: neve
 }
 
 /**
- * `handler` with its result held to `budget`: a paged read is cut by `fitPage`, an error passes
- * as it is (its text is the server's own, short), and any other result over budget is refused
- * naming the settings. A tool that writes (`writes`) is never refused after the fact: its write
- * has landed, and an error would tell the caller otherwise (and invite a repeat), so its result
- * passes as it is; what it echoes is the caller's own input.
+ * `handler` with its result held to `budget`: a paged read is cut by `fitPage`, any other result
+ * passes `heldToBudget`.
  */
 export function budgeted(
   handler: AnyHandler,
@@ -226,14 +223,29 @@ export function budgeted(
       await read.settle?.(shown, part);
       return result;
     }
-    if (
-      options.writes || (result as MeasuredResult | undefined)?.isError ||
-      fitsBudget(result, budget)
-    ) {
-      return result;
-    }
-    throw tooLarge(budget, "This result");
+    return heldToBudget(result, budget, options);
   };
+}
+
+/**
+ * `result` if it may go out under `budget`: an error passes as it is (its text is the server's
+ * own, short), and any other result over budget is refused naming the settings. A tool that
+ * writes (`writes`) is never refused after the fact: its write has landed, and an error would
+ * tell the caller otherwise (and invite a repeat), so its result passes as it is; what it echoes
+ * is the caller's own input.
+ */
+export function heldToBudget<R>(
+  result: R,
+  budget: ResultBudget,
+  options: { writes?: boolean } = {},
+): R {
+  if (
+    options.writes || (result as MeasuredResult | undefined)?.isError ||
+    fitsBudget(result, budget)
+  ) {
+    return result;
+  }
+  throw tooLarge(budget, "This result");
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * A toolset's registrations, recorded once per process so that any number of servers can be
- * made from them without running the toolset's `register` (and building its schemas) again.
- * The recorder is our own object with the three registration methods of `McpServer`; a record
- * is replayed on a real server by calling the same public method with the same arguments.
+ * A toolset's registrations, recorded once per process as definitions: the arguments of the
+ * SDK's own `registerTool` / `registerPrompt` / `registerResource`, with every tool's schemas
+ * converted once and its handler wrapped once. Any number of servers are then made from them
+ * (`mcp/server.ts` registers each definition with the same public method and arguments) without
+ * running the toolset's `register`, or building its schemas, again.
  */
 
 import { z } from "zod";
@@ -10,7 +11,13 @@ import { IGNORED_ARGUMENTS, lenientHandler } from "./arguments.ts";
 import type { CallToolResult, Icon, McpServer, ServerContext, Tool } from "./sdk.ts";
 import type { UriTopics } from "../kit/notices.ts";
 import { MCP_APP_MIME } from "./app_mime.ts";
-import { budgeted, IGNORED_RESERVE, lessReserve, RESULT_CHARS_META } from "./result_budget.ts";
+import {
+  budgeted,
+  heldToBudget,
+  IGNORED_RESERVE,
+  lessReserve,
+  RESULT_CHARS_META,
+} from "./result_budget.ts";
 import type { ResultBudget } from "../kit/budget.ts";
 import { listedTool } from "./listing.ts";
 
@@ -70,98 +77,90 @@ export interface ToolRegistrar {
 /** A tool handler, as the SDK calls it: `(args, ctx)`, or `(ctx)` for a tool without input. */
 export type AnyHandler = (...a: unknown[]) => unknown;
 
-/** One recorded tool. */
-export interface RecordedTool {
+/** One tool, as a server registers it: `server.registerTool(name, config, handler)`. */
+export interface ToolDefinition {
   name: string;
-  /** Registers the tool on `server`, its handler passed through `wrap` if given. */
-  apply(server: McpServer, wrap?: (handler: AnyHandler) => AnyHandler): void;
+  /** The toolset that registered it. */
+  toolset: string;
+  /** The `registerTool` config: schemas converted once, icons and `_meta` filled in. */
+  config: Record<string, unknown>;
+  /** The handler: unknown arguments dropped and named, the result held to the budget. */
+  handler: AnyHandler;
   /** Its `tools/list` entry (`listing.ts`), made on first use and kept. */
   listed(): Tool;
 }
 
-/** One recorded prompt or resource. */
-export interface RecordedOther {
-  apply(server: McpServer): void;
+/** One prompt or resource: the arguments of the SDK's `registerPrompt` or `registerResource`. */
+export interface OtherDefinition {
+  kind: "prompt" | "resource";
+  toolset: string;
+  args: unknown[];
 }
 
-/** What a set of toolsets registered, in registration order. */
-export interface Recorded {
-  tools: Map<string, RecordedTool>;
-  others: RecordedOther[];
-  /** The resource URIs that tell of changes (`resourceNotices`). */
-  uriTopics: UriTopics[];
+/** What toolsets registered, in registration order. */
+export interface Definitions {
+  tools: Map<string, ToolDefinition>;
+  others: OtherDefinition[];
+  /** The resource URIs that tell of changes (`resourceNotices`), by toolset. */
+  uriTopics: { toolset: string; uris: UriTopics }[];
 }
 
 /**
- * Runs each toolset's `register` once on a recorder and returns what it registered. Typed by
- * the one method it calls, so this file needs nothing of `toolset.ts` (which imports it).
+ * Runs each toolset's `register` once on a recorder and returns what they registered. Typed by
+ * what it reads, so this file needs nothing of `toolset.ts` (which imports it).
  */
 export function recordToolsets<D extends { config: ResultLimits }>(
-  toolsets: readonly { register(server: ToolRegistrar, deps: D): void; icons?: Icon[] }[],
+  toolsets: readonly {
+    name: string;
+    register(server: ToolRegistrar, deps: D): void;
+    icons?: Icon[];
+  }[],
   deps: D,
-): Recorded {
-  const recorded: Recorded = { tools: new Map(), others: [], uriTopics: [] };
+): Definitions {
+  const into: Definitions = { tools: new Map(), others: [], uriTopics: [] };
   const budget = { tokens: deps.config.resultMaxTokens, chars: deps.config.resultMaxChars };
-  for (const toolset of toolsets) toolset.register(recorder(recorded, budget, toolset.icons), deps);
-  return recorded;
+  for (const toolset of toolsets) toolset.register(recorder(into, budget, toolset), deps);
+  return into;
 }
-
-/** Merges records of several toolsets, in the order given. */
-export function mergeRecorded(parts: readonly Recorded[]): Recorded {
-  const merged: Recorded = { tools: new Map(), others: [], uriTopics: [] };
-  for (const part of parts) {
-    for (const [name, tool] of part.tools) {
-      if (merged.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
-      merged.tools.set(name, tool);
-    }
-    merged.others.push(...part.others);
-    merged.uriTopics.push(...part.uriTopics);
-  }
-  return merged;
-}
-
-type Call = (...a: unknown[]) => unknown;
 
 /**
  * The recorder a toolset registers on. Every tool's handler is held to `budget`
  * (`result_budget.ts`): pages are cut a little below it, leaving room for the line
- * `ignored_arguments` may add, and the finished result is checked against it whole.
+ * `ignored_arguments` may add, and a result that line was added to is checked again whole.
  */
 function recorder(
-  into: Recorded,
+  into: Definitions,
   budget: ResultBudget,
-  icons: Icon[] | undefined,
+  { name: toolset, icons }: { name: string; icons?: Icon[] },
 ): ToolRegistrar {
-  const registerTool = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
+  const registerTool = (name: string, given: Record<string, unknown>, handler: AnyHandler) => {
     if (into.tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
-    const inputSchema = objectSchema(config.inputSchema);
-    const schemas = {
+    const inputSchema = objectSchema(given.inputSchema);
+    const config = {
       ...(icons === undefined ? {} : { icons }),
-      ...config,
+      ...given,
       // Claude Code would otherwise swap any result over 50,000 characters for a preview.
-      _meta: { ...(config._meta as object), [RESULT_CHARS_META]: budget.chars },
+      _meta: { ...(given._meta as object), [RESULT_CHARS_META]: budget.chars },
       inputSchema: convertedOnce(inputSchema),
-      outputSchema: convertedOnce(objectSchema(withIgnoredField(config.outputSchema))),
+      outputSchema: convertedOnce(objectSchema(withIgnoredField(given.outputSchema))),
     };
     // Arguments the tool does not take are dropped before it runs and named in its result.
     // A tool that writes is never refused after its write landed (see `budgeted`).
-    const writes = (config.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint !==
+    const writes = (given.annotations as { readOnlyHint?: boolean } | undefined)?.readOnlyHint !==
       true;
     const inner = budgeted(handler, lessReserve(budget, IGNORED_RESERVE), { writes });
-    const lenient = budgeted(lenientHandler(inputSchema, inner) as AnyHandler, budget, { writes });
     let listed: Tool | undefined;
     into.tools.set(name, {
       name,
-      apply: (server, wrap) =>
-        (server.registerTool as Call)(name, schemas, wrap ? wrap(lenient) : lenient),
-      listed: () => listed ??= listedTool(name, schemas),
+      toolset,
+      config,
+      handler: lenientHandler(inputSchema, inner, (r) => heldToBudget(r, budget, { writes })),
+      listed: () => listed ??= listedTool(name, config),
     });
   };
   const registerPrompt = (name: string, config: Record<string, unknown>, handler: AnyHandler) => {
-    const schemas = { ...config, argsSchema: objectSchema(config.argsSchema) };
-    into.others.push({
-      apply: (server) => (server.registerPrompt as Call)(name, schemas, handler),
-    });
+    const args = [name, { ...config, argsSchema: objectSchema(config.argsSchema) }, handler];
+    into.others.push({ kind: "prompt", toolset, args });
   };
   const registerResource = (...args: unknown[]) => {
     // The read callback comes last; what a resource gives a model keeps a result's budget. An
@@ -171,9 +170,9 @@ function recorder(
     if (typeof args[last] === "function" && meta?.mimeType !== MCP_APP_MIME) {
       args[last] = budgeted(args[last] as AnyHandler, budget);
     }
-    into.others.push({ apply: (server) => (server.registerResource as Call)(...args) });
+    into.others.push({ kind: "resource", toolset, args });
   };
-  const resourceNotices = (uriTopics: UriTopics) => into.uriTopics.push(uriTopics);
+  const resourceNotices = (uris: UriTopics) => into.uriTopics.push({ toolset, uris });
   return {
     registerTool,
     registerPrompt,

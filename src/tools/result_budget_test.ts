@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AppError } from "../kit/kv.ts";
+import { AppError } from "../kit/errors.ts";
 import { cutAt } from "../kit/text.ts";
 import {
   budgeted,

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { withKv } from "../../tests/support/kv.ts";
-import { type BatchAttempt, commitBatched } from "./key_batch.ts";
-import { atomic } from "./group_commit.ts";
-import { AppError } from "./kv.ts";
+import { atomic, type BatchAttempt, commitBatched, commitWithRetry } from "./commit.ts";
+import { AppError } from "./errors.ts";
 
 /** Appends numbers to a list under ["list"]; odd numbers are refused alone, 13 fails its batch. */
 function append(kv: Deno.Kv, n: number, batches: number[][]): Promise<number> {
@@ -80,5 +79,65 @@ Deno.test("a batch whose check fails is tried again with the same writes", async
     assert.equal(result, "ok");
     assert.equal(tries, 2);
     assert.equal((await kv.get(["k"])).value, "x");
+  });
+});
+
+/** A bus that records what it is told. */
+function recordingBus(): {
+  told: { topics: string[]; versionstamp: string }[];
+  committed(topics: Iterable<string>, versionstamp: string): void;
+} {
+  const told: { topics: string[]; versionstamp: string }[] = [];
+  return {
+    told,
+    committed: (topics, versionstamp) => told.push({ topics: [...topics], versionstamp }),
+  };
+}
+
+Deno.test("an attempt's notices are told once, after its commit lands, never for a failed try", async () => {
+  await withKv(async (kv) => {
+    const bus = recordingBus();
+    let tries = 0;
+    let landedAt = "";
+    await commitWithRetry(async () => {
+      const entry = await kv.get(["n"]);
+      // The first try loses its check to another writer: nothing may be told for it.
+      if (tries++ === 0) await kv.set(["n"], "other");
+      return {
+        op: atomic(kv).check(entry).set(["n"], "mine"),
+        value: undefined,
+        tell: { bus, topics: ["a"] },
+        committed: (vs) => landedAt = vs,
+      };
+    });
+    assert.equal(tries, 2);
+    assert.deepEqual(bus.told, [{ topics: ["a"], versionstamp: landedAt }]);
+    assert.equal((await kv.get(["n"])).versionstamp, landedAt);
+  });
+});
+
+Deno.test("a batch's notices are told once for the batch, not once per write", async () => {
+  await withKv(async (kv) => {
+    const bus = recordingBus();
+    const post = (n: number) =>
+      commitBatched<number, number>(
+        { kv, key: ["posts"] },
+        n,
+        async (items) => {
+          const entry = await kv.get<number[]>(["posts"]);
+          const list = [...entry.value ?? [], ...items];
+          return {
+            op: atomic(kv).check(entry).set(["posts"], list),
+            value: items.map((i) => ({ value: i })),
+            tell: { bus, topics: ["posts"] },
+          };
+        },
+        () => true,
+      );
+    assert.deepEqual(await Promise.all([1, 2, 3].map(post)), [1, 2, 3]);
+    // The first post goes alone; the two that waited behind it share one turn and one notice.
+    assert.equal(bus.told.length, 2);
+    assert.deepEqual(bus.told.map((t) => t.topics), [["posts"], ["posts"]]);
+    assert.deepEqual((await kv.get(["posts"])).value, [1, 2, 3]);
   });
 });

@@ -3,8 +3,8 @@
  * old hosts run. Named by its npm specifier, not in deno.json's imports, so the server's lock
  * (deno.lock: what a first `main.ts --stdio` downloads) never holds v1 and its tree.
  *
- * Kept apart from `sdk.ts` so the server's module graph never loads the client transports
- * (child processes, EventSource). The `@ts-types` hints exist for the reason given there.
+ * Kept apart from `mcp/sdk.ts` so the server's module graph never loads the client transports
+ * (child processes, EventSource).
  */
 
 // @ts-types="npm:@modelcontextprotocol/sdk@^1.32.2/client/index"

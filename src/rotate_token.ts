@@ -5,14 +5,14 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "../config.ts";
-import { openKv } from "../kit/kv.ts";
-import { rotateAuthToken } from "../kit/settings.ts";
+import { loadConfig } from "./config.ts";
+import { openKv } from "./kit/open_kv.ts";
+import { rotateAuthToken } from "./kit/settings.ts";
 
 /** Rotates the stored token; returns the exit code. */
 export async function rotateTokenCli(): Promise<number> {
   try {
-    const config = loadConfig(Deno.env, fileURLToPath(new URL("../..", import.meta.url)));
+    const config = loadConfig(Deno.env, fileURLToPath(new URL("..", import.meta.url)));
     if (config.authToken !== undefined) {
       throw new Error(
         "AUTH_TOKEN is set and overrides the stored token: change AUTH_TOKEN to rotate it",

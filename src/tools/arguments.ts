@@ -99,12 +99,14 @@ interface ObjectSchema {
 }
 
 /**
- * `handler` taking only the arguments `schema` names, reporting the others in its result; or
- * `handler` itself for a tool whose input is not an object schema.
+ * `handler` taking only the arguments `schema` names, reporting the others in its result (which
+ * `recheck` then sees, as it grew); or `handler` itself for a tool whose input is not an object
+ * schema.
  */
 export function lenientHandler<H extends (...a: never[]) => unknown>(
   schema: unknown,
   handler: H,
+  recheck: <R>(result: R) => R = (result) => result,
 ): H {
   const shape = (schema as Partial<ObjectSchema> | undefined)?.shape;
   if (typeof shape !== "object" || shape === null) return handler;
@@ -113,7 +115,9 @@ export function lenientHandler<H extends (...a: never[]) => unknown>(
   const wrapped = async (args: Record<string, unknown>, ...rest: unknown[]) => {
     const split = splitArguments(args ?? {}, accepted);
     const call = handler as unknown as (...a: unknown[]) => unknown;
-    return withIgnored(await call(split.args, ...rest), split.ignored, names);
+    const result = await call(split.args, ...rest);
+    if (split.ignored.length === 0) return result;
+    return recheck(withIgnored(result, split.ignored, names));
   };
   return wrapped as unknown as H;
 }

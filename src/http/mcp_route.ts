@@ -1,0 +1,186 @@
+/**
+ * The one router of a POST to `/mcp`. A 2026-07-28 request whose headers name its method goes to
+ * the SDK unread (`routeOfHeaders`: measured cheaper than reading it here); any other body,
+ * parsed once (`body.ts`), is looked at here and nowhere else (`routeOf`): the era (the SDK's
+ * `classifyInboundRequest`, the predicate behind `createMcpHandler` and `isLegacyRequest`), a
+ * listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
+ * refusal, whether a 2025 answer must stream progress, and what the request's server must hold
+ * (`RequestNeeds` for `McpApp.buildServer`).
+ */
+
+import type { RequestNeeds } from "../mcp/server.ts";
+import { classifyInboundRequest } from "../mcp/sdk.ts";
+import { BATCH_MAX, rpcError } from "./body.ts";
+
+/** What to do with one POST to `/mcp`. */
+export type McpRoute =
+  /** Answered here, before any server is made. */
+  | { kind: "refused"; response: Response }
+  /** A 2026-07-28 request, to the SDK's strict handler with a server holding `needs`. */
+  | { kind: "modern"; needs: RequestNeeds }
+  /** A 2026-07-28 `subscriptions/listen`, to `ListenStreams`. */
+  | { kind: "listen" }
+  /** A 2025 request or batch, on a transport of its own; `stream` when it asks for progress. */
+  | { kind: "legacy"; needs: RequestNeeds; stream: boolean }
+  /** A 2025-03-26 batch repeating an id: each message served alone, answered as plain JSON. */
+  | { kind: "each"; parts: { message: unknown; needs: RequestNeeds }[] };
+
+/** A route, and whether the body is a `notifications/cancelled` that may end a listen stream. */
+export type Routed = McpRoute & { cancels: boolean };
+
+/** The one 2025 revision with JSON-RPC batches (2025-06-18 removed them). */
+const BATCH_VERSION = "2025-03-26";
+
+/** The protocol-version key of the 2026-07-28 per-request `_meta` envelope. */
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+
+/** Methods a server answers from its options alone. */
+const BARE = new Set(["initialize", "server/discover", "ping", "logging/setLevel"]);
+
+/** A JSON-RPC message as far as routing looks at it. */
+type Message = {
+  id?: unknown;
+  method?: unknown;
+  params?: { name?: unknown; _meta?: Record<string, unknown> };
+} | null;
+
+/**
+ * The 2026-07-28 methods whose body is read here: a listen stream (`listen_streams.ts` serves
+ * it) and a cancellation (which may end one).
+ */
+const READ_HERE = new Set(["subscriptions/listen", "notifications/cancelled"]);
+
+/**
+ * The needs of a 2026-07-28 request whose `Mcp-Method` (and `Mcp-Name`) headers say what it
+ * calls: it goes to the SDK unread, which reads it once and refuses it (400, `-32020`) when the
+ * headers disagree with the body. `undefined` when the body must be read here.
+ */
+export function routeOfHeaders(req: Request): RequestNeeds | undefined {
+  const version = req.headers.get("mcp-protocol-version");
+  const method = req.headers.get("mcp-method");
+  if (version === null || version < "2026" || method === null || READ_HERE.has(method)) {
+    return undefined;
+  }
+  const name = req.headers.get("mcp-name") ?? undefined;
+  return { ...needsOf([{ method, params: { name } }]), modern: true };
+}
+
+/** Routes one POST whose body parsed to `parsed` (never an empty batch: `body.ts` refuses it). */
+export function routeOf(req: Request, parsed: unknown): Routed {
+  const version = req.headers.get("mcp-protocol-version") ?? undefined;
+  const modernHeader = version !== undefined && version >= "2026";
+  const batch = Array.isArray(parsed) ? parsed as Message[] : undefined;
+  const one = batch === undefined ? parsed as Message : undefined;
+  const method = typeof one?.method === "string" ? one.method : undefined;
+  const cancels = method === "notifications/cancelled";
+  const route = (r: McpRoute): Routed => ({ ...r, cancels });
+  if (batch !== undefined && (modernHeader || batch.some(claimsModern))) {
+    return route(refused(
+      400,
+      -32600,
+      "Invalid Request: protocol 2026-07-28 has no batches; send one JSON-RPC message per POST",
+    ));
+  }
+  if (!modernHeader && isLegacy(req, version, parsed)) {
+    if (method === "resources/subscribe" || method === "resources/unsubscribe") {
+      return route({ kind: "refused", response: noSubscriptions(one?.id) });
+    }
+    if (batch === undefined) return route(legacy([one as Message]));
+    if (version !== undefined && version !== BATCH_VERSION) {
+      return route(refused(
+        400,
+        -32600,
+        `Invalid Request: protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
+      ));
+    }
+    // A batch repeating an id is answered here one by one, past the SDK's own check: each message
+    // costs a server, so the SDK's limit is kept before either path.
+    if (batch.length > BATCH_MAX) {
+      return route(
+        refused(400, -32600, `Invalid Request: Batch must not exceed ${BATCH_MAX} messages`),
+      );
+    }
+    if (!repeatsAnId(batch)) return route(legacy(batch));
+    return route({ kind: "each", parts: batch.map((m) => ({ message: m, needs: needsOf([m]) })) });
+  }
+  if (method === "subscriptions/listen") return route({ kind: "listen" });
+  return route({ kind: "modern", needs: { ...needsOf([parsed]), modern: true } });
+}
+
+/**
+ * Whether the SDK's `createMcpHandler` would serve this request under 2025 rules: the same
+ * classification, from the body already parsed.
+ */
+function isLegacy(req: Request, version: string | undefined, body: unknown): boolean {
+  const outcome = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: version,
+    mcpMethodHeader: req.headers.get("mcp-method") ?? undefined,
+    mcpNameHeader: req.headers.get("mcp-name") ?? undefined,
+    body,
+  });
+  return outcome.kind === "legacy";
+}
+
+/** A 2025 route for `messages`; a progress token on any of them asks for a stream. */
+function legacy(messages: Message[]): McpRoute {
+  const stream = messages.some((m) => m?.params?._meta?.progressToken !== undefined);
+  return { kind: "legacy", needs: needsOf(messages), stream };
+}
+
+/**
+ * What a request's server must hold, from its messages: the tools it calls, whether it lists
+ * them, whether it reaches prompts or resources.
+ */
+export function needsOf(messages: readonly unknown[]): RequestNeeds {
+  const needs: RequestNeeds = { tools: [], listTools: false, others: false };
+  for (const message of messages as Message[]) {
+    const method = message?.method;
+    if (typeof method !== "string") continue;
+    if (method === "tools/call") {
+      // Once each: a batch may call one tool twice, and a server registers a tool once.
+      const name = message?.params?.name;
+      if (typeof name === "string" && !needs.tools.includes(name)) needs.tools.push(name);
+    } else if (method === "tools/list") {
+      needs.listTools = true;
+    } else if (!BARE.has(method) && !method.startsWith("notifications/")) {
+      needs.others = true;
+    }
+  }
+  return needs;
+}
+
+/** Whether a message carries the 2026-07-28 envelope's protocol version. */
+function claimsModern(message: Message): boolean {
+  const meta = message?.params?._meta;
+  return typeof meta === "object" && meta !== null && VERSION_KEY in meta;
+}
+
+/** Whether two requests of `batch` share an id. */
+function repeatsAnId(batch: Message[]): boolean {
+  const ids = batch.flatMap((m) =>
+    m?.method !== undefined && m.id !== undefined ? [JSON.stringify(m.id)] : []
+  );
+  return new Set(ids).size < ids.length;
+}
+
+function refused(status: number, code: number, message: string): McpRoute {
+  return { kind: "refused", response: rpcError(status, code, message) };
+}
+
+/**
+ * The answer to a 2025 `resources/subscribe` here: this endpoint serves 2025 statelessly, so no
+ * notice could ever reach the client. The SDK would say only "Method not found"; this says
+ * where subscriptions work.
+ */
+function noSubscriptions(id: unknown): Response {
+  return Response.json({
+    jsonrpc: "2.0",
+    id: id ?? null,
+    error: {
+      code: -32601,
+      message:
+        "Method not found: resources/subscribe needs a session that carries notifications, and this endpoint serves 2025 clients statelessly. Listen over 2026-07-28 on this URL (subscriptions/listen), or connect over legacy SSE (/sse) or stdio.",
+    },
+  });
+}

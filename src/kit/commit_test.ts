@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { commitWithRetry, StaleRead } from "./commit.ts";
+
+Deno.test("commitWithRetry() retries a check that failed because another writer won", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await kv.set(["n"], 0);
+    const increment = () =>
+      commitWithRetry(async () => {
+        const current = await kv.get<number>(["n"]);
+        const op = kv.atomic().check(current).set(["n"], current.value! + 1);
+        return { op, value: current.value! + 1 };
+      });
+    const results = await Promise.all(Array.from({ length: 50 }, increment));
+    assert.equal((await kv.get(["n"])).value, 50);
+    assert.deepEqual(
+      [...results].sort((a, b) => a - b),
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("commitWithRetry() returns without writing when the attempt has no op", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    assert.equal(
+      await commitWithRetry(() => Promise.resolve({ value: "nothing to do" })),
+      "nothing to do",
+    );
+    assert.equal((await Array.fromAsync(kv.list({ prefix: [] }))).length, 0);
+  } finally {
+    kv.close();
+  }
+});
+Deno.test("commitWithRetry() runs the attempt again when it reports a stale read", async () => {
+  let rounds = 0;
+  const value = await commitWithRetry(() => {
+    rounds++;
+    if (rounds < 3) return Promise.reject(new StaleRead("moved"));
+    return Promise.resolve({ value: rounds });
+  });
+  assert.equal(value, 3);
+});
+
+Deno.test("commitWithRetry() lands every one of concurrent writers of one key, each lost check tried again", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await kv.set(["n"], 0);
+    let failed = 0;
+    const increment = () =>
+      commitWithRetry(async () => {
+        const current = await kv.get<number>(["n"]);
+        const op = kv.atomic().check(current).set(["n"], current.value! + 1);
+        const commit = op.commit.bind(op);
+        op.commit = async () => {
+          const res = await commit();
+          if (!res.ok) failed++;
+          return res;
+        };
+        return { op, value: undefined };
+      });
+    await Promise.all(Array.from({ length: 30 }, increment));
+    assert.equal((await kv.get(["n"])).value, 30);
+    // All 30 read the first value at once: every one but the first lost a check at least once.
+    assert.ok(failed >= 29, `${failed} lost checks`);
+  } finally {
+    kv.close();
+  }
+});
