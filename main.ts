@@ -13,6 +13,7 @@ import {
   startSearchIndexer,
 } from "./src/toolsets.ts";
 import { checkSpeedSwitches } from "./src/kit/speed_switches.ts";
+import { collectWhenIdle } from "./src/idle_collect.ts";
 import { ownerConsole } from "./src/console/console.ts";
 import { NoticeBus } from "./src/kit/notices.ts";
 import { unfinishedImport } from "./src/backup/marker.ts";
@@ -80,6 +81,8 @@ if (Deno.args.includes("--reindex")) {
 // The search index folds writes into segments in the background, in every server process.
 const indexing = new AbortController();
 startSearchIndexer(kv, Deno.env, indexing.signal);
+// A server that falls idle after a busy spell gives back the memory the spell left behind.
+collectWhenIdle(config.idleCollectMiB, indexing.signal);
 
 if (Deno.args.includes("--stdio")) {
   const caller = await orExit("configuration error", () => stdioCaller(config, Deno.args));

@@ -126,6 +126,33 @@ export function goalTable(goals: readonly Goal[]): string {
     .join("\n");
 }
 
+/** How one group of a run came out, as `run.ts` prints it and keeps it in the JSON. */
+export interface GroupVerdict {
+  group: string;
+  /** Goals the group has, and how many of them hold. */
+  goals: number;
+  met: number;
+  /** Every goal holds and the group ran to the end (a group without goals holds trivially). */
+  goals_met: boolean;
+  seconds: number;
+  /** The machine's load averages when the group ended. */
+  load_average_after: number[];
+  /** Why the group stopped, when it failed. */
+  error?: string;
+}
+
+/** One line per group: whether its goals hold (and how many), its time and the load after it. */
+export function verdictTable(verdicts: readonly GroupVerdict[]): string {
+  return verdicts.map((v) => {
+    const state = v.error !== undefined
+      ? `FAILED (${v.error.split("\n")[0]})`
+      : v.goals === 0
+      ? "no goals"
+      : `${v.goals_met ? "goals hold" : "goals NOT met"} (${v.met} of ${v.goals})`;
+    return `${v.group.padEnd(12)} ${state}; ${v.seconds} s, load ${v.load_average_after.join(" ")}`;
+  }).join("\n");
+}
+
 /** What a benchmark group returns: its goals, plus any detail worth keeping in the JSON. */
 export interface GroupReport {
   goals: Goal[];

@@ -16,7 +16,14 @@ import { rssGroup } from "./rss.ts";
 import { switchesGroup } from "./switches.ts";
 import { searchGroup } from "./search.ts";
 import { tableGroup } from "./table.ts";
-import { type BenchGroup, type Goal, goalTable, type GroupReport } from "./lib.ts";
+import {
+  type BenchGroup,
+  type Goal,
+  goalTable,
+  type GroupReport,
+  type GroupVerdict,
+  verdictTable,
+} from "./lib.ts";
 import { thinkingGroup } from "./thinking.ts";
 
 const GROUPS: BenchGroup[] = [
@@ -58,22 +65,49 @@ const results: Record<string, unknown> = {
   load_average_before: await loadAverage(),
 };
 const goals: Goal[] = [];
+/** Per group: whether its goals hold, how many, its seconds and load; a failed group says why. */
+const verdicts: GroupVerdict[] = [];
 for (const group of GROUPS.filter((g) => chosen.includes(g.name))) {
   console.error(`bench: running ${group.name}: ${group.what}`);
-  const report: GroupReport = await group.run();
-  results[group.name] = report;
+  const groupStarted = performance.now();
+  // A group that fails is reported as failed (its goals unmet), and the others still run.
+  let report: GroupReport;
+  let error: string | undefined;
+  try {
+    report = await group.run();
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+    console.error(`bench: ${group.name} failed: ${error}`);
+    report = { goals: [], error };
+  }
+  const verdict: GroupVerdict = {
+    group: group.name,
+    goals: report.goals.length,
+    met: report.goals.filter((g) => g.met).length,
+    goals_met: error === undefined && report.goals.every((g) => g.met),
+    seconds: Math.round((performance.now() - groupStarted) / 1000),
+    load_average_after: await loadAverage(),
+    ...(error === undefined ? {} : { error }),
+  };
+  results[group.name] = { ...report, verdict };
+  verdicts.push(verdict);
   goals.push(...report.goals.map((g) => ({ ...g, name: `${group.name}: ${g.name}` })));
 }
 results.load_average_after = await loadAverage();
 results.seconds = Math.round((performance.now() - started) / 1000);
-results.goals_met = goals.every((g) => g.met);
+results.groups = verdicts;
+results.goals_met = verdicts.every((v) => v.goals_met);
 const text = JSON.stringify(results, null, 2);
 await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
 await Deno.writeTextFile(new URL("./results/latest.json", import.meta.url), text + "\n");
 if (Deno.args.includes("--json")) console.log(text);
 console.log(goalTable(goals));
+console.log("");
+console.log(verdictTable(verdicts));
 console.log(
   `\nload average before ${(results.load_average_before as number[]).join(" ")}, after ${
     (results.load_average_after as number[]).join(" ")
   }; ${results.seconds} s; details in bench/results/latest.json`,
 );
+// A group that could not finish fails the run, as it did when it stopped the run.
+if (verdicts.some((v) => v.error !== undefined)) Deno.exit(1);

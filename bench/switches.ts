@@ -4,7 +4,8 @@
  * each on its own KV file seeded alike, all started at once; the same 16-client load as the
  * `http` group runs on each in turn, and the turns repeat, so noise lands on every setting alike.
  * Each row is server CPU per call, off ÷ on, and must reach 1.5: a mechanism that does
- * not goes (the house rule).
+ * not goes (the house rule). The idle collection (`src/idle_collect.ts`, a setting of its own,
+ * `IDLE_COLLECT_MIB=0`) gets a row too: RSS 5 s after the load, off ÷ on.
  */
 
 import { CASES, seed } from "./http.ts";
@@ -23,18 +24,28 @@ type CaseName =
   | "get_state_500"
   | "sequentialthinking";
 
-/** Each setting: what `BENCH_SWITCHES` says, and the cases its rows need. */
-const SETTINGS: Record<string, { switches: string; cases: CaseName[] }> = {
-  on: {
-    switches: "",
-    cases: ["add_task_16_projects", "sequentialthinking", "add_task_1_project", "get_state_500"],
-  },
+/** When a setting's memory is read after its load (the `http` group's goal, issue 25). */
+const RSS_AFTER_MS = 5_000;
+const ALL: CaseName[] = [
+  "add_task_16_projects",
+  "sequentialthinking",
+  "add_task_1_project",
+  "get_state_500",
+];
+
+/**
+ * Each setting: the server's environment (`BENCH_SWITCHES`, or another setting), the cases its
+ * rows need, and whether its memory is read `RSS_AFTER_MS` after each load.
+ */
+const SETTINGS: Record<string, { env: Record<string, string>; cases: CaseName[]; rss?: true }> = {
+  on: { env: {}, cases: ALL, rss: true },
   group_commit_off: {
-    switches: "off:group_commit",
+    env: { BENCH_SWITCHES: "off:group_commit" },
     cases: ["add_task_16_projects", "sequentialthinking"],
   },
-  key_batch_off: { switches: "off:key_batch", cases: ["add_task_1_project"] },
-  state_cache_off: { switches: "off:state_cache", cases: ["get_state_500"] },
+  key_batch_off: { env: { BENCH_SWITCHES: "off:key_batch" }, cases: ["add_task_1_project"] },
+  state_cache_off: { env: { BENCH_SWITCHES: "off:state_cache" }, cases: ["get_state_500"] },
+  idle_collect_off: { env: { IDLE_COLLECT_MIB: "0" }, cases: ALL, rss: true },
 };
 
 /** One row: a mechanism, its goal, and how the ratio is taken from two settings' results. */
@@ -42,7 +53,10 @@ interface Row {
   name: string;
   with: string;
   without: string;
+  /** The case measured (`rss` rows: the whole load). */
   case: CaseName;
+  /** `rss`: the server's memory `RSS_AFTER_MS` after the load, without ÷ with; else CPU per call. */
+  by?: "rss";
 }
 
 const ROWS: Row[] = [
@@ -71,14 +85,23 @@ const ROWS: Row[] = [
     without: "state_cache_off",
     case: "get_state_500",
   },
+  {
+    name: `idle_collect: RSS ${RSS_AFTER_MS / 1000} s after the load`,
+    with: "on",
+    without: "idle_collect_off",
+    case: "add_task_16_projects",
+    by: "rss",
+  },
 ];
 
-type Results = Record<string, Record<string, CaseResult>>;
+/** One setting's load in one repeat: each case's result, and its memory after the load. */
+type Results = Record<string, { cases: Record<string, CaseResult>; rssMiB?: number }>;
 
 /** One row's ratio from one repeat's results. */
 function rowRatio(row: Row, r: Results): number {
-  const a = r[row.with][row.case];
-  const b = r[row.without][row.case];
+  if (row.by === "rss") return r[row.without].rssMiB! / r[row.with].rssMiB!;
+  const a = r[row.with].cases[row.case];
+  const b = r[row.without].cases[row.case];
   return b.cpu_ms_per_call / a.cpu_ms_per_call;
 }
 
@@ -91,10 +114,7 @@ async function run(): Promise<GroupReport> {
       const file = await tempKvPath();
       files.push(file);
       if (setting.cases.includes("get_state_500")) await seed(file.path);
-      servers[name] = await startServerProcess({
-        KV_PATH: file.path,
-        ...(setting.switches === "" ? {} : { BENCH_SWITCHES: setting.switches }),
-      });
+      servers[name] = await startServerProcess({ KV_PATH: file.path, ...setting.env });
     }
     const repeats: Results[] = [];
     for (let i = 0; i < REPEATS; i++) {
@@ -104,7 +124,11 @@ async function run(): Promise<GroupReport> {
       for (const [name, setting] of [...order.slice(i), ...order.slice(0, i)]) {
         console.error(`bench switches: repeat ${i + 1} of ${REPEATS}, ${name}…`);
         const cases = Object.fromEntries(setting.cases.map((c) => [c, CASES[c]]));
-        results[name] = await runLoad(servers[name], cases);
+        results[name] = { cases: await runLoad(servers[name], cases) };
+        if (setting.rss) {
+          await new Promise((resolve) => setTimeout(resolve, RSS_AFTER_MS));
+          results[name].rssMiB = await servers[name].rssMiB();
+        }
       }
       repeats.push(results);
     }
@@ -113,13 +137,21 @@ async function run(): Promise<GroupReport> {
         name,
         Object.fromEntries(setting.cases.map((c) => [
           c,
-          medianOf(repeats.map((r) => ({ ...r[name][c] }) as unknown as Record<string, number>)),
+          medianOf(
+            repeats.map((r) => ({ ...r[name].cases[c] }) as unknown as Record<string, number>),
+          ),
         ])),
+      ]),
+    );
+    const rss = Object.fromEntries(
+      Object.entries(SETTINGS).filter(([, s]) => s.rss).map(([name]) => [
+        name,
+        repeats.map((r) => r[name].rssMiB!),
       ]),
     );
     return {
       what:
-        "one main.ts per BENCH_SWITCHES setting on its own KV file, 16 SDK clients in 4 processes per load, settings in turn, medians of 3 repeats",
+        "one main.ts per setting (BENCH_SWITCHES, IDLE_COLLECT_MIB) on its own KV file, 16 SDK clients in 4 processes per load, settings in turn, medians of 3 repeats",
       goals: ROWS.map((row) =>
         goal(
           `${row.name}, off vs on (×)`,
@@ -128,8 +160,9 @@ async function run(): Promise<GroupReport> {
           EARNS,
         )
       ),
-      settings: Object.fromEntries(Object.entries(SETTINGS).map(([n, s]) => [n, s.switches])),
+      settings: Object.fromEntries(Object.entries(SETTINGS).map(([n, s]) => [n, s.env])),
       cases: medians,
+      [`rss_mib_${RSS_AFTER_MS / 1000}_s_after_each_load`]: rss,
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.close()));

@@ -63,6 +63,11 @@ export interface Config {
   resultMaxTokens: number;
   /** `RESULT_MAX_CHARS`: the characters each view of a tool result may take (`kit/budget.ts`). */
   resultMaxChars: number;
+  /**
+   * `IDLE_COLLECT_MIB`: heap growth after which a server that falls idle collects its garbage at
+   * once (`idle_collect.ts`); 0 leaves it to V8.
+   */
+  idleCollectMiB: number;
 }
 
 /** One entry of `AUTH_TOKENS`: a token and the name of whoever holds it. */
@@ -79,6 +84,8 @@ export const DEFAULT_SSE_MAX_SESSIONS = 100;
 export const DEFAULT_SSE_IDLE_MS = 30 * 60_000;
 /** Default `SHUTDOWN_GRACE_MS`. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** Default `IDLE_COLLECT_MIB`: the heap of a started server is about 30 MiB. */
+export const DEFAULT_IDLE_COLLECT_MIB = 32;
 /** Where the embedded KV lives when `KV_PATH` is unset locally. */
 export const DEFAULT_KV_PATH = "./data/handoff.kv";
 
@@ -141,6 +148,7 @@ export function loadConfig(env: EnvSource, baseDir = "."): Config {
     notices: loadNoticeSettings(env),
     resultMaxTokens: resultMaxTokensVar(env),
     resultMaxChars: resultMaxCharsVar(env),
+    idleCollectMiB: intVar(env, "IDLE_COLLECT_MIB", DEFAULT_IDLE_COLLECT_MIB, 0, 65_536),
   };
 }
 

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { type HeapReading, IdleCollector } from "./idle_collect.ts";
+import { loadConfig } from "./config.ts";
+
+const MIB = 1024 * 1024;
+
+/** A heap whose readings the test sets, and a collection that shrinks it to what is live. */
+function heap(total: number, used: number) {
+  const state = { heapTotal: total * MIB, heapUsed: used * MIB, live: used * MIB, collections: 0 };
+  const read = (): HeapReading => ({ heapTotal: state.heapTotal, heapUsed: state.heapUsed });
+  const collect = () => {
+    state.collections++;
+    state.heapUsed = state.live;
+    state.heapTotal = state.live + 2 * MIB;
+  };
+  return { state, read, collect };
+}
+
+Deno.test("idle collect: collects once the heap grew and nothing allocated for one reading", () => {
+  const h = heap(30, 20);
+  const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
+  // Busy: the heap grows and heapUsed moves between readings, so no collection.
+  for (const [total, used] of [[60, 40], [100, 80], [140, 60], [140, 110]]) {
+    h.state.heapTotal = total * MIB;
+    h.state.heapUsed = used * MIB;
+    assert.equal(collector.tick(), false);
+  }
+  // Idle: the same heapUsed as the reading before.
+  assert.equal(collector.tick(), true);
+  assert.equal(h.state.collections, 1);
+  assert.equal(h.state.heapTotal, 22 * MIB);
+  // Still idle, heap settled: never again until it grows by the setting once more.
+  for (let i = 0; i < 5; i++) assert.equal(collector.tick(), false);
+  assert.equal(h.state.collections, 1);
+});
+
+Deno.test("idle collect: background work after the load (0.5 MiB a second) counts as idle", () => {
+  const h = heap(30, 20);
+  const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
+  h.state.heapTotal = 140 * MIB;
+  h.state.heapUsed = 90 * MIB;
+  assert.equal(collector.tick(), false);
+  h.state.heapUsed += MIB / 2;
+  assert.equal(collector.tick(), true);
+});
+
+Deno.test("idle collect: growth under the setting, or the setting 0, never collects", () => {
+  const small = heap(30, 20);
+  const collector = new IdleCollector({ growthBytes: 32 * MIB }, small.read, small.collect);
+  small.state.heapTotal = 61 * MIB;
+  for (let i = 0; i < 3; i++) assert.equal(collector.tick(), false);
+  const off = heap(30, 20);
+  const disabled = new IdleCollector({ growthBytes: 0 }, off.read, off.collect);
+  off.state.heapTotal = 500 * MIB;
+  for (let i = 0; i < 3; i++) assert.equal(disabled.tick(), false);
+  assert.equal(small.state.collections + off.state.collections, 0);
+});
+
+Deno.test("idle collect: a heap V8 shrank itself is where growth is measured from", () => {
+  const h = heap(100, 20);
+  const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
+  h.state.heapTotal = 40 * MIB; // V8's reducer ran
+  assert.equal(collector.tick(), false);
+  h.state.heapTotal = 80 * MIB; // grew 40 MiB from there, idle
+  assert.equal(collector.tick(), true);
+});
+
+Deno.test("idle collect: the real heap's garbage is given back", () => {
+  const collector = new IdleCollector({ growthBytes: 16 * MIB });
+  let keep: unknown[] | undefined = [];
+  for (let i = 0; i < 400_000; i++) keep.push({ i, text: `garbage ${i}`.repeat(4) });
+  keep = undefined;
+  const before = Deno.memoryUsage().heapTotal;
+  // The first reading after the allocation sees heapUsed move; by the second nothing runs.
+  let collected = false;
+  for (let i = 0; i < 3 && !collected; i++) collected = collector.tick();
+  assert.equal(keep, undefined);
+  assert.ok(collected, "an idle heap that grew by the setting is collected");
+  assert.ok(
+    Deno.memoryUsage().heapTotal < before - 16 * MIB,
+    `heapTotal ${before} fell by more than 16 MiB`,
+  );
+});
+
+Deno.test("IDLE_COLLECT_MIB: default 32, 0 turns it off, other values refused naming it", () => {
+  assert.equal(loadConfig(new Map()).idleCollectMiB, 32);
+  assert.equal(loadConfig(new Map([["IDLE_COLLECT_MIB", "0"]])).idleCollectMiB, 0);
+  assert.throws(
+    () => loadConfig(new Map([["IDLE_COLLECT_MIB", "-1"]])),
+    /IDLE_COLLECT_MIB must be a whole number from 0 to 65536/,
+  );
+});
