@@ -7,8 +7,8 @@
 import { AppError } from "../kit/errors.ts";
 import type { Toolset } from "../tools/toolset.ts";
 import { plain, readJson } from "../kit/web.ts";
-import { BATCH_MAX, rpcError } from "./body.ts";
-import { InFlight } from "../mcp/in_flight.ts";
+import { rpcError } from "./body.ts";
+import { ConnectionTransport } from "../mcp/connection.ts";
 import {
   type AuthInfo,
   isJsonContentType,
@@ -17,6 +17,9 @@ import {
   parseJSONRPCMessage,
   type Transport,
 } from "../mcp/sdk.ts";
+
+/** Most messages in one POSTed batch, as on `/mcp`. */
+const BATCH_MAX = 100;
 
 /** What the SSE sessions need from the rest of the server. */
 export interface SseOptions {
@@ -142,18 +145,15 @@ export class SseSessions {
   async closeAll(): Promise<void> {
     this.#closing = true;
     await Promise.all([...this.#sessions.values()].map(async (t) => {
-      await t.inFlight.settled();
+      await t.settled();
       await t.close();
     }));
   }
 }
 
-/** One SSE session as an MCP `Transport`. */
-class SseTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  readonly sessionId: string;
+/** One SSE session: its event stream, kept alive, closed after `idleMs` without activity. */
+class SseTransport extends ConnectionTransport {
+  protected readonly kind = "SSE session";
   readonly stream: ReadableStream<Uint8Array>;
   readonly #encoder = new TextEncoder();
   readonly #forget: () => void;
@@ -163,25 +163,21 @@ class SseTransport implements Transport {
   #idleTimer?: ReturnType<typeof setTimeout>;
   /** Last POST or message sent; keep-alive comments do not count. */
   #lastActive = Date.now();
-  /** The requests delivered and not yet answered. */
-  readonly inFlight = new InFlight();
-  /** Whether the session has ended (it takes no more messages). */
-  closed = false;
 
   constructor(
-    sessionId: string,
+    readonly sessionId: string,
     endpoint: string,
     options: { keepAliveMs: number; idleMs: number },
     forget: () => void,
   ) {
-    this.sessionId = sessionId;
+    super();
     this.#forget = forget;
     this.#idleMs = options.idleMs;
     this.stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
-        this.#write(`event: endpoint\ndata: ${endpoint}\n\n`);
-        this.#timer = setInterval(() => this.#write(": keep-alive\n\n"), options.keepAliveMs);
+        this.#enqueue(`event: endpoint\ndata: ${endpoint}\n\n`);
+        this.#timer = setInterval(() => this.#enqueue(": keep-alive\n\n"), options.keepAliveMs);
         this.#watchIdle(options.idleMs);
       },
       cancel: () => this.close(),
@@ -192,32 +188,23 @@ class SseTransport implements Transport {
   #watchIdle(delay: number): void {
     this.#idleTimer = setTimeout(() => {
       const quiet = Date.now() - this.#lastActive;
-      if (this.inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
+      if (this.pending === 0 && quiet >= this.#idleMs) void this.close();
       else this.#watchIdle(Math.max(this.#idleMs - quiet, 1));
     }, delay);
   }
 
-  start(): Promise<void> {
+  protected write(message: object): Promise<void> {
+    this.#lastActive = Date.now();
+    this.#enqueue(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     return Promise.resolve();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return Promise.reject(new Error("SSE session is closed"));
+  override deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
     this.#lastActive = Date.now();
-    this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    this.inFlight.answered(message);
-    return Promise.resolve();
+    super.deliver(message, extra);
   }
 
-  deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
-    this.#lastActive = Date.now();
-    this.inFlight.received(message);
-    this.onmessage?.(message, extra);
-  }
-
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.closed = true;
+  protected end(): Promise<void> {
     clearInterval(this.#timer);
     clearTimeout(this.#idleTimer);
     this.#forget();
@@ -226,11 +213,10 @@ class SseTransport implements Transport {
     } catch {
       // The client already went away; the stream is closed either way.
     }
-    this.onclose?.();
     return Promise.resolve();
   }
 
-  #write(text: string): void {
+  #enqueue(text: string): void {
     if (this.closed) return;
     try {
       this.#controller?.enqueue(this.#encoder.encode(text));

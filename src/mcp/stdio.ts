@@ -5,19 +5,11 @@
  * already received is still carried out and answered before the server closes.
  */
 
-import { parseArgs } from "node:util";
-import type { Config } from "../config.ts";
-import { type Caller, clientNameProblem } from "../kit/caller.ts";
-import { InFlight } from "./in_flight.ts";
+import { ConnectionTransport } from "./connection.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
 import { StdioListens } from "./listening.ts";
-import {
-  deserializeMessage,
-  type JSONRPCMessage,
-  serveStdio as serveSdkStdio,
-  type Transport,
-} from "./sdk.ts";
+import { deserializeMessage, type JSONRPCMessage, serveStdio as serveSdkStdio } from "./sdk.ts";
 
 /** Streams a test serves on instead of the process's stdin and stdout. */
 export interface StdioStreams {
@@ -70,37 +62,29 @@ export async function serveStdio(
 }
 
 /** Newline-delimited JSON-RPC over two streams, tracking requests until they are answered. */
-class LineTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+class LineTransport extends ConnectionTransport {
+  protected readonly kind = "stdio transport";
   /** The connection's 2026 listens, which see every message in and out. */
   listens?: StdioListens;
   /** Resolves when the client has closed its end of the input (or reading was stopped). */
   readonly inputEnded: Promise<void>;
   readonly #ended = Promise.withResolvers<void>();
-  readonly #inFlight = new InFlight();
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #maxLineBytes: number;
   readonly #encoder = new TextEncoder();
   /** The last write queued: the stream writes in order, so once it settles every one has. */
   #written: Promise<void> = Promise.resolve();
-  #closed = false;
 
   constructor(streams: StdioStreams, maxLineBytes: number) {
+    super();
     this.#reader = streams.input.getReader();
     this.#writer = streams.output.getWriter();
     this.#maxLineBytes = maxLineBytes;
     this.inputEnded = this.#ended.promise;
   }
 
-  /** Requests received and not yet answered. */
-  get pending(): number {
-    return this.#inFlight.size;
-  }
-
-  start(): Promise<void> {
+  override start(): Promise<void> {
     void this.#read().finally(() => this.#ended.resolve());
     return Promise.resolve();
   }
@@ -111,35 +95,27 @@ class LineTransport implements Transport {
     this.#reader.cancel().catch(() => {});
   }
 
-  /** Resolves once every request received is answered and every answer written. */
+  /** Resolves once every request received is answered and every answer (or refusal) written. */
   async flushed(): Promise<void> {
-    await this.#inFlight.settled();
+    await this.settled();
     await this.#written;
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
+  override send(message: JSONRPCMessage): Promise<void> {
     this.listens?.outbound(message);
-    // Counted as answered once written, so shutdown waits for the bytes, not just the reply.
-    return this.#write(message).then(() => this.#inFlight.answered(message));
+    return super.send(message);
   }
 
-  /**
-   * Queues `message` (a refusal may carry a null id, which the SDK's message type lacks);
-   * resolves once it is written, or cannot be.
-   */
-  #write(message: object): Promise<void> {
+  /** Queues `message` (a refusal may carry a null id, which the SDK's message type lacks). */
+  protected write(message: object): Promise<void> {
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
     // A closed pipe (the client stopped reading) fails every write; work received still completes.
     return this.#written = this.#writer.write(bytes).catch(() => {});
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  protected async end(): Promise<void> {
     await this.#written;
     this.#writer.releaseLock();
-    this.onclose?.();
   }
 
   async #read(): Promise<void> {
@@ -162,7 +138,7 @@ class LineTransport implements Transport {
     const limit = `MAX_REQUEST_BYTES (${this.#maxLineBytes} bytes)`;
     console.error(`handoff-mcp: stdio: refused a message longer than ${limit}`);
     // Answered, or the client would wait for this id forever; the id is null if none was found.
-    void this.#write({
+    void this.write({
       jsonrpc: "2.0",
       id: line.id,
       error: {
@@ -174,7 +150,7 @@ class LineTransport implements Transport {
   }
 
   #line(line: string): void {
-    if (this.#closed || line.trim() === "") return;
+    if (this.closed || line.trim() === "") return;
     let message: JSONRPCMessage;
     try {
       // JSON.parse takes the `\r` a CRLF line ends with as whitespace.
@@ -185,42 +161,10 @@ class LineTransport implements Transport {
     }
     const refused = this.listens?.inbound(message);
     if (refused !== undefined) {
-      void this.#write(refused);
+      void this.write(refused);
       return;
     }
     // A listen is answered only when the connection closes: the drain must not wait for it.
-    if (this.listens?.isListen(message) !== true) this.#inFlight.received(message);
-    this.onmessage?.(message);
+    this.deliver(message, undefined, this.listens?.isListen(message) !== true);
   }
-}
-
-/**
- * The caller of a stdio server: the machine's own user, named by `--client-name <name>` (or
- * `--client-name=<name>`), else `CLIENT_NAME`, else `DEFAULT_CLIENT_NAME`; always via `local`.
- * Throws naming the flag when its value is missing or not a valid client name.
- */
-export function stdioCaller(config: Config, args: readonly string[]): Caller {
-  const flag = clientNameFlag(args);
-  return { name: flag ?? config.clientName ?? config.defaultClientName, via: "local" };
-}
-
-/**
- * The `--client-name <name>` (or `--client-name=<name>`) of a command line, checked as a client
- * name, or `undefined`; throws naming the flag when its value is missing or not a valid name.
- */
-export function clientNameFlag(args: readonly string[]): string | undefined {
-  const flag = parseArgs({
-    args: [...args],
-    options: { "client-name": { type: "string" } },
-    strict: false,
-    allowPositionals: true,
-  }).values["client-name"];
-  if (flag === undefined) return undefined;
-  // Without a value the parser gives `true`, or takes the next flag as the value.
-  if (typeof flag !== "string" || flag.startsWith("--")) {
-    throw new Error("--client-name needs a value, e.g. --client-name codex");
-  }
-  const problem = clientNameProblem(flag, "--client-name");
-  if (problem) throw new Error(problem);
-  return flag;
 }

@@ -1,0 +1,89 @@
+/**
+ * What stdio and a legacy SSE session share: one connection with a server pinned to it, whose
+ * requests are counted until answered, so a server that is stopping can wait for every one of
+ * them before it closes (and before KV is closed).
+ */
+
+import type { JSONRPCMessage, MessageExtraInfo, Transport } from "./sdk.ts";
+
+type Id = string | number;
+
+/** One connection as an MCP `Transport`; each kind writes and ends its stream its own way. */
+export abstract class ConnectionTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** Whether the connection has ended (it takes no more messages). */
+  closed = false;
+  /** Requests awaiting an answer, per id: a client may (wrongly) reuse an id while one runs. */
+  readonly #ids = new Map<Id, number>();
+  #pending = 0;
+  #waiters: (() => void)[] = [];
+
+  /** Names the connection in the error of a send after close. */
+  protected abstract readonly kind: string;
+  /** Writes `message`; resolves once it is written, or cannot be. */
+  protected abstract write(message: object): Promise<void>;
+  /** Ends the stream, once, when the connection closes. */
+  protected abstract end(): Promise<void>;
+
+  /** Requests received and not yet answered. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`${this.kind} is closed`));
+    // Counted as answered once written, so a drain waits for the bytes, not just the reply.
+    return this.write(message).then(() => {
+      if ("method" in message || !("id" in message) || message.id === undefined) return;
+      this.#forget(message.id);
+    });
+  }
+
+  /**
+   * Hands a message from the client to the server. A request is counted until answered unless
+   * `awaitsAnswer` is false (a listen, answered only at close); a cancellation ends one, as no
+   * answer comes.
+   */
+  deliver(message: JSONRPCMessage, extra?: MessageExtraInfo, awaitsAnswer = true): void {
+    if (!("method" in message)) {
+      // An answer to a request of the server's: nothing to count.
+    } else if ("id" in message && message.id !== undefined && awaitsAnswer) {
+      this.#ids.set(message.id, (this.#ids.get(message.id) ?? 0) + 1);
+      this.#pending++;
+    } else if (message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: Id } | undefined)?.requestId;
+      if (id !== undefined) this.#forget(id);
+    }
+    this.onmessage?.(message, extra);
+  }
+
+  /** Resolves once no request received awaits its answer. */
+  settled(): Promise<void> {
+    if (this.#pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.end();
+    this.onclose?.();
+  }
+
+  #forget(id: Id): void {
+    const count = this.#ids.get(id);
+    if (count === undefined) return;
+    if (count > 1) this.#ids.set(id, count - 1);
+    else this.#ids.delete(id);
+    if (--this.#pending > 0) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
