@@ -19,6 +19,8 @@ export abstract class ConnectionTransport implements Transport {
   readonly #ids = new Map<Id, number>();
   #pending = 0;
   #waiters: (() => void)[] = [];
+  /** The last write queued: a stream writes in order, so once it settles every one has. */
+  #written: Promise<void> = Promise.resolve();
 
   /** Names the connection in the error of a send after close. */
   protected abstract readonly kind: string;
@@ -39,7 +41,7 @@ export abstract class ConnectionTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`${this.kind} is closed`));
     // Counted as answered once written, so a drain waits for the bytes, not just the reply.
-    return this.write(message).then(() => {
+    return this.queue(message).then(() => {
       if ("method" in message || !("id" in message) || message.id === undefined) return;
       this.#forget(message.id);
     });
@@ -63,15 +65,21 @@ export abstract class ConnectionTransport implements Transport {
     this.onmessage?.(message, extra);
   }
 
-  /** Resolves once no request received awaits its answer. */
-  settled(): Promise<void> {
-    if (this.#pending === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
+  /** Resolves once every request received is answered and everything queued is written. */
+  async settled(): Promise<void> {
+    if (this.#pending > 0) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    await this.#written;
+  }
+
+  /** Writes `message` after everything queued before it (a refusal may carry a null id). */
+  protected queue(message: object): Promise<void> {
+    return this.#written = this.write(message);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.#written;
     await this.end();
     this.onclose?.();
   }

@@ -5,6 +5,7 @@
  * already received is still carried out and answered before the server closes.
  */
 
+import { settlesWithin } from "../kit/time.ts";
 import { ConnectionTransport } from "./connection.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
@@ -28,12 +29,11 @@ export async function serveStdio(
   streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
   stop?: AbortSignal,
 ): Promise<void> {
-  const transport = new LineTransport(streams, deps.config.maxRequestBytes);
   const app = createMcpApp(deps, toolsets);
   // One listening for the connection, whichever era: its servers tell of changes through it.
   const listening = app.listening(toolsets);
   const listens = new StdioListens(listening, deps.caller);
-  transport.listens = listens;
+  const transport = new LineTransport(streams, deps.config.maxRequestBytes, listens);
   // The SDK picks the era from the opening message (server/discover: 2026-07-28; initialize:
   // 2025) and pins one server from the factory to the connection; the transport is ours, for
   // what the SDK's StdioServerTransport does otherwise: it drops the requests in flight when
@@ -46,11 +46,7 @@ export async function serveStdio(
   else stop?.addEventListener("abort", () => transport.stopReading(), { once: true });
   await transport.inputEnded;
   const graceMs = deps.config.shutdownGraceMs;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), graceMs));
-  const outcome = await Promise.race([transport.flushed(), late]);
-  clearTimeout(timer);
-  if (outcome === "late") {
+  if (!await settlesWithin(transport.settled(), graceMs)) {
     console.error(
       `handoff-mcp: stopping; ${transport.pending} request(s) still unanswered after ` +
         `SHUTDOWN_GRACE_MS (${graceMs} ms): closing without them`,
@@ -65,7 +61,7 @@ export async function serveStdio(
 class LineTransport extends ConnectionTransport {
   protected readonly kind = "stdio transport";
   /** The connection's 2026 listens, which see every message in and out. */
-  listens?: StdioListens;
+  readonly #listens: StdioListens;
   /** Resolves when the client has closed its end of the input (or reading was stopped). */
   readonly inputEnded: Promise<void>;
   readonly #ended = Promise.withResolvers<void>();
@@ -73,11 +69,10 @@ class LineTransport extends ConnectionTransport {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #maxLineBytes: number;
   readonly #encoder = new TextEncoder();
-  /** The last write queued: the stream writes in order, so once it settles every one has. */
-  #written: Promise<void> = Promise.resolve();
 
-  constructor(streams: StdioStreams, maxLineBytes: number) {
+  constructor(streams: StdioStreams, maxLineBytes: number, listens: StdioListens) {
     super();
+    this.#listens = listens;
     this.#reader = streams.input.getReader();
     this.#writer = streams.output.getWriter();
     this.#maxLineBytes = maxLineBytes;
@@ -95,14 +90,8 @@ class LineTransport extends ConnectionTransport {
     this.#reader.cancel().catch(() => {});
   }
 
-  /** Resolves once every request received is answered and every answer (or refusal) written. */
-  async flushed(): Promise<void> {
-    await this.settled();
-    await this.#written;
-  }
-
   override send(message: JSONRPCMessage): Promise<void> {
-    this.listens?.outbound(message);
+    this.#listens.outbound(message);
     return super.send(message);
   }
 
@@ -110,12 +99,12 @@ class LineTransport extends ConnectionTransport {
   protected write(message: object): Promise<void> {
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
     // A closed pipe (the client stopped reading) fails every write; work received still completes.
-    return this.#written = this.#writer.write(bytes).catch(() => {});
+    return this.#writer.write(bytes).catch(() => {});
   }
 
-  protected async end(): Promise<void> {
-    await this.#written;
+  protected end(): Promise<void> {
     this.#writer.releaseLock();
+    return Promise.resolve();
   }
 
   async #read(): Promise<void> {
@@ -138,7 +127,7 @@ class LineTransport extends ConnectionTransport {
     const limit = `MAX_REQUEST_BYTES (${this.#maxLineBytes} bytes)`;
     console.error(`handoff-mcp: stdio: refused a message longer than ${limit}`);
     // Answered, or the client would wait for this id forever; the id is null if none was found.
-    void this.write({
+    void this.queue({
       jsonrpc: "2.0",
       id: line.id,
       error: {
@@ -159,12 +148,12 @@ class LineTransport extends ConnectionTransport {
       this.onerror?.(new Error("a line is not a JSON-RPC 2.0 message"));
       return;
     }
-    const refused = this.listens?.inbound(message);
+    const refused = this.#listens.inbound(message);
     if (refused !== undefined) {
-      void this.write(refused);
+      void this.queue(refused);
       return;
     }
     // A listen is answered only when the connection closes: the drain must not wait for it.
-    this.deliver(message, undefined, this.listens?.isListen(message) !== true);
+    this.deliver(message, undefined, !this.#listens.isListen(message));
   }
 }

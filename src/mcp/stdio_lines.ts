@@ -51,17 +51,12 @@ export class LineBuffer {
 
   #add(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
-    const wasOver = this.#size > this.#maxBytes;
     this.#size += bytes.length;
-    if (this.#size <= this.#maxBytes) {
-      this.#parts.push(bytes.slice());
-    } else if (!wasOver) {
-      // Over the limit now: keep only the ends from here on.
-      const whole = concat([...this.#parts, bytes]);
-      this.#parts = [whole.slice(0, ID_WINDOW), whole.slice(-ID_WINDOW)];
-    } else {
-      this.#parts[1] = concat([this.#parts[1], bytes.subarray(-ID_WINDOW)]).slice(-ID_WINDOW);
-    }
+    this.#parts.push(bytes.slice());
+    if (this.#size <= this.#maxBytes) return;
+    // Over the limit: keep only the ends (their copy holds at most this chunk and the ends).
+    const whole = concat(this.#parts);
+    this.#parts = [whole.subarray(0, ID_WINDOW), whole.subarray(-ID_WINDOW)];
   }
 }
 
