@@ -153,7 +153,6 @@ export class SseSessions {
 
 /** One SSE session: its event stream, kept alive, closed after `idleMs` without activity. */
 class SseTransport extends ConnectionTransport {
-  protected readonly kind = "SSE session";
   readonly stream: ReadableStream<Uint8Array>;
   readonly #encoder = new TextEncoder();
   readonly #forget: () => void;
@@ -170,7 +169,7 @@ class SseTransport extends ConnectionTransport {
     options: { keepAliveMs: number; idleMs: number },
     forget: () => void,
   ) {
-    super();
+    super("SSE session");
     this.#forget = forget;
     this.#idleMs = options.idleMs;
     this.stream = new ReadableStream<Uint8Array>({
@@ -204,7 +203,7 @@ class SseTransport extends ConnectionTransport {
     super.deliver(message, extra);
   }
 
-  protected end(): Promise<void> {
+  protected end(): void {
     clearInterval(this.#timer);
     clearTimeout(this.#idleTimer);
     this.#forget();
@@ -213,7 +212,6 @@ class SseTransport extends ConnectionTransport {
     } catch {
       // The client already went away; the stream is closed either way.
     }
-    return Promise.resolve();
   }
 
   #enqueue(text: string): void {

@@ -22,12 +22,13 @@ export abstract class ConnectionTransport implements Transport {
   /** The last write queued: a stream writes in order, so once it settles every one has. */
   #written: Promise<void> = Promise.resolve();
 
-  /** Names the connection in the error of a send after close. */
-  protected abstract readonly kind: string;
+  /** `kind` names the connection in the error of a send after close. */
+  constructor(protected readonly kind: string) {}
+
   /** Writes `message`; resolves once it is written, or cannot be. */
   protected abstract write(message: object): Promise<void>;
   /** Ends the stream, once, when the connection closes. */
-  protected abstract end(): Promise<void>;
+  protected abstract end(): void;
 
   /** Requests received and not yet answered. */
   get pending(): number {
@@ -80,7 +81,7 @@ export abstract class ConnectionTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     await this.#written;
-    await this.end();
+    this.end();
     this.onclose?.();
   }
 

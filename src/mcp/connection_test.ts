@@ -3,19 +3,16 @@ import { ConnectionTransport } from "./connection.ts";
 
 /** A connection that keeps what it writes. */
 class Recorded extends ConnectionTransport {
-  protected readonly kind = "test connection";
   readonly written: object[] = [];
   protected write(message: object): Promise<void> {
     this.written.push(message);
     return Promise.resolve();
   }
-  protected end(): Promise<void> {
-    return Promise.resolve();
-  }
+  protected end(): void {}
 }
 
 Deno.test("ConnectionTransport settles when every request is answered or cancelled, not on notifications", async () => {
-  const connection = new Recorded();
+  const connection = new Recorded("test connection");
   await connection.settled();
   connection.deliver({ jsonrpc: "2.0", id: 1, method: "tools/call" });
   connection.deliver({ jsonrpc: "2.0", id: "b", method: "ping" });
@@ -38,7 +35,7 @@ Deno.test("ConnectionTransport settles when every request is answered or cancell
 });
 
 Deno.test("ConnectionTransport waits for every request that reused an id, not just the first answer", async () => {
-  const connection = new Recorded();
+  const connection = new Recorded("test connection");
   // A client that breaks the unique-id rule still gets each of its requests carried out.
   connection.deliver({ jsonrpc: "2.0", id: 9, method: "ping" });
   connection.deliver({ jsonrpc: "2.0", id: 9, method: "tools/call" });
@@ -55,7 +52,7 @@ Deno.test("ConnectionTransport waits for every request that reused an id, not ju
 });
 
 Deno.test("ConnectionTransport does not wait for a request delivered as not awaiting an answer, and refuses a send after close", async () => {
-  const connection = new Recorded();
+  const connection = new Recorded("test connection");
   let closed = false;
   connection.onclose = () => closed = true;
   connection.deliver({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen" }, undefined, false);

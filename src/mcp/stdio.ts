@@ -59,24 +59,22 @@ export async function serveStdio(
 
 /** Newline-delimited JSON-RPC over two streams, tracking requests until they are answered. */
 class LineTransport extends ConnectionTransport {
-  protected readonly kind = "stdio transport";
-  /** The connection's 2026 listens, which see every message in and out. */
-  readonly #listens: StdioListens;
-  /** Resolves when the client has closed its end of the input (or reading was stopped). */
-  readonly inputEnded: Promise<void>;
   readonly #ended = Promise.withResolvers<void>();
+  /** Resolves when the client has closed its end of the input (or reading was stopped). */
+  readonly inputEnded = this.#ended.promise;
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #maxLineBytes: number;
   readonly #encoder = new TextEncoder();
 
-  constructor(streams: StdioStreams, maxLineBytes: number, listens: StdioListens) {
-    super();
-    this.#listens = listens;
+  /** `listens`: the connection's 2026 listens, which see every message in and out. */
+  constructor(
+    streams: StdioStreams,
+    readonly maxLineBytes: number,
+    readonly listens: StdioListens,
+  ) {
+    super("stdio transport");
     this.#reader = streams.input.getReader();
     this.#writer = streams.output.getWriter();
-    this.#maxLineBytes = maxLineBytes;
-    this.inputEnded = this.#ended.promise;
   }
 
   override start(): Promise<void> {
@@ -91,7 +89,7 @@ class LineTransport extends ConnectionTransport {
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
-    this.#listens.outbound(message);
+    this.listens.outbound(message);
     return super.send(message);
   }
 
@@ -102,18 +100,15 @@ class LineTransport extends ConnectionTransport {
     return this.#writer.write(bytes).catch(() => {});
   }
 
-  protected end(): Promise<void> {
+  protected end(): void {
     this.#writer.releaseLock();
-    return Promise.resolve();
   }
 
   async #read(): Promise<void> {
-    const lines = new LineBuffer(this.#maxLineBytes);
+    const lines = new LineBuffer(this.maxLineBytes);
     try {
-      for (;;) {
-        const { value, done } = await this.#reader.read();
-        if (done) break;
-        for (const line of lines.push(value)) this.#take(line);
+      for (let read; !(read = await this.#reader.read()).done;) {
+        for (const line of lines.push(read.value)) this.#take(line);
       }
     } catch (error) {
       this.onerror?.(error as Error);
@@ -124,18 +119,12 @@ class LineTransport extends ConnectionTransport {
 
   #take(line: Line): void {
     if ("text" in line) return this.#line(line.text);
-    const limit = `MAX_REQUEST_BYTES (${this.#maxLineBytes} bytes)`;
+    const limit = `MAX_REQUEST_BYTES (${this.maxLineBytes} bytes)`;
     console.error(`handoff-mcp: stdio: refused a message longer than ${limit}`);
     // Answered, or the client would wait for this id forever; the id is null if none was found.
-    void this.queue({
-      jsonrpc: "2.0",
-      id: line.id,
-      error: {
-        code: -32600,
-        message: `Invalid Request: the message is longer than ${limit} and was not carried ` +
-          `out; send less per request`,
-      },
-    });
+    const message =
+      `Invalid Request: the message is longer than ${limit} and was not carried out; send less per request`;
+    void this.queue({ jsonrpc: "2.0", id: line.id, error: { code: -32600, message } });
   }
 
   #line(line: string): void {
@@ -148,12 +137,12 @@ class LineTransport extends ConnectionTransport {
       this.onerror?.(new Error("a line is not a JSON-RPC 2.0 message"));
       return;
     }
-    const refused = this.#listens.inbound(message);
+    const refused = this.listens.inbound(message);
     if (refused !== undefined) {
       void this.queue(refused);
       return;
     }
     // A listen is answered only when the connection closes: the drain must not wait for it.
-    this.deliver(message, undefined, !this.#listens.isListen(message));
+    this.deliver(message, undefined, !this.listens.isListen(message));
   }
 }
