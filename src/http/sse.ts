@@ -39,12 +39,9 @@ const SHUTTING_DOWN = () =>
 /** The open legacy SSE sessions of this process. */
 export class SseSessions {
   readonly #sessions = new Map<string, SseTransport>();
-  readonly #options: SseOptions;
   #closing = false;
 
-  constructor(options: SseOptions) {
-    this.#options = options;
-  }
+  constructor(readonly options: SseOptions) {}
 
   /** How many sessions are open. */
   get size(): number {
@@ -62,7 +59,7 @@ export class SseSessions {
     query: URLSearchParams = new URLSearchParams(),
   ): Promise<Response> {
     if (this.#closing) return SHUTTING_DOWN();
-    const { maxSessions } = this.#options;
+    const { maxSessions } = this.options;
     if (this.#sessions.size >= maxSessions) {
       return plain(
         503,
@@ -71,17 +68,8 @@ export class SseSessions {
         { "retry-after": "30" },
       );
     }
-    const sessionId = crypto.randomUUID();
-    const endpoint = new URLSearchParams(query);
-    endpoint.set("sessionId", sessionId);
-    const transport = new SseTransport(
-      sessionId,
-      `${messagesPath}?${endpoint}`,
-      this.#options,
-      () => this.#sessions.delete(sessionId),
-    );
-    this.#sessions.set(sessionId, transport);
-    await this.#options.connect(transport, toolsets);
+    const transport = new SseTransport(messagesPath, query, this.options, this.#sessions);
+    await this.options.connect(transport, toolsets);
     return new Response(transport.stream, {
       headers: {
         "content-type": "text/event-stream",
@@ -106,7 +94,7 @@ export class SseSessions {
     }
     let raw: unknown;
     try {
-      raw = await readJson(req, this.#options.maxRequestBytes);
+      raw = await readJson(req, this.options.maxRequestBytes);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       return plain(error.kind === "too_large" ? 413 : 400, error.message);
@@ -117,23 +105,10 @@ export class SseSessions {
     if (transport.closed) {
       return plain(404, "Session closed: open a new one with GET on the sse endpoint");
     }
-    const batch: unknown[] = Array.isArray(raw) ? raw : [raw];
-    let messages: JSONRPCMessage[] | undefined;
-    try {
-      messages = batch.map((value) => parseJSONRPCMessage(value));
-    } catch {
-      // Refused below, with the rest of what can be wrong with a request.
-    }
     // The body was JSON (else readJson refused it): what is wrong is the request itself.
-    const problem = batch.length === 0
-      ? "an empty batch holds no message"
-      : batch.length > BATCH_MAX
-      ? `Batch must not exceed ${BATCH_MAX} messages`
-      : messages === undefined
-      ? "not a JSON-RPC 2.0 message"
-      : undefined;
-    if (problem !== undefined) return rpcError(400, -32600, `Invalid Request: ${problem}`);
-    for (const message of messages!) transport.deliver(message, { authInfo, request: req });
+    const messages = messagesOf(raw);
+    if (typeof messages === "string") return rpcError(400, -32600, `Invalid Request: ${messages}`);
+    for (const message of messages) transport.deliver(message, { authInfo, request: req });
     return plain(202, "Accepted");
   }
 
@@ -151,11 +126,24 @@ export class SseSessions {
   }
 }
 
+/** The messages of a POSTed body, or what is wrong with it as JSON-RPC. */
+function messagesOf(raw: unknown): JSONRPCMessage[] | string {
+  const batch: unknown[] = Array.isArray(raw) ? raw : [raw];
+  if (batch.length === 0) return "an empty batch holds no message";
+  if (batch.length > BATCH_MAX) return `Batch must not exceed ${BATCH_MAX} messages`;
+  try {
+    return batch.map((value) => parseJSONRPCMessage(value));
+  } catch {
+    return "not a JSON-RPC 2.0 message";
+  }
+}
+
 /** One SSE session: its event stream, kept alive, closed after `idleMs` without activity. */
 class SseTransport extends ConnectionTransport {
   readonly stream: ReadableStream<Uint8Array>;
   readonly #encoder = new TextEncoder();
-  readonly #forget: () => void;
+  readonly sessionId = crypto.randomUUID();
+  readonly #sessions: Map<string, SseTransport>;
   readonly #idleMs: number;
   #controller?: ReadableStreamDefaultController<Uint8Array>;
   #timer?: ReturnType<typeof setInterval>;
@@ -163,19 +151,22 @@ class SseTransport extends ConnectionTransport {
   /** Last POST or message sent; keep-alive comments do not count. */
   #lastActive = Date.now();
 
+  /** Joins `sessions`; its client POSTs to `messagesPath`, `query` kept (see `open`). */
   constructor(
-    readonly sessionId: string,
-    endpoint: string,
+    messagesPath: string,
+    query: URLSearchParams,
     options: { keepAliveMs: number; idleMs: number },
-    forget: () => void,
+    sessions: Map<string, SseTransport>,
   ) {
     super("SSE session");
-    this.#forget = forget;
+    this.#sessions = sessions.set(this.sessionId, this);
     this.#idleMs = options.idleMs;
+    const endpoint = new URLSearchParams(query);
+    endpoint.set("sessionId", this.sessionId);
     this.stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
-        this.#enqueue(`event: endpoint\ndata: ${endpoint}\n\n`);
+        this.#enqueue(`event: endpoint\ndata: ${messagesPath}?${endpoint}\n\n`);
         this.#timer = setInterval(() => this.#enqueue(": keep-alive\n\n"), options.keepAliveMs);
         this.#watchIdle(options.idleMs);
       },
@@ -206,7 +197,7 @@ class SseTransport extends ConnectionTransport {
   protected end(): void {
     clearInterval(this.#timer);
     clearTimeout(this.#idleTimer);
-    this.#forget();
+    this.#sessions.delete(this.sessionId);
     try {
       this.#controller?.close();
     } catch {
