@@ -90,9 +90,6 @@ export abstract class ConnectionTransport implements Transport {
     if (count === undefined) return;
     if (count > 1) this.#ids.set(id, count - 1);
     else this.#ids.delete(id);
-    if (--this.#pending > 0) return;
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const wake of waiters) wake();
+    if (--this.#pending === 0) { for (const wake of this.#waiters.splice(0)) wake(); }
   }
 }

@@ -12,11 +12,8 @@ import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
 import { StdioListens } from "./listening.ts";
 import { deserializeMessage, type JSONRPCMessage, serveStdio as serveSdkStdio } from "./sdk.ts";
 
-/** Streams a test serves on instead of the process's stdin and stdout. */
-export interface StdioStreams {
-  input: ReadableStream<Uint8Array>;
-  output: WritableStream<Uint8Array>;
-}
+/** The input it reads and the output it writes: stdin and stdout, or a test's streams. */
+type StdioStreams = ReadableWritablePair<Uint8Array, Uint8Array>;
 
 /**
  * Serves MCP on stdin/stdout (or `streams`) until the client closes the input or `stop` is
@@ -26,14 +23,14 @@ export interface StdioStreams {
 export async function serveStdio(
   deps: McpDeps,
   toolsets: readonly Toolset[],
-  streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
+  streams: StdioStreams = { readable: Deno.stdin.readable, writable: Deno.stdout.writable },
   stop?: AbortSignal,
 ): Promise<void> {
   const app = createMcpApp(deps, toolsets);
   // One listening for the connection, whichever era: its servers tell of changes through it.
   const listening = app.listening(toolsets);
   const listens = new StdioListens(listening, deps.caller);
-  const transport = new LineTransport(streams, deps.config.maxRequestBytes, listens);
+  const transport = new LineTransport(streams, deps.config.maxRequestBytes, listens, stop);
   // The SDK picks the era from the opening message (server/discover: 2026-07-28; initialize:
   // 2025) and pins one server from the factory to the connection; the transport is ours, for
   // what the SDK's StdioServerTransport does otherwise: it drops the requests in flight when
@@ -42,8 +39,6 @@ export async function serveStdio(
     transport,
     onerror: (error) => console.error(`handoff-mcp: stdio: ${error.message}`),
   });
-  if (stop?.aborted) transport.stopReading();
-  else stop?.addEventListener("abort", () => transport.stopReading(), { once: true });
   await transport.inputEnded;
   const graceMs = deps.config.shutdownGraceMs;
   if (!await settlesWithin(transport.settled(), graceMs)) {
@@ -66,26 +61,28 @@ class LineTransport extends ConnectionTransport {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #encoder = new TextEncoder();
 
-  /** `listens`: the connection's 2026 listens, which see every message in and out. */
+  /**
+   * `listens`: the connection's 2026 listens, which see every message in and out. Once `stop`
+   * is aborted no more input is read (a pending read ends as if the input had); what was
+   * received is still answered, as when the input ends.
+   */
   constructor(
     streams: StdioStreams,
     readonly maxLineBytes: number,
     readonly listens: StdioListens,
+    stop?: AbortSignal,
   ) {
     super("stdio transport");
-    this.#reader = streams.input.getReader();
-    this.#writer = streams.output.getWriter();
+    this.#reader = streams.readable.getReader();
+    this.#writer = streams.writable.getWriter();
+    const stopReading = () => void this.#reader.cancel().catch(() => {});
+    if (stop?.aborted) stopReading();
+    else stop?.addEventListener("abort", stopReading, { once: true });
   }
 
   override start(): Promise<void> {
     void this.#read().finally(() => this.#ended.resolve());
     return Promise.resolve();
-  }
-
-  /** Reads no more input: what was received is still answered, as when the input ends. */
-  stopReading(): void {
-    // A pending read then ends as if the input had: nothing after it is taken.
-    this.#reader.cancel().catch(() => {});
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
