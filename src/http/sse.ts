@@ -119,10 +119,7 @@ export class SseSessions {
    */
   async closeAll(): Promise<void> {
     this.#closing = true;
-    await Promise.all([...this.#sessions.values()].map(async (t) => {
-      await t.settled();
-      await t.close();
-    }));
+    await Promise.all([...this.#sessions.values()].map((t) => t.settled().then(() => t.close())));
   }
 }
 
@@ -148,8 +145,6 @@ class SseTransport extends ConnectionTransport {
   #controller?: ReadableStreamDefaultController<Uint8Array>;
   #timer?: ReturnType<typeof setInterval>;
   #idleTimer?: ReturnType<typeof setTimeout>;
-  /** Last POST or message sent; keep-alive comments do not count. */
-  #lastActive = Date.now();
 
   /** Joins `sessions`; its client POSTs to `messagesPath`, `query` kept (see `open`). */
   constructor(
@@ -168,29 +163,30 @@ class SseTransport extends ConnectionTransport {
         this.#controller = controller;
         this.#enqueue(`event: endpoint\ndata: ${messagesPath}?${endpoint}\n\n`);
         this.#timer = setInterval(() => this.#enqueue(": keep-alive\n\n"), options.keepAliveMs);
-        this.#watchIdle(options.idleMs);
+        this.#touch();
       },
       cancel: () => this.close(),
     });
   }
 
-  /** Closes the session once it has been idle for `idleMs`; a request in flight is activity. */
-  #watchIdle(delay: number): void {
-    this.#idleTimer = setTimeout(() => {
-      const quiet = Date.now() - this.#lastActive;
-      if (this.pending === 0 && quiet >= this.#idleMs) void this.close();
-      else this.#watchIdle(Math.max(this.#idleMs - quiet, 1));
-    }, delay);
+  /**
+   * Restarts the idle clock (a POST or a message sent; keep-alive comments do not count): the
+   * session closes after `idleMs` of quiet, later while a request is in flight.
+   */
+  #touch(): void {
+    clearTimeout(this.#idleTimer);
+    const idle = () => this.pending === 0 ? void this.close() : this.#touch();
+    this.#idleTimer = setTimeout(idle, this.#idleMs);
   }
 
   protected write(message: object): Promise<void> {
-    this.#lastActive = Date.now();
+    this.#touch();
     this.#enqueue(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     return Promise.resolve();
   }
 
   override deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
-    this.#lastActive = Date.now();
+    this.#touch();
     super.deliver(message, extra);
   }
 

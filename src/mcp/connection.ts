@@ -15,9 +15,11 @@ export abstract class ConnectionTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** Whether the connection has ended (it takes no more messages). */
   closed = false;
-  /** Requests awaiting an answer, per id: a client may (wrongly) reuse an id while one runs. */
+  /**
+   * How many requests await an answer, per id (a client may wrongly reuse an id while one
+   * runs); an id leaves once none does, so an empty map is a settled connection.
+   */
   readonly #ids = new Map<Id, number>();
-  #pending = 0;
   #waiters: (() => void)[] = [];
   /** The last write queued: a stream writes in order, so once it settles every one has. */
   #written: Promise<void> = Promise.resolve();
@@ -32,7 +34,7 @@ export abstract class ConnectionTransport implements Transport {
 
   /** Requests received and not yet answered. */
   get pending(): number {
-    return this.#pending;
+    return [...this.#ids.values()].reduce((sum, count) => sum + count, 0);
   }
 
   start(): Promise<void> {
@@ -54,12 +56,9 @@ export abstract class ConnectionTransport implements Transport {
    * answer comes.
    */
   deliver(message: JSONRPCMessage, extra?: MessageExtraInfo, awaitsAnswer = true): void {
-    if (!("method" in message)) {
-      // An answer to a request of the server's: nothing to count.
-    } else if ("id" in message && message.id !== undefined && awaitsAnswer) {
-      this.#ids.set(message.id, (this.#ids.get(message.id) ?? 0) + 1);
-      this.#pending++;
-    } else if (message.method === "notifications/cancelled") {
+    if ("method" in message && "id" in message && message.id !== undefined) {
+      if (awaitsAnswer) this.#ids.set(message.id, (this.#ids.get(message.id) ?? 0) + 1);
+    } else if ("method" in message && message.method === "notifications/cancelled") {
       const id = (message.params as { requestId?: Id } | undefined)?.requestId;
       if (id !== undefined) this.#forget(id);
     }
@@ -68,7 +67,7 @@ export abstract class ConnectionTransport implements Transport {
 
   /** Resolves once every request received is answered and everything queued is written. */
   async settled(): Promise<void> {
-    if (this.#pending > 0) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    if (this.#ids.size > 0) await new Promise<void>((resolve) => this.#waiters.push(resolve));
     await this.#written;
   }
 
@@ -90,6 +89,6 @@ export abstract class ConnectionTransport implements Transport {
     if (count === undefined) return;
     if (count > 1) this.#ids.set(id, count - 1);
     else this.#ids.delete(id);
-    if (--this.#pending === 0) { for (const wake of this.#waiters.splice(0)) wake(); }
+    if (this.#ids.size === 0) { for (const wake of this.#waiters.splice(0)) wake(); }
   }
 }
