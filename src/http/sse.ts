@@ -137,13 +137,13 @@ function messagesOf(raw: unknown): JSONRPCMessage[] | string {
 
 /** One SSE session: its event stream, kept alive, closed after `idleMs` without activity. */
 class SseTransport extends ConnectionTransport {
-  readonly stream: ReadableStream<Uint8Array>;
-  readonly #encoder = new TextEncoder();
   readonly sessionId = crypto.randomUUID();
+  /** The event stream the GET answers with: what `#events` is given, encoded. */
+  readonly stream: ReadableStream<Uint8Array>;
+  readonly #events: WritableStreamDefaultWriter<string>;
   readonly #sessions: Map<string, SseTransport>;
   readonly #idleMs: number;
-  #controller?: ReadableStreamDefaultController<Uint8Array>;
-  #timer?: ReturnType<typeof setInterval>;
+  readonly #keepAlive: ReturnType<typeof setInterval>;
   #idleTimer?: ReturnType<typeof setTimeout>;
 
   /** Joins `sessions`; its client POSTs to `messagesPath`, `query` kept (see `open`). */
@@ -156,17 +156,16 @@ class SseTransport extends ConnectionTransport {
     super("SSE session");
     this.#sessions = sessions.set(this.sessionId, this);
     this.#idleMs = options.idleMs;
+    const { readable, writable } = new TextEncoderStream();
+    this.stream = readable;
+    this.#events = writable.getWriter();
+    // The client went away (it cancelled the stream): end the session.
+    this.#events.closed.catch(() => this.close());
     const endpoint = new URLSearchParams(query);
     endpoint.set("sessionId", this.sessionId);
-    this.stream = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.#controller = controller;
-        this.#enqueue(`event: endpoint\ndata: ${messagesPath}?${endpoint}\n\n`);
-        this.#timer = setInterval(() => this.#enqueue(": keep-alive\n\n"), options.keepAliveMs);
-        this.#touch();
-      },
-      cancel: () => this.close(),
-    });
+    this.#enqueue(`event: endpoint\ndata: ${messagesPath}?${endpoint}\n\n`);
+    this.#keepAlive = setInterval(() => this.#enqueue(": keep-alive\n\n"), options.keepAliveMs);
+    this.#touch();
   }
 
   /**
@@ -191,23 +190,15 @@ class SseTransport extends ConnectionTransport {
   }
 
   protected end(): void {
-    clearInterval(this.#timer);
+    clearInterval(this.#keepAlive);
     clearTimeout(this.#idleTimer);
     this.#sessions.delete(this.sessionId);
-    try {
-      this.#controller?.close();
-    } catch {
-      // The client already went away; the stream is closed either way.
-    }
+    // Fails only when the client already went away; the stream is closed either way.
+    this.#events.close().catch(() => {});
   }
 
   #enqueue(text: string): void {
-    if (this.closed) return;
-    try {
-      this.#controller?.enqueue(this.#encoder.encode(text));
-    } catch {
-      // Enqueue fails once the client has dropped the stream: end the session.
-      void this.close();
-    }
+    // A write fails only once the client has gone, which ends the session (see the constructor).
+    if (!this.closed) this.#events.write(text).catch(() => {});
   }
 }
