@@ -43,11 +43,6 @@ export class SseSessions {
 
   constructor(readonly options: SseOptions) {}
 
-  /** How many sessions are open. */
-  get size(): number {
-    return this.#sessions.size;
-  }
-
   /**
    * Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. The
    * connector URL's `query` is kept on that path: a session's calls arrive there, and what the

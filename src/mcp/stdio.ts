@@ -135,10 +135,7 @@ class LineTransport extends ConnectionTransport {
       return;
     }
     const refused = this.listens.inbound(message);
-    if (refused !== undefined) {
-      void this.queue(refused);
-      return;
-    }
+    if (refused !== undefined) return void this.queue(refused);
     // A listen is answered only when the connection closes: the drain must not wait for it.
     this.deliver(message, undefined, !this.listens.isListen(message));
   }
