@@ -3,7 +3,8 @@
 import { fileURLToPath } from "node:url";
 import { closedReason, type Config, loadConfig } from "./src/config.ts";
 import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
-import { serveStdio, stdioCaller } from "./src/mcp/stdio.ts";
+import { serveStdio } from "./src/mcp/stdio.ts";
+import { stdioCaller } from "./src/tools/caller.ts";
 import { openKv } from "./src/kit/open_kv.ts";
 import {
   defaultSelection,

@@ -8,7 +8,7 @@
 import { loadConfig } from "../config.ts";
 import { unfinishedImport } from "../backup/marker.ts";
 import { openKv } from "../kit/open_kv.ts";
-import { clientNameFlag, stdioCaller } from "../mcp/stdio.ts";
+import { clientNameFlag, stdioCaller } from "../tools/caller.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import {
   ClientV2 as Client,

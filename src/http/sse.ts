@@ -7,8 +7,8 @@
 import { AppError } from "../kit/errors.ts";
 import type { Toolset } from "../tools/toolset.ts";
 import { plain, readJson } from "../kit/web.ts";
-import { BATCH_MAX, rpcError } from "./body.ts";
-import { InFlight } from "../mcp/in_flight.ts";
+import { rpcError } from "./body.ts";
+import { ConnectionTransport } from "../mcp/connection.ts";
 import {
   type AuthInfo,
   isJsonContentType,
@@ -17,6 +17,9 @@ import {
   parseJSONRPCMessage,
   type Transport,
 } from "../mcp/sdk.ts";
+
+/** Most messages in one POSTed batch, as on `/mcp`. */
+const BATCH_MAX = 100;
 
 /** What the SSE sessions need from the rest of the server. */
 export interface SseOptions {
@@ -36,17 +39,9 @@ const SHUTTING_DOWN = () =>
 /** The open legacy SSE sessions of this process. */
 export class SseSessions {
   readonly #sessions = new Map<string, SseTransport>();
-  readonly #options: SseOptions;
   #closing = false;
 
-  constructor(options: SseOptions) {
-    this.#options = options;
-  }
-
-  /** How many sessions are open. */
-  get size(): number {
-    return this.#sessions.size;
-  }
+  constructor(readonly options: SseOptions) {}
 
   /**
    * Opens a session exposing `toolsets`; `messagesPath` is where its client must POST. The
@@ -59,7 +54,7 @@ export class SseSessions {
     query: URLSearchParams = new URLSearchParams(),
   ): Promise<Response> {
     if (this.#closing) return SHUTTING_DOWN();
-    const { maxSessions } = this.#options;
+    const { maxSessions } = this.options;
     if (this.#sessions.size >= maxSessions) {
       return plain(
         503,
@@ -68,17 +63,8 @@ export class SseSessions {
         { "retry-after": "30" },
       );
     }
-    const sessionId = crypto.randomUUID();
-    const endpoint = new URLSearchParams(query);
-    endpoint.set("sessionId", sessionId);
-    const transport = new SseTransport(
-      sessionId,
-      `${messagesPath}?${endpoint}`,
-      this.#options,
-      () => this.#sessions.delete(sessionId),
-    );
-    this.#sessions.set(sessionId, transport);
-    await this.#options.connect(transport, toolsets);
+    const transport = new SseTransport(messagesPath, query, this.options, this.#sessions);
+    await this.options.connect(transport, toolsets);
     return new Response(transport.stream, {
       headers: {
         "content-type": "text/event-stream",
@@ -103,7 +89,7 @@ export class SseSessions {
     }
     let raw: unknown;
     try {
-      raw = await readJson(req, this.#options.maxRequestBytes);
+      raw = await readJson(req, this.options.maxRequestBytes);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       return plain(error.kind === "too_large" ? 413 : 400, error.message);
@@ -114,23 +100,10 @@ export class SseSessions {
     if (transport.closed) {
       return plain(404, "Session closed: open a new one with GET on the sse endpoint");
     }
-    const batch: unknown[] = Array.isArray(raw) ? raw : [raw];
-    let messages: JSONRPCMessage[] | undefined;
-    try {
-      messages = batch.map((value) => parseJSONRPCMessage(value));
-    } catch {
-      // Refused below, with the rest of what can be wrong with a request.
-    }
     // The body was JSON (else readJson refused it): what is wrong is the request itself.
-    const problem = batch.length === 0
-      ? "an empty batch holds no message"
-      : batch.length > BATCH_MAX
-      ? `Batch must not exceed ${BATCH_MAX} messages`
-      : messages === undefined
-      ? "not a JSON-RPC 2.0 message"
-      : undefined;
-    if (problem !== undefined) return rpcError(400, -32600, `Invalid Request: ${problem}`);
-    for (const message of messages!) transport.deliver(message, { authInfo, request: req });
+    const messages = messagesOf(raw);
+    if (typeof messages === "string") return rpcError(400, -32600, `Invalid Request: ${messages}`);
+    for (const message of messages) transport.deliver(message, { authInfo, request: req });
     return plain(202, "Accepted");
   }
 
@@ -141,102 +114,86 @@ export class SseSessions {
    */
   async closeAll(): Promise<void> {
     this.#closing = true;
-    await Promise.all([...this.#sessions.values()].map(async (t) => {
-      await t.inFlight.settled();
-      await t.close();
-    }));
+    await Promise.all([...this.#sessions.values()].map((t) => t.settled().then(() => t.close())));
   }
 }
 
-/** One SSE session as an MCP `Transport`. */
-class SseTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  readonly sessionId: string;
+/** The messages of a POSTed body, or what is wrong with it as JSON-RPC. */
+function messagesOf(raw: unknown): JSONRPCMessage[] | string {
+  const batch: unknown[] = Array.isArray(raw) ? raw : [raw];
+  if (batch.length === 0) return "an empty batch holds no message";
+  if (batch.length > BATCH_MAX) return `Batch must not exceed ${BATCH_MAX} messages`;
+  try {
+    return batch.map((value) => parseJSONRPCMessage(value));
+  } catch {
+    return "not a JSON-RPC 2.0 message";
+  }
+}
+
+/** One SSE session: its event stream, kept alive, closed after `idleMs` without activity. */
+class SseTransport extends ConnectionTransport {
+  readonly sessionId = crypto.randomUUID();
+  /** The event stream the GET answers with: what `#events` is given, encoded. */
   readonly stream: ReadableStream<Uint8Array>;
-  readonly #encoder = new TextEncoder();
-  readonly #forget: () => void;
+  readonly #events: WritableStreamDefaultWriter<string>;
+  readonly #sessions: Map<string, SseTransport>;
   readonly #idleMs: number;
-  #controller?: ReadableStreamDefaultController<Uint8Array>;
-  #timer?: ReturnType<typeof setInterval>;
+  readonly #keepAlive: ReturnType<typeof setInterval>;
   #idleTimer?: ReturnType<typeof setTimeout>;
-  /** Last POST or message sent; keep-alive comments do not count. */
-  #lastActive = Date.now();
-  /** The requests delivered and not yet answered. */
-  readonly inFlight = new InFlight();
-  /** Whether the session has ended (it takes no more messages). */
-  closed = false;
 
+  /** Joins `sessions`; its client POSTs to `messagesPath`, `query` kept (see `open`). */
   constructor(
-    sessionId: string,
-    endpoint: string,
+    messagesPath: string,
+    query: URLSearchParams,
     options: { keepAliveMs: number; idleMs: number },
-    forget: () => void,
+    sessions: Map<string, SseTransport>,
   ) {
-    this.sessionId = sessionId;
-    this.#forget = forget;
+    super("SSE session");
+    this.#sessions = sessions.set(this.sessionId, this);
     this.#idleMs = options.idleMs;
-    this.stream = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.#controller = controller;
-        this.#write(`event: endpoint\ndata: ${endpoint}\n\n`);
-        this.#timer = setInterval(() => this.#write(": keep-alive\n\n"), options.keepAliveMs);
-        this.#watchIdle(options.idleMs);
-      },
-      cancel: () => this.close(),
-    });
+    const { readable, writable } = new TextEncoderStream();
+    this.stream = readable;
+    this.#events = writable.getWriter();
+    // The client went away (it cancelled the stream): end the session.
+    this.#events.closed.catch(() => this.close());
+    const endpoint = new URLSearchParams(query);
+    endpoint.set("sessionId", this.sessionId);
+    this.#enqueue(`event: endpoint\ndata: ${messagesPath}?${endpoint}\n\n`);
+    this.#keepAlive = setInterval(() => this.#enqueue(": keep-alive\n\n"), options.keepAliveMs);
+    this.#touch();
   }
 
-  /** Closes the session once it has been idle for `idleMs`; a request in flight is activity. */
-  #watchIdle(delay: number): void {
-    this.#idleTimer = setTimeout(() => {
-      const quiet = Date.now() - this.#lastActive;
-      if (this.inFlight.size === 0 && quiet >= this.#idleMs) void this.close();
-      else this.#watchIdle(Math.max(this.#idleMs - quiet, 1));
-    }, delay);
-  }
-
-  start(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return Promise.reject(new Error("SSE session is closed"));
-    this.#lastActive = Date.now();
-    this.#write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    this.inFlight.answered(message);
-    return Promise.resolve();
-  }
-
-  deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
-    this.#lastActive = Date.now();
-    this.inFlight.received(message);
-    this.onmessage?.(message, extra);
-  }
-
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.closed = true;
-    clearInterval(this.#timer);
+  /**
+   * Restarts the idle clock (a POST or a message sent; keep-alive comments do not count): the
+   * session closes after `idleMs` of quiet, later while a request is in flight.
+   */
+  #touch(): void {
     clearTimeout(this.#idleTimer);
-    this.#forget();
-    try {
-      this.#controller?.close();
-    } catch {
-      // The client already went away; the stream is closed either way.
-    }
-    this.onclose?.();
+    const idle = () => this.pending === 0 ? void this.close() : this.#touch();
+    this.#idleTimer = setTimeout(idle, this.#idleMs);
+  }
+
+  protected write(message: object): Promise<void> {
+    this.#touch();
+    this.#enqueue(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     return Promise.resolve();
   }
 
-  #write(text: string): void {
-    if (this.closed) return;
-    try {
-      this.#controller?.enqueue(this.#encoder.encode(text));
-    } catch {
-      // Enqueue fails once the client has dropped the stream: end the session.
-      void this.close();
-    }
+  override deliver(message: JSONRPCMessage, extra: MessageExtraInfo): void {
+    this.#touch();
+    super.deliver(message, extra);
+  }
+
+  protected end(): void {
+    clearInterval(this.#keepAlive);
+    clearTimeout(this.#idleTimer);
+    this.#sessions.delete(this.sessionId);
+    // Fails only when the client already went away; the stream is closed either way.
+    this.#events.close().catch(() => {});
+  }
+
+  #enqueue(text: string): void {
+    // A write fails only once the client has gone, which ends the session (see the constructor).
+    if (!this.closed) this.#events.write(text).catch(() => {});
   }
 }

@@ -60,7 +60,9 @@ Deno.test("SseSessions: a request still running is activity, so the idle timeout
     }
     assert.match(text, /"id":2/, "the slow answer came before the idle close");
     assert.match(text, /done/);
-    assert.equal(sse.size, 0, "then the idle session was closed");
+    const after = await post(INITIALIZED);
+    assert.equal(after.status, 404, "then the idle session was closed");
+    assert.match(await after.text(), /Session not found/);
   });
 });
 

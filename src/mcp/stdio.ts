@@ -5,25 +5,15 @@
  * already received is still carried out and answered before the server closes.
  */
 
-import { parseArgs } from "node:util";
-import type { Config } from "../config.ts";
-import { type Caller, clientNameProblem } from "../kit/caller.ts";
-import { InFlight } from "./in_flight.ts";
+import { settlesWithin } from "../kit/time.ts";
+import { ConnectionTransport } from "./connection.ts";
 import { type Line, LineBuffer } from "./stdio_lines.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "./server.ts";
 import { StdioListens } from "./listening.ts";
-import {
-  deserializeMessage,
-  type JSONRPCMessage,
-  serveStdio as serveSdkStdio,
-  type Transport,
-} from "./sdk.ts";
+import { deserializeMessage, type JSONRPCMessage, serveStdio as serveSdkStdio } from "./sdk.ts";
 
-/** Streams a test serves on instead of the process's stdin and stdout. */
-export interface StdioStreams {
-  input: ReadableStream<Uint8Array>;
-  output: WritableStream<Uint8Array>;
-}
+/** The input it reads and the output it writes: stdin and stdout, or a test's streams. */
+type StdioStreams = ReadableWritablePair<Uint8Array, Uint8Array>;
 
 /**
  * Serves MCP on stdin/stdout (or `streams`) until the client closes the input or `stop` is
@@ -33,15 +23,14 @@ export interface StdioStreams {
 export async function serveStdio(
   deps: McpDeps,
   toolsets: readonly Toolset[],
-  streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
+  streams: StdioStreams = { readable: Deno.stdin.readable, writable: Deno.stdout.writable },
   stop?: AbortSignal,
 ): Promise<void> {
-  const transport = new LineTransport(streams, deps.config.maxRequestBytes);
   const app = createMcpApp(deps, toolsets);
   // One listening for the connection, whichever era: its servers tell of changes through it.
   const listening = app.listening(toolsets);
   const listens = new StdioListens(listening, deps.caller);
-  transport.listens = listens;
+  const transport = new LineTransport(streams, deps.config.maxRequestBytes, listens, stop);
   // The SDK picks the era from the opening message (server/discover: 2026-07-28; initialize:
   // 2025) and pins one server from the factory to the connection; the transport is ours, for
   // what the SDK's StdioServerTransport does otherwise: it drops the requests in flight when
@@ -50,15 +39,9 @@ export async function serveStdio(
     transport,
     onerror: (error) => console.error(`handoff-mcp: stdio: ${error.message}`),
   });
-  if (stop?.aborted) transport.stopReading();
-  else stop?.addEventListener("abort", () => transport.stopReading(), { once: true });
   await transport.inputEnded;
   const graceMs = deps.config.shutdownGraceMs;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), graceMs));
-  const outcome = await Promise.race([transport.flushed(), late]);
-  clearTimeout(timer);
-  if (outcome === "late") {
+  if (!await settlesWithin(transport.settled(), graceMs)) {
     console.error(
       `handoff-mcp: stopping; ${transport.pending} request(s) still unanswered after ` +
         `SHUTDOWN_GRACE_MS (${graceMs} ms): closing without them`,
@@ -70,85 +53,59 @@ export async function serveStdio(
 }
 
 /** Newline-delimited JSON-RPC over two streams, tracking requests until they are answered. */
-class LineTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  /** The connection's 2026 listens, which see every message in and out. */
-  listens?: StdioListens;
-  /** Resolves when the client has closed its end of the input (or reading was stopped). */
-  readonly inputEnded: Promise<void>;
+class LineTransport extends ConnectionTransport {
   readonly #ended = Promise.withResolvers<void>();
-  readonly #inFlight = new InFlight();
+  /** Resolves when the client has closed its end of the input (or reading was stopped). */
+  readonly inputEnded = this.#ended.promise;
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #maxLineBytes: number;
   readonly #encoder = new TextEncoder();
-  /** The last write queued: the stream writes in order, so once it settles every one has. */
-  #written: Promise<void> = Promise.resolve();
-  #closed = false;
 
-  constructor(streams: StdioStreams, maxLineBytes: number) {
-    this.#reader = streams.input.getReader();
-    this.#writer = streams.output.getWriter();
-    this.#maxLineBytes = maxLineBytes;
-    this.inputEnded = this.#ended.promise;
+  /**
+   * `listens`: the connection's 2026 listens, which see every message in and out. Once `stop`
+   * is aborted no more input is read (a pending read ends as if the input had); what was
+   * received is still answered, as when the input ends.
+   */
+  constructor(
+    streams: StdioStreams,
+    readonly maxLineBytes: number,
+    readonly listens: StdioListens,
+    stop?: AbortSignal,
+  ) {
+    super("stdio transport");
+    this.#reader = streams.readable.getReader();
+    this.#writer = streams.writable.getWriter();
+    const stopReading = () => void this.#reader.cancel().catch(() => {});
+    if (stop?.aborted) stopReading();
+    else stop?.addEventListener("abort", stopReading, { once: true });
   }
 
-  /** Requests received and not yet answered. */
-  get pending(): number {
-    return this.#inFlight.size;
-  }
-
-  start(): Promise<void> {
+  override start(): Promise<void> {
     void this.#read().finally(() => this.#ended.resolve());
     return Promise.resolve();
   }
 
-  /** Reads no more input: what was received is still answered, as when the input ends. */
-  stopReading(): void {
-    // A pending read then ends as if the input had: nothing after it is taken.
-    this.#reader.cancel().catch(() => {});
+  override send(message: JSONRPCMessage): Promise<void> {
+    this.listens.outbound(message);
+    return super.send(message);
   }
 
-  /** Resolves once every request received is answered and every answer written. */
-  async flushed(): Promise<void> {
-    await this.#inFlight.settled();
-    await this.#written;
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("stdio transport is closed"));
-    this.listens?.outbound(message);
-    // Counted as answered once written, so shutdown waits for the bytes, not just the reply.
-    return this.#write(message).then(() => this.#inFlight.answered(message));
-  }
-
-  /**
-   * Queues `message` (a refusal may carry a null id, which the SDK's message type lacks);
-   * resolves once it is written, or cannot be.
-   */
-  #write(message: object): Promise<void> {
+  /** Queues `message` (a refusal may carry a null id, which the SDK's message type lacks). */
+  protected write(message: object): Promise<void> {
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
     // A closed pipe (the client stopped reading) fails every write; work received still completes.
-    return this.#written = this.#writer.write(bytes).catch(() => {});
+    return this.#writer.write(bytes).catch(() => {});
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#written;
+  protected end(): void {
     this.#writer.releaseLock();
-    this.onclose?.();
   }
 
   async #read(): Promise<void> {
-    const lines = new LineBuffer(this.#maxLineBytes);
+    const lines = new LineBuffer(this.maxLineBytes);
     try {
-      for (;;) {
-        const { value, done } = await this.#reader.read();
-        if (done) break;
-        for (const line of lines.push(value)) this.#take(line);
+      for (let read; !(read = await this.#reader.read()).done;) {
+        for (const line of lines.push(read.value)) this.#take(line);
       }
     } catch (error) {
       this.onerror?.(error as Error);
@@ -159,22 +116,16 @@ class LineTransport implements Transport {
 
   #take(line: Line): void {
     if ("text" in line) return this.#line(line.text);
-    const limit = `MAX_REQUEST_BYTES (${this.#maxLineBytes} bytes)`;
+    const limit = `MAX_REQUEST_BYTES (${this.maxLineBytes} bytes)`;
     console.error(`handoff-mcp: stdio: refused a message longer than ${limit}`);
     // Answered, or the client would wait for this id forever; the id is null if none was found.
-    void this.#write({
-      jsonrpc: "2.0",
-      id: line.id,
-      error: {
-        code: -32600,
-        message: `Invalid Request: the message is longer than ${limit} and was not carried ` +
-          `out; send less per request`,
-      },
-    });
+    const message =
+      `Invalid Request: the message is longer than ${limit} and was not carried out; send less per request`;
+    void this.queue({ jsonrpc: "2.0", id: line.id, error: { code: -32600, message } });
   }
 
   #line(line: string): void {
-    if (this.#closed || line.trim() === "") return;
+    if (this.closed || line.trim() === "") return;
     let message: JSONRPCMessage;
     try {
       // JSON.parse takes the `\r` a CRLF line ends with as whitespace.
@@ -183,44 +134,9 @@ class LineTransport implements Transport {
       this.onerror?.(new Error("a line is not a JSON-RPC 2.0 message"));
       return;
     }
-    const refused = this.listens?.inbound(message);
-    if (refused !== undefined) {
-      void this.#write(refused);
-      return;
-    }
+    const refused = this.listens.inbound(message);
+    if (refused !== undefined) return void this.queue(refused);
     // A listen is answered only when the connection closes: the drain must not wait for it.
-    if (this.listens?.isListen(message) !== true) this.#inFlight.received(message);
-    this.onmessage?.(message);
+    this.deliver(message, undefined, !this.listens.isListen(message));
   }
-}
-
-/**
- * The caller of a stdio server: the machine's own user, named by `--client-name <name>` (or
- * `--client-name=<name>`), else `CLIENT_NAME`, else `DEFAULT_CLIENT_NAME`; always via `local`.
- * Throws naming the flag when its value is missing or not a valid client name.
- */
-export function stdioCaller(config: Config, args: readonly string[]): Caller {
-  const flag = clientNameFlag(args);
-  return { name: flag ?? config.clientName ?? config.defaultClientName, via: "local" };
-}
-
-/**
- * The `--client-name <name>` (or `--client-name=<name>`) of a command line, checked as a client
- * name, or `undefined`; throws naming the flag when its value is missing or not a valid name.
- */
-export function clientNameFlag(args: readonly string[]): string | undefined {
-  const flag = parseArgs({
-    args: [...args],
-    options: { "client-name": { type: "string" } },
-    strict: false,
-    allowPositionals: true,
-  }).values["client-name"];
-  if (flag === undefined) return undefined;
-  // Without a value the parser gives `true`, or takes the next flag as the value.
-  if (typeof flag !== "string" || flag.startsWith("--")) {
-    throw new Error("--client-name needs a value, e.g. --client-name codex");
-  }
-  const problem = clientNameProblem(flag, "--client-name");
-  if (problem) throw new Error(problem);
-  return flag;
 }

@@ -5,7 +5,7 @@
  * SDK's `ReadBuffer` limits its whole buffer instead, and drops every line in it when one is over.)
  */
 
-/** How many bytes of each end of a line over the limit are kept to find its id. */
+/** How many characters of each end of a line over the limit are kept to find its id. */
 const ID_WINDOW = 256;
 
 /** A complete line: its text, or the id of a line over the limit (null when none was found). */
@@ -13,15 +13,16 @@ export type Line = { text: string } | { tooLong: true; id: string | number | nul
 
 /** Collects the bytes of one line at a time. */
 export class LineBuffer {
-  readonly #maxBytes: number;
-  /** The line's bytes so far; over the limit, only its first and its last `ID_WINDOW` bytes. */
-  #parts: Uint8Array[] = [];
-  #size = 0;
+  /** Streaming, so a character split across chunks is joined. */
   readonly #decoder = new TextDecoder();
+  /** The line's text so far; over the limit, only its last `ID_WINDOW` characters. */
+  #text = "";
+  /** Over the limit: the line's first `ID_WINDOW` characters. */
+  #head = "";
+  /** The line's size so far, in bytes. */
+  #size = 0;
 
-  constructor(maxBytes: number) {
-    this.#maxBytes = maxBytes;
-  }
+  constructor(readonly maxBytes: number) {}
 
   /**
    * Splits `chunk` at its newlines; returns the lines it completed. Keeps no reference to
@@ -41,40 +42,24 @@ export class LineBuffer {
 
   /** Ends the line collected so far (the input ended without a newline) and returns it. */
   end(): Line {
-    const line: Line = this.#size > this.#maxBytes
-      ? { tooLong: true, id: findId(this.#parts[0], this.#parts[1]) }
-      : { text: this.#decoder.decode(concat(this.#parts)) };
-    this.#parts = [];
+    // Bytes of a character cut short are not carried into the next line.
+    const text = this.#text + this.#decoder.decode();
+    const line: Line = this.#size > this.maxBytes
+      ? { tooLong: true, id: findId(this.#head, text) }
+      : { text };
+    this.#text = this.#head = "";
     this.#size = 0;
     return line;
   }
 
   #add(bytes: Uint8Array): void {
-    if (bytes.length === 0) return;
-    const wasOver = this.#size > this.#maxBytes;
     this.#size += bytes.length;
-    if (this.#size <= this.#maxBytes) {
-      this.#parts.push(bytes.slice());
-    } else if (!wasOver) {
-      // Over the limit now: keep only the ends from here on.
-      const whole = concat([...this.#parts, bytes]);
-      this.#parts = [whole.slice(0, ID_WINDOW), whole.slice(-ID_WINDOW)];
-    } else {
-      this.#parts[1] = concat([this.#parts[1], bytes.subarray(-ID_WINDOW)]).slice(-ID_WINDOW);
-    }
+    this.#text += this.#decoder.decode(bytes, { stream: true });
+    if (this.#size <= this.maxBytes) return;
+    // Over the limit: keep only the ends (a client could send gigabytes without a newline).
+    this.#head ||= this.#text.slice(0, ID_WINDOW);
+    this.#text = this.#text.slice(-ID_WINDOW);
   }
-}
-
-/** The parts joined; a single part as it is (the usual line, read in one chunk). */
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const whole = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    whole.set(part, at);
-    at += part.length;
-  }
-  return whole;
 }
 
 const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
@@ -89,9 +74,8 @@ const ID_FIRST = new RegExp(
 const ID_LAST = new RegExp(String.raw`,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
 
 /** The request id found at either end of a line over the limit, without parsing the rest. */
-function findId(head: Uint8Array, tail: Uint8Array): string | number | null {
-  const decoder = new TextDecoder();
-  const match = decoder.decode(head).match(ID_FIRST) ?? decoder.decode(tail).match(ID_LAST);
+function findId(head: string, tail: string): string | number | null {
+  const match = head.match(ID_FIRST) ?? tail.match(ID_LAST);
   if (match === null) return null;
   try {
     return JSON.parse(match[1]);

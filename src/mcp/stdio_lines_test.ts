@@ -45,3 +45,12 @@ Deno.test("LineBuffer finds the id at either end of a line over the limit read i
     { text: '{"id":3}' },
   ]);
 });
+
+Deno.test("LineBuffer does not carry a character cut short by a newline into the next line", () => {
+  const lines = new LineBuffer(100);
+  const e = bytes("é");
+  assert.deepEqual(lines.push(new Uint8Array([0x61, e[0], 0x0a, 0x62, 0x0a])), [
+    { text: "a\ufffd" },
+    { text: "b" },
+  ]);
+});

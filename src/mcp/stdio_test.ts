@@ -12,8 +12,8 @@ async function run(input: string, env: Record<string, string> = {}): Promise<str
     const config = loadConfig(new Map(Object.entries(env)));
     const decoder = new TextDecoder();
     await serveStdio({ kv, config, caller: defaultCaller(config) }, [], {
-      input: new Blob([input]).stream(),
-      output: new WritableStream({ write: (chunk) => void (output += decoder.decode(chunk)) }),
+      readable: new Blob([input]).stream(),
+      writable: new WritableStream({ write: (chunk) => void (output += decoder.decode(chunk)) }),
     });
   });
   return output.trimEnd().split("\n").filter((l) => l !== "");
@@ -88,8 +88,8 @@ Deno.test("serveStdio() stops reading when told to, and still answers what it re
       start: (c) => c.enqueue(new TextEncoder().encode(`${INIT}\n${ping(1)}\n`)),
     });
     const served = serveStdio({ kv, config, caller: defaultCaller(config) }, [], {
-      input,
-      output: new WritableStream({
+      readable: input,
+      writable: new WritableStream({
         write(chunk) {
           output += decoder.decode(chunk);
           if (output.includes('"id":0')) stop.abort();
@@ -110,8 +110,8 @@ Deno.test("serveStdio() is not held past SHUTDOWN_GRACE_MS by a client that stop
     let timer: ReturnType<typeof setTimeout> | undefined;
     const outcome = await Promise.race([
       serveStdio({ kv, config, caller: defaultCaller(config) }, [], {
-        input: new Blob([`${INIT}\n${ping(1)}\n`]).stream(),
-        output: stuck,
+        readable: new Blob([`${INIT}\n${ping(1)}\n`]).stream(),
+        writable: stuck,
       }).then(() => "returned"),
       new Promise((resolve) => timer = setTimeout(() => resolve("still waiting"), 5000)),
     ]);

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
-import { authInfoOf, callerOf, defaultCaller } from "./caller.ts";
-import { stdioCaller } from "../mcp/stdio.ts";
+import { authInfoOf, callerOf, defaultCaller, stdioCaller } from "./caller.ts";
 import type { McpDeps } from "./toolset.ts";
 
 const config = loadConfig(new Map([["KV_PATH", ":memory:"]]));
