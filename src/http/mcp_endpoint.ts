@@ -3,7 +3,7 @@
  * SDK's own `createMcpHandler` does. A 2026-07-28 request goes to the SDK's `createMcpHandler`
  * (strict, `legacy: 'reject'`), which serves it under that revision (header checks, `resultType`,
  * cache hints, `server/discover`): unread when its headers name its method, else from the body
- * read and parsed once here (`body.ts`). A 2025 request (an `initialize`, a 2025 client's calls) is served
+ * read and parsed once here (`readRpcBody`). A 2025 request (an `initialize`, a 2025 client's calls) is served
  * statelessly by the SDK's `WebStandardStreamableHTTPServerTransport` made for the one request,
  * as `createMcpHandler`'s own stateless fallback does, except that the answer is plain JSON unless
  * a request asks for progress (the fallback always opens an event stream). Each request gets a
@@ -17,8 +17,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "../mcp/sdk.ts";
-import { readRpcBody } from "./body.ts";
-import { routeOf, routeOfHeaders } from "./mcp_route.ts";
+import { readRpcBody, routeOf, routeOfHeaders } from "./mcp_route.ts";
 import { type ListenOptions, ListenStreams } from "./listen_streams.ts";
 
 /** The `/mcp` endpoint of one process: one SDK handler per toolset choice, built on first use. */
@@ -34,11 +33,6 @@ export class McpEndpoint {
     this.#app = app;
     this.#maxBytes = options.maxRequestBytes;
     this.#listens = new ListenStreams(app, options);
-  }
-
-  /** How many 2026 `subscriptions/listen` streams are open. */
-  get listening(): number {
-    return this.#listens.size;
   }
 
   /** Answers one POST to `/mcp` for a client that chose `toolsets`. */

@@ -1,7 +1,7 @@
 /**
  * The one router of a POST to `/mcp`. A 2026-07-28 request whose headers name its method goes to
- * the SDK unread (`routeOfHeaders`: measured cheaper than reading it here); any other body,
- * parsed once (`body.ts`), is looked at here and nowhere else (`routeOf`): the era (the SDK's
+ * the SDK unread (`routeOfHeaders`: measured cheaper than reading it here); any other body, read
+ * once by the SDK's `readRequestBody` and parsed once (`readRpcBody`), is looked at here and nowhere else (`routeOf`): the era (the SDK's
  * `classifyInboundRequest`, the predicate behind `createMcpHandler` and `isLegacyRequest`), a
  * listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
  * refusal, whether a 2025 answer must stream progress, and what the request's server must hold
@@ -9,8 +9,14 @@
  */
 
 import type { RequestNeeds } from "../mcp/server.ts";
-import { classifyInboundRequest } from "../mcp/sdk.ts";
-import { BATCH_MAX, rpcError } from "./body.ts";
+import { classifyInboundRequest, isJsonContentType, readRequestBody } from "../mcp/sdk.ts";
+import { rpcError } from "./status.ts";
+
+/**
+ * Most messages in one JSON-RPC batch: the SDK transport's own limit, kept on every path that
+ * takes batches (each message is a request in flight).
+ */
+export const BATCH_MAX = 100;
 
 /** What to do with one POST to `/mcp`. */
 export type McpRoute =
@@ -65,7 +71,45 @@ export function routeOfHeaders(req: Request): RequestNeeds | undefined {
   return { ...needsOf([{ method, params: { name } }]), modern: true };
 }
 
-/** Routes one POST whose body parsed to `parsed` (never an empty batch: `body.ts` refuses it). */
+/**
+ * Reads and parses a JSON body under `maxBytes` (`MAX_REQUEST_BYTES`), or refuses it with the
+ * JSON-RPC error the input earns (an empty batch, a body cut short).
+ */
+export async function readRpcBody(
+  req: Request,
+  maxBytes: number,
+): Promise<{ parsed: unknown } | Response> {
+  if (!isJsonContentType(req.headers.get("content-type"))) {
+    return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+  }
+  let text: string;
+  try {
+    const read = await readRequestBody(req, maxBytes);
+    if (read.tooLarge) {
+      return rpcError(
+        413,
+        -32000,
+        `Request body is larger than ${maxBytes} bytes (MAX_REQUEST_BYTES)`,
+      );
+    }
+    text = read.text;
+  } catch {
+    // The connection ended mid-body (the client left, or the server is shutting down).
+    return rpcError(400, -32700, "Parse error: the request body could not be read to its end");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return rpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  if (Array.isArray(parsed) && parsed.length === 0) {
+    return rpcError(400, -32600, "Invalid Request: an empty batch holds no message");
+  }
+  return { parsed };
+}
+
+/** Routes one POST whose body parsed to `parsed` (never an empty batch: `readRpcBody` refuses it). */
 export function routeOf(req: Request, parsed: unknown): Routed {
   const version = req.headers.get("mcp-protocol-version") ?? undefined;
   const modernHeader = version !== undefined && version >= "2026";
@@ -83,7 +127,10 @@ export function routeOf(req: Request, parsed: unknown): Routed {
   }
   if (!modernHeader && isLegacy(req, version, parsed)) {
     if (method === "resources/subscribe" || method === "resources/unsubscribe") {
-      return route({ kind: "refused", response: noSubscriptions(one?.id) });
+      return route({
+        kind: "refused",
+        response: rpcError(200, -32601, NO_SUBSCRIPTIONS, one?.id ?? null),
+      });
     }
     if (batch === undefined) return route(legacy([one as Message]));
     if (version !== undefined && version !== BATCH_VERSION) {
@@ -173,14 +220,5 @@ function refused(status: number, code: number, message: string): McpRoute {
  * notice could ever reach the client. The SDK would say only "Method not found"; this says
  * where subscriptions work.
  */
-function noSubscriptions(id: unknown): Response {
-  return Response.json({
-    jsonrpc: "2.0",
-    id: id ?? null,
-    error: {
-      code: -32601,
-      message:
-        "Method not found: resources/subscribe needs a session that carries notifications, and this endpoint serves 2025 clients statelessly. Listen over 2026-07-28 on this URL (subscriptions/listen), or connect over legacy SSE (/sse) or stdio.",
-    },
-  });
-}
+const NO_SUBSCRIPTIONS =
+  "Method not found: resources/subscribe needs a session that carries notifications, and this endpoint serves 2025 clients statelessly. Listen over 2026-07-28 on this URL (subscriptions/listen), or connect over legacy SSE (/sse) or stdio.";

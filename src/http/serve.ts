@@ -120,20 +120,3 @@ async function drain(server: Deno.HttpServer, handler: Handler, graceMs: number)
     );
   }
 }
-
-/**
- * Calls `stop` (which lets work in flight finish) on SIGINT or SIGTERM; a second signal exits at
- * once (the user gave up on the grace period). Returns whether a signal came. Used by the HTTP
- * server and by stdio.
- */
-export function stopOnSignals(stop: () => unknown): () => boolean {
-  let stopping = false;
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    Deno.addSignalListener(signal, () => {
-      if (stopping) Deno.exit(130);
-      stopping = true;
-      void stop();
-    });
-  }
-  return () => stopping;
-}

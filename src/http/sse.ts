@@ -7,7 +7,8 @@
 import { AppError } from "../kit/errors.ts";
 import type { Toolset } from "../tools/toolset.ts";
 import { plain, readJson } from "../kit/web.ts";
-import { BATCH_MAX, rpcError } from "./body.ts";
+import { BATCH_MAX } from "./mcp_route.ts";
+import { rpcError } from "./status.ts";
 import { InFlight } from "../mcp/in_flight.ts";
 import {
   type AuthInfo,
