@@ -3,8 +3,8 @@
  * SDK's own `createMcpHandler` does. A 2026-07-28 request goes to the SDK's `createMcpHandler`
  * (strict, `legacy: 'reject'`), which serves it under that revision (header checks, `resultType`,
  * cache hints, `server/discover`): unread when its headers name its method, else from the body
- * read and parsed once here (`readRpcBody`). A 2025 request (an `initialize`, a 2025 client's calls) is served
- * statelessly by the SDK's `WebStandardStreamableHTTPServerTransport` made for the one request,
+ * read and parsed once here (`readRpcBody`). A 2025 request (an `initialize`, a 2025 client's
+ * calls) is served statelessly by the SDK's `WebStandardStreamableHTTPServerTransport` made for the one request,
  * as `createMcpHandler`'s own stateless fallback does, except that the answer is plain JSON unless
  * a request asks for progress (the fallback always opens an event stream). Each request gets a
  * server of its own holding only what the router says it needs (`McpApp.buildServer`).

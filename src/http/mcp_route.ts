@@ -1,9 +1,9 @@
 /**
  * The one router of a POST to `/mcp`. A 2026-07-28 request whose headers name its method goes to
  * the SDK unread (`routeOfHeaders`: measured cheaper than reading it here); any other body, read
- * once by the SDK's `readRequestBody` and parsed once (`readRpcBody`), is looked at here and nowhere else (`routeOf`): the era (the SDK's
- * `classifyInboundRequest`, the predicate behind `createMcpHandler` and `isLegacyRequest`), a
- * listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
+ * once by the SDK's `readRequestBody` and parsed once (`readRpcBody`), is looked at here and
+ * nowhere else (`routeOf`): the era (the SDK's `classifyInboundRequest`, the predicate behind
+ * `createMcpHandler` and `isLegacyRequest`), a listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
  * refusal, whether a 2025 answer must stream progress, and what the request's server must hold
  * (`RequestNeeds` for `McpApp.buildServer`).
  */
@@ -115,43 +115,36 @@ export function routeOf(req: Request, parsed: unknown): Routed {
   const modernHeader = version !== undefined && version >= "2026";
   const batch = Array.isArray(parsed) ? parsed as Message[] : undefined;
   const one = batch === undefined ? parsed as Message : undefined;
-  const method = typeof one?.method === "string" ? one.method : undefined;
-  const cancels = method === "notifications/cancelled";
-  const route = (r: McpRoute): Routed => ({ ...r, cancels });
+  const cancels = one?.method === "notifications/cancelled";
   if (batch !== undefined && (modernHeader || batch.some(claimsModern))) {
-    return route(refused(
-      400,
-      -32600,
-      "Invalid Request: protocol 2026-07-28 has no batches; send one JSON-RPC message per POST",
-    ));
+    return refused("protocol 2026-07-28 has no batches; send one JSON-RPC message per POST");
   }
-  if (!modernHeader && isLegacy(req, version, parsed)) {
-    if (method === "resources/subscribe" || method === "resources/unsubscribe") {
-      return route({
-        kind: "refused",
-        response: rpcError(200, -32601, NO_SUBSCRIPTIONS, one?.id ?? null),
-      });
-    }
-    if (batch === undefined) return route(legacy([one as Message]));
+  if (modernHeader || !isLegacy(req, version, parsed)) {
+    if (one?.method === "subscriptions/listen") return { kind: "listen", cancels };
+    return { kind: "modern", needs: { ...needsOf([parsed]), modern: true }, cancels };
+  }
+  if (one?.method === "resources/subscribe" || one?.method === "resources/unsubscribe") {
+    const response = rpcError(200, -32601, NO_SUBSCRIPTIONS, one.id ?? null);
+    return { kind: "refused", response, cancels };
+  }
+  if (batch !== undefined) {
     if (version !== undefined && version !== BATCH_VERSION) {
-      return route(refused(
-        400,
-        -32600,
-        `Invalid Request: protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
-      ));
+      return refused(
+        `protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
+      );
     }
     // A batch repeating an id is answered here one by one, past the SDK's own check: each message
     // costs a server, so the SDK's limit is kept before either path.
-    if (batch.length > BATCH_MAX) {
-      return route(
-        refused(400, -32600, `Invalid Request: Batch must not exceed ${BATCH_MAX} messages`),
-      );
+    if (batch.length > BATCH_MAX) return refused(`Batch must not exceed ${BATCH_MAX} messages`);
+    if (repeatsAnId(batch)) {
+      const parts = batch.map((m) => ({ message: m, needs: needsOf([m]) }));
+      return { kind: "each", parts, cancels };
     }
-    if (!repeatsAnId(batch)) return route(legacy(batch));
-    return route({ kind: "each", parts: batch.map((m) => ({ message: m, needs: needsOf([m]) })) });
   }
-  if (method === "subscriptions/listen") return route({ kind: "listen" });
-  return route({ kind: "modern", needs: { ...needsOf([parsed]), modern: true } });
+  const messages = batch ?? [one];
+  // A progress token on any message asks for a stream.
+  const stream = messages.some((m) => m?.params?._meta?.progressToken !== undefined);
+  return { kind: "legacy", needs: needsOf(messages), stream, cancels };
 }
 
 /**
@@ -167,12 +160,6 @@ function isLegacy(req: Request, version: string | undefined, body: unknown): boo
     body,
   });
   return outcome.kind === "legacy";
-}
-
-/** A 2025 route for `messages`; a progress token on any of them asks for a stream. */
-function legacy(messages: Message[]): McpRoute {
-  const stream = messages.some((m) => m?.params?._meta?.progressToken !== undefined);
-  return { kind: "legacy", needs: needsOf(messages), stream };
 }
 
 /**
@@ -211,8 +198,10 @@ function repeatsAnId(batch: Message[]): boolean {
   return new Set(ids).size < ids.length;
 }
 
-function refused(status: number, code: number, message: string): McpRoute {
-  return { kind: "refused", response: rpcError(status, code, message) };
+/** A batch refused before any server is made (a single message is never refused here). */
+function refused(problem: string): Routed {
+  const response = rpcError(400, -32600, `Invalid Request: ${problem}`);
+  return { kind: "refused", response, cancels: false };
 }
 
 /**

@@ -75,19 +75,16 @@ export async function startHttpServer(
     toolsets,
     token,
     caller: defaultCaller(config),
-    now: options.now,
-    routes: options.routes,
-    notices: options.notices,
+    ...options,
   });
-  // The connection info carries the client's address (OAuth counts failed sign-ins by it).
-  const serve = (req: Request, info: Deno.ServeHandlerInfo) =>
-    req.headers.has("host") ? handler(req, info) : NO_HOST();
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
-  // Deno Deploy chooses the address itself.
+  // Deno Deploy chooses the address itself, and its edge always sends a Host.
   const server = config.onDeploy
     ? Deno.serve({ onListen }, handler)
-    : Deno.serve({ hostname: config.host, port: config.port, onListen }, serve);
+    : Deno.serve({ hostname: config.host, port: config.port, onListen }, (req, info) =>
+      // The connection info carries the client's address (OAuth counts failed sign-ins by it).
+      req.headers.has("host") ? handler(req, info) : NO_HOST());
   const addr = await listening.promise;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const origin = `http://${host}:${addr.port}`;
