@@ -2,12 +2,12 @@
  * `/mcp`: both MCP eras on one URL, routed once by `mcp_route.ts`, which splits the eras as the
  * SDK's own `createMcpHandler` does. A 2026-07-28 request goes to the SDK's `createMcpHandler`
  * (strict, `legacy: 'reject'`), which serves it under that revision (header checks, `resultType`,
- * cache hints, `server/discover`): unread when its headers name its method, else from the body
- * read and parsed once here (`readRpcBody`). A 2025 request (an `initialize`, a 2025 client's
- * calls) is served statelessly by the SDK's `WebStandardStreamableHTTPServerTransport` made for the one request,
- * as `createMcpHandler`'s own stateless fallback does, except that the answer is plain JSON unless
- * a request asks for progress (the fallback always opens an event stream). Each request gets a
- * server of its own holding only what the router says it needs (`McpApp.buildServer`).
+ * cache hints, `server/discover`) from the body read and parsed once here (`readRpcBody`). A 2025
+ * request (an `initialize`, a 2025 client's calls) is served statelessly by the SDK's
+ * `WebStandardStreamableHTTPServerTransport` made for the one request, as `createMcpHandler`'s
+ * own stateless fallback does, except that the answer is plain JSON unless a request asks for
+ * progress (the fallback always opens an event stream). Each request gets a server of its own
+ * holding only what the router says it needs (`McpApp.buildServer`).
  */
 
 import type { McpApp, RequestNeeds, Toolset } from "../mcp/server.ts";
@@ -17,7 +17,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "../mcp/sdk.ts";
-import { readRpcBody, routeOf, routeOfHeaders } from "./mcp_route.ts";
+import { readRpcBody, routeOf } from "./mcp_route.ts";
 import { type ListenOptions, ListenStreams } from "./listen_streams.ts";
 
 /** The `/mcp` endpoint of one process: one SDK handler per toolset choice, built on first use. */
@@ -37,11 +37,6 @@ export class McpEndpoint {
 
   /** Answers one POST to `/mcp` for a client that chose `toolsets`. */
   async post(req: Request, toolsets: readonly Toolset[], authInfo?: AuthInfo): Promise<Response> {
-    const unread = routeOfHeaders(req);
-    if (unread !== undefined) {
-      this.#needs.set(req, unread);
-      return await this.#handlerFor(toolsets).fetch(req, { authInfo });
-    }
     const body = await readRpcBody(req, this.#maxBytes);
     if (body instanceof Response) return body;
     const { parsed } = body;

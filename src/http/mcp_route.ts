@@ -1,9 +1,10 @@
 /**
- * The one router of a POST to `/mcp`. A 2026-07-28 request whose headers name its method goes to
- * the SDK unread (`routeOfHeaders`: measured cheaper than reading it here); any other body, read
- * once by the SDK's `readRequestBody` and parsed once (`readRpcBody`), is looked at here and
- * nowhere else (`routeOf`): the era (the SDK's `classifyInboundRequest`, the predicate behind
- * `createMcpHandler` and `isLegacyRequest`), a listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
+ * The one router of a POST to `/mcp`. Its body, read once by the SDK's `readRequestBody` and
+ * parsed once (`readRpcBody`), is looked at here and nowhere else (`routeOf`), then handed to the
+ * SDK parsed. (Handing a 2026 request whose headers name its method to the SDK unread measured no
+ * faster in `deno task bench eras`, so every body takes this one path.) It decides the era (the
+ * SDK's `classifyInboundRequest`, the predicate behind `createMcpHandler` and `isLegacyRequest`),
+ * a listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
  * refusal, whether a 2025 answer must stream progress, and what the request's server must hold
  * (`RequestNeeds` for `McpApp.buildServer`).
  */
@@ -49,27 +50,6 @@ type Message = {
   method?: unknown;
   params?: { name?: unknown; _meta?: Record<string, unknown> };
 } | null;
-
-/**
- * The 2026-07-28 methods whose body is read here: a listen stream (`listen_streams.ts` serves
- * it) and a cancellation (which may end one).
- */
-const READ_HERE = new Set(["subscriptions/listen", "notifications/cancelled"]);
-
-/**
- * The needs of a 2026-07-28 request whose `Mcp-Method` (and `Mcp-Name`) headers say what it
- * calls: it goes to the SDK unread, which reads it once and refuses it (400, `-32020`) when the
- * headers disagree with the body. `undefined` when the body must be read here.
- */
-export function routeOfHeaders(req: Request): RequestNeeds | undefined {
-  const version = req.headers.get("mcp-protocol-version");
-  const method = req.headers.get("mcp-method");
-  if (version === null || version < "2026" || method === null || READ_HERE.has(method)) {
-    return undefined;
-  }
-  const name = req.headers.get("mcp-name") ?? undefined;
-  return { ...needsOf([{ method, params: { name } }]), modern: true };
-}
 
 /**
  * Reads and parses a JSON body under `maxBytes` (`MAX_REQUEST_BYTES`), or refuses it with the
