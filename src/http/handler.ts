@@ -125,9 +125,8 @@ function mcpRoutes(
   streamable: McpEndpoint,
   sse: SseSessions,
 ): Route[] {
-  // `?toolsets=a,b` narrows what a client sees; a URL without a query skips parsing one.
-  const toolsetsOf = (url: URL) =>
-    selectToolsets(url.search === "" ? null : url.searchParams.get("toolsets"), enabled);
+  // `?toolsets=a,b` narrows what a client sees.
+  const toolsetsOf = (url: URL) => selectToolsets(url.searchParams.get("toolsets"), enabled);
   return [
     {
       path: "mcp",

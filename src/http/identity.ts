@@ -83,25 +83,17 @@ export function clientNameHeader(req: Request): string | undefined {
   // The label a client may give itself when no token names it.
   const raw = req.headers.get("x-client-name");
   if (raw === null) return undefined;
-  // Most names are ASCII, which needs no decoding; only bytes above 0x7f can be UTF-8 sequences.
-  // deno-lint-ignore no-control-regex
-  const name = /^[\x00-\x7f]*$/.test(raw) ? raw : utf8OfHeader(raw);
-  const problem = clientNameProblem(name, "X-Client-Name");
-  if (problem) throw new AppError("invalid", problem, "invalid_client_name");
-  return name;
-}
-
-/**
- * A header value's bytes read as UTF-8; anything else is refused. Deno's `Headers` holds only
- * byte strings, so each character is one byte.
- */
-function utf8OfHeader(raw: string): string {
+  let name: string;
   try {
+    // Deno's `Headers` holds only byte strings: each character is one byte.
     const bytes = Uint8Array.from(raw, (c) => c.charCodeAt(0));
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    name = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new AppError("invalid", "X-Client-Name is not well-formed UTF-8", "invalid_client_name");
   }
+  const problem = clientNameProblem(name, "X-Client-Name");
+  if (problem) throw new AppError("invalid", problem, "invalid_client_name");
+  return name;
 }
 
 /**

@@ -20,13 +20,13 @@ import {
 import { readRpcBody, routeOf } from "./mcp_route.ts";
 import { type ListenOptions, ListenStreams } from "./listen_streams.ts";
 
-/** The `/mcp` endpoint of one process: one SDK handler per toolset choice, built on first use. */
+/** The `/mcp` endpoint of one process. */
 export class McpEndpoint {
   readonly #app: McpApp;
   readonly #maxBytes: number;
-  readonly #handlers = new Map<string, McpHttpHandler>();
-  /** What each 2026 request's server must hold, for the factory (the SDK hands it the same `Request`). */
-  readonly #needs = new WeakMap<Request, RequestNeeds>();
+  #sdk: McpHttpHandler | undefined;
+  /** What each 2026 request's server must hold, for the factory. */
+  readonly #routed = new WeakMap<Request, { toolsets: readonly Toolset[]; needs: RequestNeeds }>();
   readonly #listens: ListenStreams;
 
   constructor(app: McpApp, options: ListenOptions) {
@@ -54,8 +54,8 @@ export class McpEndpoint {
       case "listen":
         return await this.#listens.serve(req, parsed, toolsets, authInfo);
       case "modern":
-        this.#needs.set(req, route.needs);
-        return await this.#handlerFor(toolsets).fetch(req, { authInfo, parsedBody: parsed });
+        this.#routed.set(req, { toolsets, needs: route.needs });
+        return await this.#handler().fetch(req, { authInfo, parsedBody: parsed });
     }
   }
 
@@ -112,35 +112,22 @@ export class McpEndpoint {
    * requests).
    */
   async close(): Promise<void> {
-    const handlers = [...this.#handlers.values()];
-    this.#handlers.clear();
-    await Promise.all([this.#listens.close(), ...handlers.map((h) => h.close())]);
+    const sdk = this.#sdk;
+    this.#sdk = undefined;
+    await Promise.all([this.#listens.close(), sdk?.close()]);
   }
 
-  #handlerFor(toolsets: readonly Toolset[]): McpHttpHandler {
-    const key = toolsets.map((t) => t.name).join(",");
-    let handler = this.#handlers.get(key);
-    if (handler === undefined) {
-      handler = createMcpHandler(
-        (ctx) => {
-          const req = ctx.requestInfo;
-          // Every request reaches the SDK routed; a server without needs would hold everything.
-          const needs = req === undefined ? undefined : this.#needs.get(req);
-          return this.#app.buildServer(toolsets, needs ?? EVERYTHING);
-        },
-        { legacy: "reject", maxRequestBodySize: this.#maxBytes },
-      );
-      this.#handlers.set(key, handler);
-    }
-    return handler;
+  /**
+   * The SDK's handler, made on first use (and again for a request already in flight when `close`
+   * ran): one for every toolset choice, as the factory builds each request's server from what
+   * `post` recorded for it.
+   */
+  #handler(): McpHttpHandler {
+    return this.#sdk ??= createMcpHandler((ctx) => {
+      // Every request reaches the SDK routed (`post`), and the SDK hands the factory that request.
+      const routed = ctx.requestInfo && this.#routed.get(ctx.requestInfo);
+      if (!routed) throw new Error("handoff-mcp: a 2026 request reached the SDK unrouted");
+      return this.#app.buildServer(routed.toolsets, routed.needs);
+    }, { legacy: "reject", maxRequestBodySize: this.#maxBytes });
   }
 }
-
-/** A 2026 request's server when its needs are unknown: every tool, so nothing is refused. */
-const EVERYTHING: RequestNeeds = {
-  tools: [],
-  listTools: true,
-  others: true,
-  all: true,
-  modern: true,
-};
