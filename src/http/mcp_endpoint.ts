@@ -48,7 +48,7 @@ export class McpEndpoint {
       case "refused":
         return route.response;
       case "legacy":
-        return await this.#legacy(req, parsed, toolsets, route.needs, route.stream, authInfo);
+        return await this.#legacy(req, parsed, toolsets, route, authInfo);
       case "each":
         return await this.#each(req, route.parts, toolsets, authInfo);
       case "listen":
@@ -59,24 +59,23 @@ export class McpEndpoint {
     }
   }
 
-  /** A 2025-era POST, on a server and SDK transport made for it alone. */
+  /** A 2025-era POST, on a server holding `needs` and an SDK transport made for it alone. */
   async #legacy(
     req: Request,
     parsed: unknown,
     toolsets: readonly Toolset[],
-    needs: RequestNeeds,
-    streaming: boolean,
+    { needs, stream }: { needs: RequestNeeds; stream: boolean },
     authInfo?: AuthInfo,
   ): Promise<Response> {
     const server = this.#app.buildServer(toolsets, needs);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: !streaming,
+      enableJsonResponse: !stream,
     });
     await server.connect(transport);
     const response = await transport.handleRequest(req, { authInfo, parsedBody: parsed });
     // A JSON answer is complete; a stream ends when its last answer is written.
-    if (!streaming || response.body === null) await server.close();
+    if (!stream || response.body === null) await server.close();
     return response;
   }
 
@@ -95,7 +94,13 @@ export class McpEndpoint {
     headers.delete("content-length");
     const answers = await Promise.all(parts.map(async ({ message, needs }) => {
       const one = new Request(req.url, { method: "POST", headers, body: JSON.stringify(message) });
-      const response = await this.#legacy(one, message, toolsets, needs, false, authInfo);
+      const response = await this.#legacy(
+        one,
+        message,
+        toolsets,
+        { needs, stream: false },
+        authInfo,
+      );
       if (response.status === 202 || response.body === null) {
         await response.body?.cancel();
         return undefined;
