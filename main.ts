@@ -2,7 +2,7 @@
 
 import { fileURLToPath } from "node:url";
 import { closedReason, type Config, loadConfig } from "./src/config.ts";
-import { startHttpServer, stopOnSignals } from "./src/http/serve.ts";
+import { startHttpServer } from "./src/http/serve.ts";
 import { serveStdio } from "./src/mcp/stdio.ts";
 import { stdioCaller } from "./src/tools/caller.ts";
 import { openKv } from "./src/kit/open_kv.ts";
@@ -131,4 +131,21 @@ if (Deno.args.includes("--stdio")) {
   kv.close();
   // Connections still open after the grace period must not keep the process alive.
   if (signalled()) Deno.exit(0);
+}
+
+/**
+ * Calls `stop` (which lets work in flight finish) on SIGINT or SIGTERM; a second signal exits at
+ * once (the user gave up on the grace period). Returns whether a signal came. Used by the HTTP
+ * server and by stdio, so it lives with the process, not in `http/`.
+ */
+function stopOnSignals(stop: () => unknown): () => boolean {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => {
+      if (stopping) Deno.exit(130);
+      stopping = true;
+      void stop();
+    });
+  }
+  return () => stopping;
 }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { clientNameProblem, DEFAULT_UNNAMED_CALLER, ownerNameVar, sameName } from "./kit/caller.ts";
 import { resultMaxCharsVar, resultMaxTokensVar } from "./kit/budget.ts";
 import { type EnvSource, intVar } from "./kit/env.ts";
-import { type AdmissionSettings, loadAdmissionSettings } from "./http/admission_settings.ts";
+import { type AdmissionSettings, loadAdmissionSettings } from "./http/admission.ts";
 import { loadNoticeSettings, type NoticeSettings } from "./kit/notice_settings.ts";
 import {
   loadOAuthSettings,

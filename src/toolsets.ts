@@ -11,6 +11,7 @@ import { reindex, startIndexer } from "./search/indexer.ts";
 import { loadSearchSettings } from "./search/settings.ts";
 import { type SearchSource, setSearchIndexing } from "./kit/search_source.ts";
 import type { EnvSource } from "./kit/env.ts";
+import { AppError } from "./kit/errors.ts";
 
 const FEATURES: readonly ToolsetDefinition[] = [
   focusToolset,
@@ -71,6 +72,29 @@ export function loadToolsets(env: { get(name: string): string | undefined }): To
 /** What a connector that names no toolset gets: the enabled toolsets that are on by default. */
 export function defaultSelection(enabled: readonly Toolset[]): Toolset[] {
   return enabled.filter((t) => t.byDefault !== false);
+}
+
+/**
+ * The enabled toolsets a client narrowed to with `?toolsets=a,b` (`asked`, `null` when absent);
+ * it can never widen them. Throws an `invalid` `AppError` naming what is enabled.
+ */
+export function selectToolsets(asked: string | null, enabled: readonly Toolset[]): Toolset[] {
+  if (asked === null) return defaultSelection(enabled);
+  let names: string[];
+  try {
+    names = parseToolsetNames(asked, "The toolsets query parameter");
+  } catch (error) {
+    throw new AppError("invalid", (error as Error).message);
+  }
+  const on = enabled.map((t) => t.name);
+  const off = names.filter((name) => !on.includes(name));
+  if (off.length > 0) {
+    throw new AppError(
+      "invalid",
+      `Toolset ${off.join(", ")} is not enabled on this server; enabled: ${on.join(", ")}`,
+    );
+  }
+  return enabled.filter((t) => names.includes(t.name));
 }
 
 /** Runs each toolset's start-up `prepare` (its migrations) on `kv`, in registration order. */

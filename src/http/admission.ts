@@ -10,16 +10,29 @@
  */
 
 import { AppError } from "../kit/errors.ts";
-import type { AdmissionSettings } from "./admission_settings.ts";
+import { type EnvSource, intVar } from "../kit/env.ts";
 import { releaseGarbage } from "../kit/garbage.ts";
+
+/** The admission's settings, read with the server's (`config.ts`). */
+export interface AdmissionSettings {
+  /** Bytes of large bodies in flight at once (`WRITE_BUDGET_BYTES`). */
+  budgetBytes: number;
+  /** Longest a large body waits for room before it is refused as busy (`WRITE_WAIT_MS`). */
+  waitMs: number;
+}
+
+const MIB = 1024 * 1024;
+
+/** Reads `WRITE_BUDGET_BYTES` and `WRITE_WAIT_MS`; throws naming a bad one. */
+export function loadAdmissionSettings(env: EnvSource): AdmissionSettings {
+  return {
+    budgetBytes: intVar(env, "WRITE_BUDGET_BYTES", 4 * MIB, 64 * 1024, 1024 * MIB),
+    waitMs: intVar(env, "WRITE_WAIT_MS", 30_000, 0, 600_000),
+  };
+}
 
 /** Bodies at least this large count against the budget; smaller ones are never held up. */
 export const LARGE_BODY_BYTES = 64 * 1024;
-
-interface Waiter {
-  bytes: number;
-  grant: () => void;
-}
 
 /** After this many budgets admitted since the last collection, garbage is let go between requests. */
 const COLLECT_EVERY_BUDGETS = 1;
@@ -30,7 +43,7 @@ const COLLECT_IDLE_MS = 500;
 export class WriteAdmission {
   readonly #settings: AdmissionSettings;
   readonly #collect: () => void;
-  readonly #queue: Waiter[] = [];
+  readonly #queue: { bytes: number; grant: () => void }[] = [];
   #inFlight = 0;
   #sinceCollect = 0;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -73,7 +86,7 @@ export class WriteAdmission {
   #wait(bytes: number): Promise<void> {
     const { budgetBytes, waitMs } = this.#settings;
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
+      const waiter = {
         bytes,
         grant: () => {
           clearTimeout(timer);

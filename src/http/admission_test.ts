@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { AppError } from "../kit/errors.ts";
-import { bodyBytes, LARGE_BODY_BYTES, WriteAdmission } from "./admission.ts";
-import { loadAdmissionSettings } from "./admission_settings.ts";
+import { bodyBytes, LARGE_BODY_BYTES, loadAdmissionSettings, WriteAdmission } from "./admission.ts";
 
 const KIB = 1024;
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));

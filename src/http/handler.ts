@@ -1,20 +1,17 @@
-/** The HTTP front: health, the loopback guard, token auth, the route table and error statuses. */
+/** The HTTP front: health, the loopback guard, token auth, routing and write admission. */
 
 import { closedReason, type Config } from "../config.ts";
-import { AppError } from "../kit/errors.ts";
 import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
 import { createOAuthServer } from "../oauth/server.ts";
-import { defaultSelection, parseToolsetNames } from "../toolsets.ts";
+import { selectToolsets } from "../toolsets.ts";
 import { isLoopback, rebindingGuard } from "./auth.ts";
-import { authenticate, keyringOf, resolveCaller } from "./identity.ts";
+import { authenticate, keyringOf, resolveCaller, withOAuth } from "./identity.ts";
 import { authInfoOf } from "../tools/caller.ts";
-import { withOAuth } from "./oauth_gate.ts";
-import { RouteTable } from "./router.ts";
 import { SseSessions } from "./sse.ts";
 import { bodyBytes, LARGE_BODY_BYTES, WriteAdmission } from "./admission.ts";
 import { McpEndpoint } from "./mcp_endpoint.ts";
-import { errorResponse } from "./status.ts";
+import { errorResponse, refusal, RPC_PATHS } from "./status.ts";
 
 /** What the handler needs: KV, configuration and the resolved token. */
 export interface HandlerDeps extends McpDeps {
@@ -36,8 +33,6 @@ export interface Handler {
 }
 
 const NOT_FOUND = () => plain(404, "Not found");
-/** Routes spoken to by MCP clients, whose errors are JSON-RPC messages. */
-const MCP_PATHS = ["mcp", "sse", "messages"];
 
 /** Creates the request handler of the whole server. */
 export function createHandler(deps: HandlerDeps): Handler {
@@ -49,7 +44,15 @@ export function createHandler(deps: HandlerDeps): Handler {
     ? rebindingGuard(config.allowedHosts, config.host)
     : undefined;
   const app = createMcpApp(deps, deps.toolsets);
-  const oauth = oauthServerOf(deps);
+  // OAuth (`OAUTH=on`) needs a master token to fall back on.
+  const oauth = config.oauth.enabled && deps.token !== undefined
+    ? createOAuthServer({
+      kv: deps.kv,
+      settings: config.oauth,
+      authToken: deps.token,
+      now: deps.now,
+    })
+    : undefined;
   const sse = new SseSessions({
     keepAliveMs: config.sseKeepAliveMs,
     maxRequestBytes: config.maxRequestBytes,
@@ -73,8 +76,8 @@ export function createHandler(deps: HandlerDeps): Handler {
     ...deps.toolsets.flatMap((t) => t.routes?.(deps) ?? []),
     ...(deps.routes ?? []),
   ];
-  const routes = new RouteTable(all.filter((r) => !r.public));
-  const publicRoutes = new RouteTable(all.filter((r) => r.public));
+  const routes = routesMatcher(all.filter((r) => !r.public));
+  const publicRoutes = routesMatcher(all.filter((r) => r.public));
 
   const handler = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (closed !== undefined) return plain(503, `handoff-mcp is closed: ${closed}`);
@@ -82,9 +85,9 @@ export function createHandler(deps: HandlerDeps): Handler {
     if (url.pathname === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
       return plain(200, "ok");
     }
-    const refusal = rebindingRefusal?.(req);
-    if (refusal) return refusal;
-    const open = publicRoutes.match(url.pathname.slice(1));
+    const rebound = rebindingRefusal?.(req);
+    if (rebound) return rebound;
+    const open = publicRoutes(url.pathname.slice(1));
     if (open) return await admitted(req, open, { url, base: "/", caller: deps.caller, info });
     if (oauth) {
       const answered = await oauth.handle(req, info);
@@ -92,12 +95,12 @@ export function createHandler(deps: HandlerDeps): Handler {
     }
     let auth = authenticate(req, url, keyring);
     if (oauth) {
-      const gated = await withOAuth(auth, req, url, oauth, MCP_PATHS);
+      const gated = await withOAuth(auth, req, url, oauth, RPC_PATHS);
       if (gated instanceof Response) return gated;
       auth = gated;
     }
     if (!auth) return NOT_FOUND();
-    const match = routes.match(auth.path);
+    const match = routes(auth.path);
     if (!match) return NOT_FOUND();
     let caller;
     try {
@@ -116,37 +119,26 @@ export function createHandler(deps: HandlerDeps): Handler {
   });
 }
 
-/** The OAuth server, when `OAUTH=on` and a master token exists to fall back on. */
-function oauthServerOf(deps: HandlerDeps) {
-  const { config } = deps;
-  if (!config.oauth.enabled || deps.token === undefined) return undefined;
-  return createOAuthServer({
-    kv: deps.kv,
-    settings: config.oauth,
-    authToken: deps.token,
-    now: deps.now,
-  });
-}
-
 /** The MCP endpoints: `/mcp` (both eras), and legacy SSE with its message endpoint. */
 function mcpRoutes(
   enabled: readonly Toolset[],
   streamable: McpEndpoint,
   sse: SseSessions,
 ): Route[] {
+  // `?toolsets=a,b` narrows what a client sees.
+  const toolsetsOf = (url: URL) => selectToolsets(url.searchParams.get("toolsets"), enabled);
   return [
     {
       path: "mcp",
       methods: {
-        POST: (req, { url, caller }) =>
-          streamable.post(req, toolsetsOf(url, enabled), authInfoOf(caller)),
+        POST: (req, { url, caller }) => streamable.post(req, toolsetsOf(url), authInfoOf(caller)),
       },
     },
     {
       path: "sse",
       methods: {
         GET: (_req, { url, base }) =>
-          sse.open(`${base}messages`, toolsetsOf(url, enabled), url.searchParams),
+          sse.open(`${base}messages`, toolsetsOf(url), url.searchParams),
       },
     },
     {
@@ -161,6 +153,37 @@ function mcpRoutes(
 
 type Matched = { route: Route; params: Record<string, string> };
 
+/** A matcher of `routes`: the first route whose pattern (split once) matches a path after the token. */
+function routesMatcher(routes: readonly Route[]): (path: string) => Matched | undefined {
+  const patterns = routes.map((route) => ({ route, pattern: route.path.split("/") }));
+  return (path) => {
+    const parts = path.split("/");
+    for (const { route, pattern } of patterns) {
+      const params = pattern.length === parts.length ? paramsOf(pattern, parts) : undefined;
+      if (params) return { route, params };
+    }
+    return undefined;
+  };
+}
+
+/** The decoded `:name` parameters of `parts` on `pattern`; `undefined` when they do not match. */
+function paramsOf(pattern: string[], parts: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    if (!pattern[i].startsWith(":")) {
+      if (pattern[i] !== parts[i]) return undefined;
+      continue;
+    }
+    if (parts[i] === "") return undefined;
+    try {
+      params[pattern[i].slice(1)] = decodeURIComponent(parts[i]);
+    } catch {
+      return undefined; // Not percent-encoded UTF-8: no route has it.
+    }
+  }
+  return params;
+}
+
 /**
  * Runs the matched route's handler for the request's method, or answers 405 naming the allowed.
  * A large body waits for room in the write budget before its handler reads it, and holds it
@@ -173,15 +196,12 @@ async function dispatch(
   admission: WriteAdmission,
   maxRequestBytes: number,
 ): Promise<Response> {
-  const handle = match.route.methods[req.method];
+  const { path, methods } = match.route;
+  const handle = methods[req.method];
   if (!handle) {
-    const allow = Object.keys(match.route.methods).join(", ");
+    const allow = Object.keys(methods).join(", ");
     const message = `Method ${req.method} not allowed here; use ${allow}`;
-    // MCP endpoints answer in JSON-RPC; the JSON APIs in their own { error } shape.
-    const body = MCP_PATHS.includes(match.route.path)
-      ? { jsonrpc: "2.0", id: null, error: { code: -32000, message } }
-      : { error: message };
-    return json(405, body, { allow });
+    return refusal(path, 405, message, json(405, { error: message }), { allow });
   }
   const run = async (): Promise<Response> => {
     try {
@@ -197,22 +217,11 @@ async function dispatch(
   try {
     release = await admission.admit(bytes);
   } catch (error) {
-    return busyResponse(match.route, error);
+    const message = (error as Error).message;
+    return refusal(path, 503, message, errorResponse(error), { "retry-after": "1" });
   }
   // `run` answers every error itself, so the release always reaches `releasedWith`.
   return releasedWith(await run(), release);
-}
-
-/** The busy refusal: JSON-RPC on the MCP endpoints (no id: the body was never read). */
-function busyResponse(route: Route, error: unknown): Response {
-  if (!MCP_PATHS.includes(route.path)) {
-    const refused = errorResponse(error);
-    refused.headers.set("retry-after", "1");
-    return refused;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  const body = { jsonrpc: "2.0", id: null, error: { code: -32000, message } };
-  return json(503, body, { "retry-after": "1" });
 }
 
 /** `response`, calling `release` once its body is made: at once, or when a stream ends. */
@@ -227,26 +236,4 @@ function releasedWith(response: Response, release: () => void): Response {
     new TransformStream({ flush: release, cancel: release }),
   );
   return new Response(body, response);
-}
-
-/** The enabled toolsets a client narrowed to with `?toolsets=a,b`; it can never widen them. */
-function toolsetsOf(url: URL, enabled: readonly Toolset[]): readonly Toolset[] {
-  if (url.search === "") return defaultSelection(enabled);
-  const asked = url.searchParams.get("toolsets");
-  if (asked === null) return defaultSelection(enabled);
-  let names: string[];
-  try {
-    names = parseToolsetNames(asked, "The toolsets query parameter");
-  } catch (error) {
-    throw new AppError("invalid", (error as Error).message);
-  }
-  const on = enabled.map((t) => t.name);
-  const off = names.filter((name) => !on.includes(name));
-  if (off.length > 0) {
-    throw new AppError(
-      "invalid",
-      `Toolset ${off.join(", ")} is not enabled on this server; enabled: ${on.join(", ")}`,
-    );
-  }
-  return enabled.filter((t) => names.includes(t.name));
 }

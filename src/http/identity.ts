@@ -1,7 +1,8 @@
 /**
  * Who is calling, resolved once per request from what authentication established: the one
- * place that turns tokens and headers into a `Caller` (`mcp/caller.ts` carries it as `authInfo`).
- * Precedence: OAuth > a named token > `X-Client-Name` > `DEFAULT_CLIENT_NAME`.
+ * place that turns tokens and headers into a `Caller` (`tools/caller.ts` carries it as
+ * `authInfo`), and where OAuth meets the token check. Precedence: OAuth > a named token >
+ * `X-Client-Name` > `DEFAULT_CLIENT_NAME`.
  */
 
 import type { NamedToken } from "../config.ts";
@@ -9,6 +10,7 @@ import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { AppError } from "../kit/errors.ts";
 import { SecretSet } from "../kit/secret.ts";
 import { bearerToken } from "../kit/web.ts";
+import type { OAuthServer } from "../oauth/server.ts";
 
 /** What authentication proved about a request. */
 export type Authenticated =
@@ -19,19 +21,14 @@ export type Authenticated =
   /** A verified OAuth access token (added by the OAuth work). */
   | { kind: "oauth"; clientId: string; name: string };
 
-/** The tokens a request may present. */
-export interface Credentials {
-  /** `AUTH_TOKEN` (configured or generated). */
-  master: string;
-  /** `AUTH_TOKENS`. */
-  named: readonly NamedToken[];
-}
-
 /** The credentials with their secrets hashed once, ready to check requests against. */
 export type Keyring = SecretSet<Authenticated>;
 
-/** Hashes the credentials' secrets once; the master token outranks a named one. */
-export function keyringOf(credentials: Credentials): Keyring {
+/**
+ * Hashes the tokens a request may present once: `master` (`AUTH_TOKEN`, configured or
+ * generated) outranks a named one (`AUTH_TOKENS`).
+ */
+export function keyringOf(credentials: { master: string; named: readonly NamedToken[] }): Keyring {
   return new SecretSet<Authenticated>([
     [credentials.master, { kind: "master" }],
     ...credentials.named.map((t) => [t.token, { kind: "named", name: t.name }] as const),
@@ -44,9 +41,6 @@ export interface Authentication {
   base: string;
   auth: Authenticated;
 }
-
-/** The header a client may label itself with when no token names it. */
-export const CLIENT_NAME_HEADER = "x-client-name";
 
 /**
  * Accepts a token as the first path segment, or as a bearer header on token-less paths; a path
@@ -86,26 +80,43 @@ export function resolveCaller(auth: Authenticated, req: Request, defaultName: st
  * per byte), so a UTF-8 name such as `Zoë` is decoded here; bytes that are not UTF-8 are refused.
  */
 export function clientNameHeader(req: Request): string | undefined {
-  const raw = req.headers.get(CLIENT_NAME_HEADER);
+  // The label a client may give itself when no token names it.
+  const raw = req.headers.get("x-client-name");
   if (raw === null) return undefined;
-  // Most names are ASCII, which needs no decoding; only bytes above 0x7f can be UTF-8 sequences.
-  // deno-lint-ignore no-control-regex
-  const name = /^[\x00-\x7f]*$/.test(raw) ? raw : utf8OfHeader(raw);
+  let name: string;
+  try {
+    // Deno's `Headers` holds only byte strings: each character is one byte.
+    const bytes = Uint8Array.from(raw, (c) => c.charCodeAt(0));
+    name = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError("invalid", "X-Client-Name is not well-formed UTF-8", "invalid_client_name");
+  }
   const problem = clientNameProblem(name, "X-Client-Name");
   if (problem) throw new AppError("invalid", problem, "invalid_client_name");
   return name;
 }
 
-/** A header value's bytes (one character each) read as UTF-8; anything else is refused. */
-function utf8OfHeader(raw: string): string {
-  try {
-    const bytes = Uint8Array.from(raw, (c) => {
-      const code = c.charCodeAt(0);
-      if (code > 0xff) throw new Error("not a byte");
-      return code;
-    });
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new AppError("invalid", "X-Client-Name is not well-formed UTF-8", "invalid_client_name");
+/**
+ * `auth` (the token check's result) with OAuth applied: on the MCP endpoints (`mcpPaths`) an
+ * OAuth access token is accepted (and outranks a path token beside it), and a request without
+ * usable credentials gets the 401 that starts a sign-in. Every other route keeps answering 404
+ * without a token.
+ */
+export async function withOAuth(
+  auth: Authentication | undefined,
+  req: Request,
+  url: URL,
+  oauth: OAuthServer,
+  mcpPaths: readonly string[],
+): Promise<Authentication | Response | undefined> {
+  // A bearer that already matched AUTH_TOKEN or AUTH_TOKENS is not an OAuth token.
+  if (auth !== undefined && auth.base === "/") return auth;
+  const path = auth?.path ?? url.pathname.slice(1);
+  if (!mcpPaths.includes(path)) return auth;
+  const bearer = bearerToken(req);
+  if (bearer !== null) {
+    const caller = await oauth.verify(req, bearer);
+    if (caller) return { path, base: auth?.base ?? "/", auth: { kind: "oauth", ...caller } };
   }
+  return auth ?? oauth.challenge(req, bearer !== null);
 }

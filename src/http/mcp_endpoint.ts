@@ -2,12 +2,12 @@
  * `/mcp`: both MCP eras on one URL, routed once by `mcp_route.ts`, which splits the eras as the
  * SDK's own `createMcpHandler` does. A 2026-07-28 request goes to the SDK's `createMcpHandler`
  * (strict, `legacy: 'reject'`), which serves it under that revision (header checks, `resultType`,
- * cache hints, `server/discover`): unread when its headers name its method, else from the body
- * read and parsed once here (`body.ts`). A 2025 request (an `initialize`, a 2025 client's calls) is served
- * statelessly by the SDK's `WebStandardStreamableHTTPServerTransport` made for the one request,
- * as `createMcpHandler`'s own stateless fallback does, except that the answer is plain JSON unless
- * a request asks for progress (the fallback always opens an event stream). Each request gets a
- * server of its own holding only what the router says it needs (`McpApp.buildServer`).
+ * cache hints, `server/discover`) from the body read and parsed once here (`readRpcBody`). A 2025
+ * request (an `initialize`, a 2025 client's calls) is served statelessly by the SDK's
+ * `WebStandardStreamableHTTPServerTransport` made for the one request, as `createMcpHandler`'s
+ * own stateless fallback does, except that the answer is plain JSON unless a request asks for
+ * progress (the fallback always opens an event stream). Each request gets a server of its own
+ * holding only what the router says it needs (`McpApp.buildServer`).
  */
 
 import type { McpApp, RequestNeeds, Toolset } from "../mcp/server.ts";
@@ -17,17 +17,16 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "../mcp/sdk.ts";
-import { readRpcBody } from "./body.ts";
-import { routeOf, routeOfHeaders } from "./mcp_route.ts";
+import { readRpcBody, routeOf } from "./mcp_route.ts";
 import { type ListenOptions, ListenStreams } from "./listen_streams.ts";
 
-/** The `/mcp` endpoint of one process: one SDK handler per toolset choice, built on first use. */
+/** The `/mcp` endpoint of one process. */
 export class McpEndpoint {
   readonly #app: McpApp;
   readonly #maxBytes: number;
-  readonly #handlers = new Map<string, McpHttpHandler>();
-  /** What each 2026 request's server must hold, for the factory (the SDK hands it the same `Request`). */
-  readonly #needs = new WeakMap<Request, RequestNeeds>();
+  #sdk: McpHttpHandler | undefined;
+  /** What each 2026 request's server must hold, for the factory. */
+  readonly #routed = new WeakMap<Request, { toolsets: readonly Toolset[]; needs: RequestNeeds }>();
   readonly #listens: ListenStreams;
 
   constructor(app: McpApp, options: ListenOptions) {
@@ -36,18 +35,8 @@ export class McpEndpoint {
     this.#listens = new ListenStreams(app, options);
   }
 
-  /** How many 2026 `subscriptions/listen` streams are open. */
-  get listening(): number {
-    return this.#listens.size;
-  }
-
   /** Answers one POST to `/mcp` for a client that chose `toolsets`. */
   async post(req: Request, toolsets: readonly Toolset[], authInfo?: AuthInfo): Promise<Response> {
-    const unread = routeOfHeaders(req);
-    if (unread !== undefined) {
-      this.#needs.set(req, unread);
-      return await this.#handlerFor(toolsets).fetch(req, { authInfo });
-    }
     const body = await readRpcBody(req, this.#maxBytes);
     if (body instanceof Response) return body;
     const { parsed } = body;
@@ -59,35 +48,34 @@ export class McpEndpoint {
       case "refused":
         return route.response;
       case "legacy":
-        return await this.#legacy(req, parsed, toolsets, route.needs, route.stream, authInfo);
+        return await this.#legacy(req, parsed, toolsets, route, authInfo);
       case "each":
         return await this.#each(req, route.parts, toolsets, authInfo);
       case "listen":
         return await this.#listens.serve(req, parsed, toolsets, authInfo);
       case "modern":
-        this.#needs.set(req, route.needs);
-        return await this.#handlerFor(toolsets).fetch(req, { authInfo, parsedBody: parsed });
+        this.#routed.set(req, { toolsets, needs: route.needs });
+        return await this.#handler().fetch(req, { authInfo, parsedBody: parsed });
     }
   }
 
-  /** A 2025-era POST, on a server and SDK transport made for it alone. */
+  /** A 2025-era POST, on a server holding `needs` and an SDK transport made for it alone. */
   async #legacy(
     req: Request,
     parsed: unknown,
     toolsets: readonly Toolset[],
-    needs: RequestNeeds,
-    streaming: boolean,
+    { needs, stream }: { needs: RequestNeeds; stream: boolean },
     authInfo?: AuthInfo,
   ): Promise<Response> {
     const server = this.#app.buildServer(toolsets, needs);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: !streaming,
+      enableJsonResponse: !stream,
     });
     await server.connect(transport);
     const response = await transport.handleRequest(req, { authInfo, parsedBody: parsed });
     // A JSON answer is complete; a stream ends when its last answer is written.
-    if (!streaming || response.body === null) await server.close();
+    if (!stream || response.body === null) await server.close();
     return response;
   }
 
@@ -106,7 +94,13 @@ export class McpEndpoint {
     headers.delete("content-length");
     const answers = await Promise.all(parts.map(async ({ message, needs }) => {
       const one = new Request(req.url, { method: "POST", headers, body: JSON.stringify(message) });
-      const response = await this.#legacy(one, message, toolsets, needs, false, authInfo);
+      const response = await this.#legacy(
+        one,
+        message,
+        toolsets,
+        { needs, stream: false },
+        authInfo,
+      );
       if (response.status === 202 || response.body === null) {
         await response.body?.cancel();
         return undefined;
@@ -123,35 +117,22 @@ export class McpEndpoint {
    * requests).
    */
   async close(): Promise<void> {
-    const handlers = [...this.#handlers.values()];
-    this.#handlers.clear();
-    await Promise.all([this.#listens.close(), ...handlers.map((h) => h.close())]);
+    const sdk = this.#sdk;
+    this.#sdk = undefined;
+    await Promise.all([this.#listens.close(), sdk?.close()]);
   }
 
-  #handlerFor(toolsets: readonly Toolset[]): McpHttpHandler {
-    const key = toolsets.map((t) => t.name).join(",");
-    let handler = this.#handlers.get(key);
-    if (handler === undefined) {
-      handler = createMcpHandler(
-        (ctx) => {
-          const req = ctx.requestInfo;
-          // Every request reaches the SDK routed; a server without needs would hold everything.
-          const needs = req === undefined ? undefined : this.#needs.get(req);
-          return this.#app.buildServer(toolsets, needs ?? EVERYTHING);
-        },
-        { legacy: "reject", maxRequestBodySize: this.#maxBytes },
-      );
-      this.#handlers.set(key, handler);
-    }
-    return handler;
+  /**
+   * The SDK's handler, made on first use (and again for a request already in flight when `close`
+   * ran): one for every toolset choice, as the factory builds each request's server from what
+   * `post` recorded for it.
+   */
+  #handler(): McpHttpHandler {
+    return this.#sdk ??= createMcpHandler((ctx) => {
+      // Every request reaches the SDK routed (`post`), and the SDK hands the factory that request.
+      const routed = ctx.requestInfo && this.#routed.get(ctx.requestInfo);
+      if (!routed) throw new Error("handoff-mcp: a 2026 request reached the SDK unrouted");
+      return this.#app.buildServer(routed.toolsets, routed.needs);
+    }, { legacy: "reject", maxRequestBodySize: this.#maxBytes });
   }
 }
-
-/** A 2026 request's server when its needs are unknown: every tool, so nothing is refused. */
-const EVERYTHING: RequestNeeds = {
-  tools: [],
-  listTools: true,
-  others: true,
-  all: true,
-  modern: true,
-};

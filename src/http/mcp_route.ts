@@ -1,16 +1,23 @@
 /**
- * The one router of a POST to `/mcp`. A 2026-07-28 request whose headers name its method goes to
- * the SDK unread (`routeOfHeaders`: measured cheaper than reading it here); any other body,
- * parsed once (`body.ts`), is looked at here and nowhere else (`routeOf`): the era (the SDK's
- * `classifyInboundRequest`, the predicate behind `createMcpHandler` and `isLegacyRequest`), a
- * listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
+ * The one router of a POST to `/mcp`. Its body, read once by the SDK's `readRequestBody` and
+ * parsed once (`readRpcBody`), is looked at here and nowhere else (`routeOf`), then handed to the
+ * SDK parsed. (Handing a 2026 request whose headers name its method to the SDK unread measured no
+ * faster in `deno task bench eras`, so every body takes this one path.) It decides the era (the
+ * SDK's `classifyInboundRequest`, the predicate behind `createMcpHandler` and `isLegacyRequest`),
+ * a listen stream, a cancellation that may end one, the batch rules and the 2025 subscribe
  * refusal, whether a 2025 answer must stream progress, and what the request's server must hold
  * (`RequestNeeds` for `McpApp.buildServer`).
  */
 
 import type { RequestNeeds } from "../mcp/server.ts";
-import { classifyInboundRequest } from "../mcp/sdk.ts";
-import { BATCH_MAX, rpcError } from "./body.ts";
+import { classifyInboundRequest, isJsonContentType, readRequestBody } from "../mcp/sdk.ts";
+import { rpcError } from "./status.ts";
+
+/**
+ * Most messages in one JSON-RPC batch: the SDK transport's own limit, kept on every path that
+ * takes batches (each message is a request in flight).
+ */
+export const BATCH_MAX = 100;
 
 /** What to do with one POST to `/mcp`. */
 export type McpRoute =
@@ -45,66 +52,79 @@ type Message = {
 } | null;
 
 /**
- * The 2026-07-28 methods whose body is read here: a listen stream (`listen_streams.ts` serves
- * it) and a cancellation (which may end one).
+ * Reads and parses a JSON body under `maxBytes` (`MAX_REQUEST_BYTES`), or refuses it with the
+ * JSON-RPC error the input earns (an empty batch, a body cut short).
  */
-const READ_HERE = new Set(["subscriptions/listen", "notifications/cancelled"]);
-
-/**
- * The needs of a 2026-07-28 request whose `Mcp-Method` (and `Mcp-Name`) headers say what it
- * calls: it goes to the SDK unread, which reads it once and refuses it (400, `-32020`) when the
- * headers disagree with the body. `undefined` when the body must be read here.
- */
-export function routeOfHeaders(req: Request): RequestNeeds | undefined {
-  const version = req.headers.get("mcp-protocol-version");
-  const method = req.headers.get("mcp-method");
-  if (version === null || version < "2026" || method === null || READ_HERE.has(method)) {
-    return undefined;
+export async function readRpcBody(
+  req: Request,
+  maxBytes: number,
+): Promise<{ parsed: unknown } | Response> {
+  if (!isJsonContentType(req.headers.get("content-type"))) {
+    return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
   }
-  const name = req.headers.get("mcp-name") ?? undefined;
-  return { ...needsOf([{ method, params: { name } }]), modern: true };
+  let text: string;
+  try {
+    const read = await readRequestBody(req, maxBytes);
+    if (read.tooLarge) {
+      return rpcError(
+        413,
+        -32000,
+        `Request body is larger than ${maxBytes} bytes (MAX_REQUEST_BYTES)`,
+      );
+    }
+    text = read.text;
+  } catch {
+    // The connection ended mid-body (the client left, or the server is shutting down).
+    return rpcError(400, -32700, "Parse error: the request body could not be read to its end");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return rpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  if (Array.isArray(parsed) && parsed.length === 0) {
+    return rpcError(400, -32600, "Invalid Request: an empty batch holds no message");
+  }
+  return { parsed };
 }
 
-/** Routes one POST whose body parsed to `parsed` (never an empty batch: `body.ts` refuses it). */
+/** Routes one POST whose body parsed to `parsed` (never an empty batch: `readRpcBody` refuses it). */
 export function routeOf(req: Request, parsed: unknown): Routed {
   const version = req.headers.get("mcp-protocol-version") ?? undefined;
   const modernHeader = version !== undefined && version >= "2026";
   const batch = Array.isArray(parsed) ? parsed as Message[] : undefined;
   const one = batch === undefined ? parsed as Message : undefined;
-  const method = typeof one?.method === "string" ? one.method : undefined;
-  const cancels = method === "notifications/cancelled";
-  const route = (r: McpRoute): Routed => ({ ...r, cancels });
+  const cancels = one?.method === "notifications/cancelled";
   if (batch !== undefined && (modernHeader || batch.some(claimsModern))) {
-    return route(refused(
-      400,
-      -32600,
-      "Invalid Request: protocol 2026-07-28 has no batches; send one JSON-RPC message per POST",
-    ));
+    return refused("protocol 2026-07-28 has no batches; send one JSON-RPC message per POST");
   }
-  if (!modernHeader && isLegacy(req, version, parsed)) {
-    if (method === "resources/subscribe" || method === "resources/unsubscribe") {
-      return route({ kind: "refused", response: noSubscriptions(one?.id) });
-    }
-    if (batch === undefined) return route(legacy([one as Message]));
+  if (modernHeader || !isLegacy(req, version, parsed)) {
+    if (one?.method === "subscriptions/listen") return { kind: "listen", cancels };
+    return { kind: "modern", needs: { ...needsOf([parsed]), modern: true }, cancels };
+  }
+  if (one?.method === "resources/subscribe" || one?.method === "resources/unsubscribe") {
+    const response = rpcError(200, -32601, NO_SUBSCRIPTIONS, one.id ?? null);
+    return { kind: "refused", response, cancels };
+  }
+  if (batch !== undefined) {
     if (version !== undefined && version !== BATCH_VERSION) {
-      return route(refused(
-        400,
-        -32600,
-        `Invalid Request: protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
-      ));
+      return refused(
+        `protocol ${version} has no JSON-RPC batches (only ${BATCH_VERSION} has); send one JSON-RPC message per POST`,
+      );
     }
     // A batch repeating an id is answered here one by one, past the SDK's own check: each message
     // costs a server, so the SDK's limit is kept before either path.
-    if (batch.length > BATCH_MAX) {
-      return route(
-        refused(400, -32600, `Invalid Request: Batch must not exceed ${BATCH_MAX} messages`),
-      );
+    if (batch.length > BATCH_MAX) return refused(`Batch must not exceed ${BATCH_MAX} messages`);
+    if (repeatsAnId(batch)) {
+      const parts = batch.map((m) => ({ message: m, needs: needsOf([m]) }));
+      return { kind: "each", parts, cancels };
     }
-    if (!repeatsAnId(batch)) return route(legacy(batch));
-    return route({ kind: "each", parts: batch.map((m) => ({ message: m, needs: needsOf([m]) })) });
   }
-  if (method === "subscriptions/listen") return route({ kind: "listen" });
-  return route({ kind: "modern", needs: { ...needsOf([parsed]), modern: true } });
+  const messages = batch ?? [one];
+  // A progress token on any message asks for a stream.
+  const stream = messages.some((m) => m?.params?._meta?.progressToken !== undefined);
+  return { kind: "legacy", needs: needsOf(messages), stream, cancels };
 }
 
 /**
@@ -120,12 +140,6 @@ function isLegacy(req: Request, version: string | undefined, body: unknown): boo
     body,
   });
   return outcome.kind === "legacy";
-}
-
-/** A 2025 route for `messages`; a progress token on any of them asks for a stream. */
-function legacy(messages: Message[]): McpRoute {
-  const stream = messages.some((m) => m?.params?._meta?.progressToken !== undefined);
-  return { kind: "legacy", needs: needsOf(messages), stream };
 }
 
 /**
@@ -164,8 +178,10 @@ function repeatsAnId(batch: Message[]): boolean {
   return new Set(ids).size < ids.length;
 }
 
-function refused(status: number, code: number, message: string): McpRoute {
-  return { kind: "refused", response: rpcError(status, code, message) };
+/** A batch refused before any server is made (a single message is never refused here). */
+function refused(problem: string): Routed {
+  const response = rpcError(400, -32600, `Invalid Request: ${problem}`);
+  return { kind: "refused", response, cancels: false };
 }
 
 /**
@@ -173,14 +189,5 @@ function refused(status: number, code: number, message: string): McpRoute {
  * notice could ever reach the client. The SDK would say only "Method not found"; this says
  * where subscriptions work.
  */
-function noSubscriptions(id: unknown): Response {
-  return Response.json({
-    jsonrpc: "2.0",
-    id: id ?? null,
-    error: {
-      code: -32601,
-      message:
-        "Method not found: resources/subscribe needs a session that carries notifications, and this endpoint serves 2025 clients statelessly. Listen over 2026-07-28 on this URL (subscriptions/listen), or connect over legacy SSE (/sse) or stdio.",
-    },
-  });
-}
+const NO_SUBSCRIPTIONS =
+  "Method not found: resources/subscribe needs a session that carries notifications, and this endpoint serves 2025 clients statelessly. Listen over 2026-07-28 on this URL (subscriptions/listen), or connect over legacy SSE (/sse) or stdio.";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { needsOf, routeOf, routeOfHeaders } from "./mcp_route.ts";
+import { needsOf, routeOf } from "./mcp_route.ts";
 
 const post = (headers: Record<string, string> = {}) =>
   new Request("http://localhost/mcp", { method: "POST", headers });
@@ -82,28 +82,4 @@ Deno.test("routeOf() keeps the batch rules and refuses a 2025 subscribe, naming 
     [["get_state"], ["list_projects"]],
   );
   assert.equal(routeOf(post(), [call, { ...call, id: 2 }]).kind, "legacy");
-});
-
-Deno.test("routeOfHeaders() sends a 2026 request naming its method to the SDK unread, with its needs", () => {
-  const modern = (headers: Record<string, string>) =>
-    routeOfHeaders(post({ "mcp-protocol-version": "2026-07-28", ...headers }));
-  assert.deepEqual(modern({ "mcp-method": "tools/call", "mcp-name": "list_projects" }), {
-    tools: ["list_projects"],
-    listTools: false,
-    others: false,
-    modern: true,
-  });
-  assert.deepEqual(modern({ "mcp-method": "tools/list" }), {
-    tools: [],
-    listTools: true,
-    others: false,
-    modern: true,
-  });
-  assert.equal(modern({ "mcp-method": "resources/read", "mcp-name": "ui://x" })?.others, true);
-  // Read here: a listen, a cancellation, a request without Mcp-Method, any 2025 request.
-  assert.equal(modern({ "mcp-method": "subscriptions/listen" }), undefined);
-  assert.equal(modern({ "mcp-method": "notifications/cancelled" }), undefined);
-  assert.equal(modern({}), undefined);
-  const old = { "mcp-protocol-version": "2025-06-18", "mcp-method": "tools/list" };
-  assert.equal(routeOfHeaders(post(old)), undefined);
 });

@@ -75,19 +75,16 @@ export async function startHttpServer(
     toolsets,
     token,
     caller: defaultCaller(config),
-    now: options.now,
-    routes: options.routes,
-    notices: options.notices,
+    ...options,
   });
-  // The connection info carries the client's address (OAuth counts failed sign-ins by it).
-  const serve = (req: Request, info: Deno.ServeHandlerInfo) =>
-    req.headers.has("host") ? handler(req, info) : NO_HOST();
   const listening = Promise.withResolvers<Deno.NetAddr>();
   const onListen = (addr: Deno.Addr) => listening.resolve(addr as Deno.NetAddr);
-  // Deno Deploy chooses the address itself.
+  // Deno Deploy chooses the address itself, and its edge always sends a Host.
   const server = config.onDeploy
     ? Deno.serve({ onListen }, handler)
-    : Deno.serve({ hostname: config.host, port: config.port, onListen }, serve);
+    : Deno.serve({ hostname: config.host, port: config.port, onListen }, (req, info) =>
+      // The connection info carries the client's address (OAuth counts failed sign-ins by it).
+      req.headers.has("host") ? handler(req, info) : NO_HOST());
   const addr = await listening.promise;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const origin = `http://${host}:${addr.port}`;
@@ -119,21 +116,4 @@ async function drain(server: Deno.HttpServer, handler: Handler, graceMs: number)
       `handoff-mcp: requests still running after SHUTDOWN_GRACE_MS (${graceMs} ms): stopping without them`,
     );
   }
-}
-
-/**
- * Calls `stop` (which lets work in flight finish) on SIGINT or SIGTERM; a second signal exits at
- * once (the user gave up on the grace period). Returns whether a signal came. Used by the HTTP
- * server and by stdio.
- */
-export function stopOnSignals(stop: () => unknown): () => boolean {
-  let stopping = false;
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    Deno.addSignalListener(signal, () => {
-      if (stopping) Deno.exit(130);
-      stopping = true;
-      void stop();
-    });
-  }
-  return () => stopping;
 }

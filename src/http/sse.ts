@@ -7,7 +7,8 @@
 import { AppError } from "../kit/errors.ts";
 import type { Toolset } from "../tools/toolset.ts";
 import { plain, readJson } from "../kit/web.ts";
-import { rpcError } from "./body.ts";
+import { rpcError } from "./status.ts";
+import { BATCH_MAX } from "./mcp_route.ts";
 import { ConnectionTransport } from "../mcp/connection.ts";
 import {
   type AuthInfo,
@@ -17,9 +18,6 @@ import {
   parseJSONRPCMessage,
   type Transport,
 } from "../mcp/sdk.ts";
-
-/** Most messages in one POSTed batch, as on `/mcp`. */
-const BATCH_MAX = 100;
 
 /** What the SSE sessions need from the rest of the server. */
 export interface SseOptions {
