@@ -39,10 +39,6 @@ const ALL: CaseName[] = [
  */
 const SETTINGS: Record<string, { env: Record<string, string>; cases: CaseName[]; rss?: true }> = {
   on: { env: {}, cases: ALL, rss: true },
-  group_commit_off: {
-    env: { BENCH_SWITCHES: "off:group_commit" },
-    cases: ["add_task_16_projects", "sequentialthinking"],
-  },
   key_batch_off: { env: { BENCH_SWITCHES: "off:key_batch" }, cases: ["add_task_1_project"] },
   state_cache_off: { env: { BENCH_SWITCHES: "off:state_cache" }, cases: ["get_state_500"] },
   idle_collect_off: { env: { IDLE_COLLECT_MIB: "0" }, cases: ALL, rss: true },
@@ -60,18 +56,6 @@ interface Row {
 }
 
 const ROWS: Row[] = [
-  {
-    name: "group_commit: add_task CPU per call, 16 projects",
-    with: "on",
-    without: "group_commit_off",
-    case: "add_task_16_projects",
-  },
-  {
-    name: "group_commit: sequentialthinking CPU per call",
-    with: "on",
-    without: "group_commit_off",
-    case: "sequentialthinking",
-  },
   {
     name:
       "key_batch (turns on a hot key, each carrying the writes waiting): add_task CPU per write, 1 hot project",

@@ -8,7 +8,7 @@
  */
 
 import { atomic, commitOnce } from "../kit/commit.ts";
-import { roughSize } from "../kit/group_commit.ts";
+import { roughSize } from "../kit/kv_limits.ts";
 import { keyText } from "../kit/key_text.ts";
 import { listEntries, readKey } from "../kit/reads.ts";
 import { encodeEntry } from "./codec.ts";

@@ -5,7 +5,7 @@
 
 import { AppError } from "./errors.ts";
 import { atomic, commitOnce, commitWithRetry } from "./commit.ts";
-import { MAX_ATOMIC_CHECKS, roughSize } from "./group_commit.ts";
+import { MAX_ATOMIC_CHECKS, roughSize } from "./kv_limits.ts";
 import { getAll, listEntries } from "./reads.ts";
 
 /** Bytes of values we let one batch write, well under KV's 800 KiB per atomic. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { commitWithRetry, StaleRead } from "./commit.ts";
+import { atomic, commitWithRetry, StaleRead } from "./commit.ts";
 
 Deno.test("commitWithRetry() retries a check that failed because another writer won", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -65,6 +65,45 @@ Deno.test("commitWithRetry() lands every one of concurrent writers of one key, e
     assert.equal((await kv.get(["n"])).value, 30);
     // All 30 read the first value at once: every one but the first lost a check at least once.
     assert.ok(failed >= 29, `${failed} lost checks`);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("atomic(kv) can be committed again after a failed check (commitOnce's retry)", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await kv.set(["k"], 1);
+    const op = atomic(kv).check({ key: ["k"], versionstamp: null }).set(["j"], 1);
+    assert.equal((await op.commit()).ok, false);
+    await kv.delete(["k"]);
+    assert.equal((await op.commit()).ok, true);
+    assert.equal((await kv.get(["j"])).value, 1);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("atomic(kv): concurrent writes each commit on their own, a failed check fails only its own", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await kv.set(["stale"], 1);
+    const old = await kv.get(["stale"]);
+    await kv.set(["stale"], 2);
+    const results = await Promise.all([
+      atomic(kv).set(["x"], 1).commit(),
+      atomic(kv).check(old).set(["y"], 1).commit(),
+      atomic(kv).sum(["count"], 2n).set(["z"], 1).commit(),
+    ]);
+    assert.deepEqual(results.map((r) => r.ok), [true, false, true]);
+    assert.equal((await kv.get(["y"])).value, null);
+    assert.equal((await kv.get<Deno.KvU64>(["count"])).value?.value, 2n);
+    // No write shares another's commit (group commit is gone): each lands with its own stamp.
+    const spread = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => atomic(kv).set(["n", i], i).commit()),
+    );
+    const stamps = spread.flatMap((r) => r.ok ? [r.versionstamp] : []);
+    assert.equal(new Set(stamps).size, 16);
   } finally {
     kv.close();
   }

@@ -1,6 +1,6 @@
 /**
- * A KV key as text, for maps and sets keyed by it (a hot key's turns, the keys a grouped write
- * touches, a restore's plan). The one encoder: a write encodes each key it needs at most once.
+ * A KV key as text, for maps and sets keyed by it (a hot key's turns, a restore's plan). The one
+ * encoder: a write encodes each key it needs at most once.
  */
 
 /** A text naming `key` exactly (distinct keys give distinct texts). */

@@ -1,15 +1,13 @@
 /**
  * The bench's switches: every cache, queue, batch and fast path the server keeps can be turned
  * off here, so `deno task bench switches` can show what each one earns on its goal (the house
- * rule: ≥ 1.5× on a named goal, or it goes). Bench-only: `BENCH_SWITCHES=off:group_commit,…`
+ * rule: ≥ 1.5× on a named goal, or it goes). Bench-only: `BENCH_SWITCHES=off:key_batch,…`
  * (names below) in the server's environment; unset, everything is on. Turning one off never
  * changes what the server answers, only how fast.
  */
 
 /** The mechanisms that can be turned off, each with the goal its bench row measures. */
 export const SPEED_SWITCHES = {
-  /** `kit/group_commit.ts`: concurrent writes share one KV atomic (add_task CPU per call). */
-  group_commit: "concurrent writes of the process committed as one atomic",
   /** `kit/commit.ts` `commitBatched`: a turn carries every write waiting behind it (hot-key throughput). */
   key_batch: "a hot key's turn carries the writes waiting behind it",
   /** `focus/store_cache.ts`: `get_state` checks one versionstamp (500 follow-ups CPU). */
