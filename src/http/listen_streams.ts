@@ -128,15 +128,3 @@ function clientNameOf(parsed: unknown): string | undefined {
   const info = meta?.["io.modelcontextprotocol/clientInfo"] as { name?: unknown } | undefined;
   return typeof info?.name === "string" ? info.name : undefined;
 }
-
-/** Whether a parsed body is one `notifications/cancelled`. */
-export function isCancel(parsed: unknown): boolean {
-  return !Array.isArray(parsed) && (parsed as { method?: unknown })?.method ===
-      "notifications/cancelled";
-}
-
-/** Whether a parsed body is one `subscriptions/listen` request. */
-export function isListen(parsed: unknown): boolean {
-  return !Array.isArray(parsed) && (parsed as { method?: unknown })?.method ===
-      "subscriptions/listen";
-}

@@ -5,6 +5,7 @@ import type { Toolset } from "../tools/toolset.ts";
 import type { NoticeBus } from "../kit/notices.ts";
 import { ensureAuthToken } from "../kit/settings.ts";
 import { plain, type Route } from "../kit/web.ts";
+import { settlesWithin } from "../kit/time.ts";
 import { defaultCaller } from "../tools/caller.ts";
 import { isLoopback } from "./auth.ts";
 import { createHandler, type Handler } from "./handler.ts";
@@ -107,11 +108,7 @@ export async function startHttpServer(
  * every SSE request already accepted) is answered, for at most `graceMs`.
  */
 async function drain(server: Deno.HttpServer, handler: Handler, graceMs: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), graceMs));
-  const outcome = await Promise.race([Promise.all([handler.close(), server.shutdown()]), late]);
-  clearTimeout(timer);
-  if (outcome === "late") {
+  if (!await settlesWithin(Promise.all([handler.close(), server.shutdown()]), graceMs)) {
     console.error(
       `handoff-mcp: requests still running after SHUTDOWN_GRACE_MS (${graceMs} ms): stopping without them`,
     );
