@@ -56,6 +56,25 @@ Deno.test("idle collect: growth under the setting, or the setting 0, never colle
   assert.equal(small.state.collections + off.state.collections, 0);
 });
 
+Deno.test("idle collect: at most one collection per IDLE_COLLECT_SPACING readings", () => {
+  const h = heap(30, 20);
+  const collector = new IdleCollector({ growthBytes: 32 * MIB, spacing: 3 }, h.read, h.collect);
+  const burst = () => {
+    h.state.heapTotal = 100 * MIB;
+    h.state.heapUsed = 70 * MIB;
+  };
+  burst();
+  assert.equal(collector.tick(), false);
+  assert.equal(collector.tick(), true);
+  // Another burst at once: grown and idle again, but within the spacing.
+  burst();
+  assert.equal(collector.tick(), false);
+  assert.equal(collector.tick(), false);
+  assert.equal(h.state.collections, 1);
+  assert.equal(collector.tick(), true, "once the spacing has passed");
+  assert.equal(h.state.collections, 2);
+});
+
 Deno.test("idle collect: a heap V8 shrank itself is where growth is measured from", () => {
   const h = heap(100, 20);
   const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
