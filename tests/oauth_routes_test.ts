@@ -8,13 +8,13 @@ import {
 import { ROOT, startServer, tempKvPath } from "./support/harness.ts";
 import {
   authorizationUrl,
+  discoverFrom401,
   mcpStatus,
   OWNER_SECRET,
   registerClient,
   signedIn,
 } from "./support/oauth4webapi.ts";
 import { openKv } from "../src/kit/open_kv.ts";
-import { discoverFrom401 } from "./support/oauth4webapi.ts";
 
 const OAUTH_PATHS = [
   "/.well-known/oauth-protected-resource",

@@ -5,8 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/client";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { randomToken } from "../src/kit/ids.ts";
 import { spawnServer, tempKvPath } from "./support/harness.ts";
 

@@ -4,8 +4,7 @@ import { createMcpServer, type Toolset } from "../mcp/server.ts";
 import { withKv } from "../../tests/support/kv.ts";
 import { INITIALIZED, initializeRequest } from "../../tests/support/rpc.ts";
 import { SseSessions } from "./sse.ts";
-import { authInfoOf } from "../tools/caller.ts";
-import { defaultCaller } from "../tools/caller.ts";
+import { authInfoOf, defaultCaller } from "../tools/caller.ts";
 
 /** A toolset whose one tool takes `ms` to answer. */
 function slowToolset(ms: number): Toolset {

@@ -11,6 +11,16 @@ import { AppError } from "../kit/errors.ts";
 import type { Entity, Relation } from "./store_keys.ts";
 import type { GraphItem } from "./store_read.ts";
 
+/** The fields of a graph result that hold text other sessions wrote (tools and resources alike). */
+export const GRAPH_UNTRUSTED_PATHS = [
+  "entities[].name",
+  "entities[].entityType",
+  "entities[].observations[]",
+  "relations[].from",
+  "relations[].to",
+  "relations[].relationType",
+];
+
 /** Estimated tokens kept aside for what a page says beside its items (notices, notes). */
 const RESERVE_TOKENS = 1_500;
 

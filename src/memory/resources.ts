@@ -4,14 +4,13 @@
  * 2026 listen across processes: every write bumps its graph's topic in its own atomic.
  */
 
-import { untrustedNotice } from "../kit/untrusted.ts";
-import { newNonce } from "../kit/untrusted.ts";
+import { newNonce, untrustedNotice } from "../kit/untrusted.ts";
 import type { UriTopics } from "../kit/notices.ts";
 import { ResourceTemplate } from "../tools/sdk.ts";
 import type { ToolRegistrar } from "../tools/registry.ts";
 import { AppError } from "../kit/errors.ts";
 import { listAll } from "../kit/reads.ts";
-import { encodeCursor, takePage } from "./page.ts";
+import { encodeCursor, GRAPH_UNTRUSTED_PATHS, takePage } from "./page.ts";
 import type { MemorySettings } from "./settings.ts";
 import { checkGraphName, GRAPHS_PREFIX } from "./store_keys.ts";
 import { walkGraph } from "./store_read.ts";
@@ -51,14 +50,7 @@ export function registerMemoryResources(
       budget,
       (at) => encodeCursor({ tool: "read_graph", graph, args: "", at }),
     );
-    const notice = untrustedNotice(newNonce(), [
-      "entities[].name",
-      "entities[].entityType",
-      "entities[].observations[]",
-      "relations[].from",
-      "relations[].to",
-      "relations[].relationType",
-    ]);
+    const notice = untrustedNotice(newNonce(), GRAPH_UNTRUSTED_PATHS);
     const data = {
       untrusted: notice,
       entities: page.entities,

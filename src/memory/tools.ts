@@ -6,8 +6,7 @@
  */
 
 import { z } from "zod";
-import { wrapUntrusted } from "../kit/untrusted.ts";
-import { newNonce } from "../kit/untrusted.ts";
+import { newNonce, wrapUntrusted } from "../kit/untrusted.ts";
 import { READ_ONLY, writes } from "../tools/annotations.ts";
 import { callerOf } from "../tools/caller.ts";
 import type { ToolRegistrar } from "../tools/registry.ts";
@@ -18,6 +17,7 @@ import {
   digest,
   encodeCursor,
   fromPosition,
+  GRAPH_UNTRUSTED_PATHS,
   type GraphPage,
   isIndex,
   takePage,
@@ -62,14 +62,6 @@ const PAGE = {
   ...UNTRUSTED_FIELDS,
 };
 const CURSOR = z.string().max(4096).optional().describe("From next_cursor");
-const UNTRUSTED_PATHS = [
-  "entities[].name",
-  "entities[].entityType",
-  "entities[].observations[]",
-  "relations[].from",
-  "relations[].to",
-  "relations[].relationType",
-];
 
 /** A page as a result: the official fields, read-on hints in both views, marked untrusted. */
 function pageResult(page: GraphPage, tool: string) {
@@ -101,7 +93,7 @@ function pageResult(page: GraphPage, tool: string) {
     ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}),
     ...(notes.length ? { notes } : {}),
   };
-  return untrustedResult(text, data, { nonce, fields: UNTRUSTED_PATHS });
+  return untrustedResult(text, data, { nonce, fields: GRAPH_UNTRUSTED_PATHS });
 }
 
 /** A write's result as upstream gives it: the JSON text, and the same data structured. */

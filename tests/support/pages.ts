@@ -4,9 +4,12 @@
  */
 
 import assert from "node:assert/strict";
-import { estimateTokens } from "../../src/kit/budget.ts";
+import {
+  DEFAULT_RESULT_MAX_CHARS,
+  estimateTokens,
+  type ResultBudget,
+} from "../../src/kit/budget.ts";
 import { resultSize } from "../../src/tools/result_budget.ts";
-import { DEFAULT_RESULT_MAX_CHARS, type ResultBudget } from "../../src/kit/budget.ts";
 import type { McpClient } from "./mcp.ts";
 
 /** One page as read: its text, structured content and estimated tokens of each view. */
