@@ -13,7 +13,10 @@ import {
   legacyFollowUpPrefix,
   type Project,
   projectKey,
+  PROJECTS_PREFIX,
   type Task,
+  TASK_PROJECT_PREFIX,
+  taskPrefix,
   taskProjectKey,
 } from "../focus/store_keys.ts";
 import { lineOf, type OpenFollowUp, packBlocks } from "../focus/store_followups.ts";
@@ -26,11 +29,11 @@ export const focusRebuilder: Rebuilder = {
   name: "focus",
   async plan(kv) {
     const entries: Entries = [];
-    const owned: OwnedPrefix[] = [{ prefix: ["task_project"] }];
-    for await (const { value: task } of listEntries<Task>(kv, { prefix: ["task"] })) {
+    const owned: OwnedPrefix[] = [{ prefix: TASK_PROJECT_PREFIX }];
+    for await (const { value: task } of listEntries<Task>(kv, { prefix: taskPrefix() })) {
       entries.push({ key: taskProjectKey(task.id), value: task.projectId });
     }
-    for await (const { value: project } of listEntries<Project>(kv, { prefix: ["project"] })) {
+    for await (const { value: project } of listEntries<Project>(kv, { prefix: PROJECTS_PREFIX })) {
       await planProject(kv, project, entries, owned);
     }
     return { owned, entries };
@@ -46,7 +49,7 @@ async function planProject(
   const open: OpenFollowUp[] = [];
   // The record was read before some of its tasks' writes: the latest of them touched it last.
   let updatedAt = project.updatedAt;
-  for await (const { value: t } of listEntries<Task>(kv, { prefix: ["task", project.id] })) {
+  for await (const { value: t } of listEntries<Task>(kv, { prefix: taskPrefix(project.id) })) {
     for (const at of [t.createdAt, t.doneAt]) {
       if (at !== undefined && at > updatedAt) updatedAt = at;
     }

@@ -17,6 +17,7 @@ import {
   MAIN_BRANCH,
   sequenceKey,
   type SequenceRecord,
+  SEQUENCES_PREFIX,
   thoughtNumberKey,
   thoughtNumberPrefix,
   thoughtPrefix,
@@ -32,7 +33,9 @@ export const thinkingRebuilder: Rebuilder = {
   async plan(kv) {
     const entries: Entries = [];
     const owned: OwnedPrefix[] = [];
-    for await (const { value: seq } of listEntries<SequenceRecord>(kv, { prefix: ["sequence"] })) {
+    for await (
+      const { value: seq } of listEntries<SequenceRecord>(kv, { prefix: SEQUENCES_PREFIX })
+    ) {
       if (seq.deleting) continue;
       owned.push({ prefix: thoughtNumberPrefix(seq.id) });
       await planSequence(kv, seq, entries);

@@ -8,11 +8,14 @@ import { listEntries, readKey } from "../kit/reads.ts";
 import type { IndexDoc, SearchSource } from "../kit/search_source.ts";
 import {
   type Focus,
+  FOCUS_PREFIX,
   focusKey,
   type Project,
   projectKey,
+  PROJECTS_PREFIX,
   type Task,
   taskKey,
+  taskPrefix,
 } from "./store_keys.ts";
 
 const uri = (projectId: string) => `handoff://projects/${encodeURIComponent(projectId)}/state`;
@@ -99,7 +102,7 @@ export const FOCUS_SEARCH_SOURCES: SearchSource[] = [
     load: loadNorthStar,
     fetch: async (kv, ref) => asItem(await loadNorthStar(kv, ref)),
     scan: async function* (kv, after) {
-      for await (const e of keysUnder(kv, ["project"], after && projectKey(after[0]))) {
+      for await (const e of keysUnder(kv, PROJECTS_PREFIX, after && projectKey(after[0]))) {
         if ((e.value as Project).northStar !== undefined) yield [String(e.key[1])];
       }
     },
@@ -111,7 +114,7 @@ export const FOCUS_SEARCH_SOURCES: SearchSource[] = [
     load: loadFocus,
     fetch: async (kv, ref) => asItem(await loadFocus(kv, ref)),
     scan: async function* (kv, after) {
-      for await (const e of keysUnder(kv, ["focus"], after && focusKey(after[0]))) {
+      for await (const e of keysUnder(kv, FOCUS_PREFIX, after && focusKey(after[0]))) {
         yield [String(e.key[1])];
       }
     },
@@ -130,7 +133,7 @@ export const FOCUS_SEARCH_SOURCES: SearchSource[] = [
       );
     },
     scan: async function* (kv, after) {
-      for await (const e of keysUnder(kv, ["task"], after && taskKey(after[0], after[1]))) {
+      for await (const e of keysUnder(kv, taskPrefix(), after && taskKey(after[0], after[1]))) {
         if ((e.value as Task).demoted) yield [String(e.key[1]), String(e.key[2])];
       }
     },

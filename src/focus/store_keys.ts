@@ -61,17 +61,25 @@ export const PROJECTS_PREFIX: Deno.KvKey = ["project"];
 export function projectKey(projectId: string): Deno.KvKey {
   return [...PROJECTS_PREFIX, projectId];
 }
+/** Prefix of every project's focus. */
+export const FOCUS_PREFIX: Deno.KvKey = ["focus"];
 /** Key of a project's single focus. */
 export function focusKey(projectId: string): Deno.KvKey {
-  return ["focus", projectId];
+  return [...FOCUS_PREFIX, projectId];
+}
+/** Prefix of the tasks of every project, or of one. */
+export function taskPrefix(projectId?: string): Deno.KvKey {
+  return projectId === undefined ? ["task"] : ["task", projectId];
 }
 /** Key of one task; task ids are ULIDs, so a prefix list is creation order. */
 export function taskKey(projectId: string, taskId: string): Deno.KvKey {
-  return ["task", projectId, taskId];
+  return [...taskPrefix(projectId), taskId];
 }
+/** Prefix of the pointers from task ids to their projects. */
+export const TASK_PROJECT_PREFIX: Deno.KvKey = ["task_project"];
 /** Pointer from a task id to its project, so a task can be completed by id alone. */
 export function taskProjectKey(taskId: string): Deno.KvKey {
-  return ["task_project", taskId];
+  return [...TASK_PROJECT_PREFIX, taskId];
 }
 /** Prefix of a project's follow-up blocks, numbered from 0 in the order they were opened. */
 export function followUpBlockPrefix(projectId: string): Deno.KvKey {

@@ -5,7 +5,13 @@
 
 import { getAll, listEntries, readKey } from "../kit/reads.ts";
 import { type IndexDoc, type SearchSource, splitPassages } from "../kit/search_source.ts";
-import { sequenceKey, type SequenceRecord, thoughtKey, type ThoughtRecord } from "./store_keys.ts";
+import {
+  sequenceKey,
+  type SequenceRecord,
+  thoughtKey,
+  thoughtPrefix,
+  type ThoughtRecord,
+} from "./store_keys.ts";
 import { readTexts } from "./store_text.ts";
 
 /** A thought as the index holds it. */
@@ -58,7 +64,7 @@ export const THINKING_SEARCH_SOURCES: SearchSource[] = [{
     };
   },
   scan: async function* (kv, after) {
-    const prefix = ["thought"];
+    const prefix = thoughtPrefix();
     const selector = after === undefined
       ? { prefix }
       : { prefix, start: [...thoughtKey(after[0], Number(after[1])), new Uint8Array()] };

@@ -70,13 +70,15 @@ export interface BranchRecord {
   createdIndex: number;
 }
 
+/** Prefix of every sequence record. */
+export const SEQUENCES_PREFIX: Deno.KvKey = ["sequence"];
 /** Key of a sequence record. */
 export function sequenceKey(sequenceId: string): Deno.KvKey {
-  return ["sequence", sequenceId];
+  return [...SEQUENCES_PREFIX, sequenceId];
 }
-/** Prefix of a sequence's thoughts, in history order. */
-export function thoughtPrefix(sequenceId: string): Deno.KvKey {
-  return ["thought", sequenceId];
+/** Prefix of a sequence's thoughts, in history order (of every sequence's, without an id). */
+export function thoughtPrefix(sequenceId?: string): Deno.KvKey {
+  return sequenceId === undefined ? ["thought"] : ["thought", sequenceId];
 }
 /** Key of one thought by its history index. */
 export function thoughtKey(sequenceId: string, index: number): Deno.KvKey {
