@@ -13,7 +13,7 @@
 
 import type { Caller } from "../kit/caller.ts";
 import { AppError } from "../kit/errors.ts";
-import { Listening } from "../kit/notice_listening.ts";
+import type { Listening } from "../kit/notice_listening.ts";
 import { callerOf } from "../tools/caller.ts";
 import type { McpDeps } from "../tools/toolset.ts";
 import {
@@ -23,8 +23,6 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from "./sdk.ts";
-
-export { Listening };
 
 /** A JSON-RPC request id. */
 type Id = string | number;

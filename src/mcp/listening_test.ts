@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { AppError } from "../kit/errors.ts";
 import { DEFAULT_NOTICE_SETTINGS } from "../kit/notice_settings.ts";
 import { NoticeBus, type UriTopics } from "../kit/notices.ts";
-import { Listening, refusalOf, StdioListens } from "./listening.ts";
+import { refusalOf, StdioListens } from "./listening.ts";
+import { Listening } from "../kit/notice_listening.ts";
 import type { JSONRPCMessage } from "./sdk.ts";
 
 const TOPICS: UriTopics = {
