@@ -2,21 +2,10 @@
 
 import assert from "node:assert/strict";
 import { openKv } from "../src/kit/open_kv.ts";
-import { call, connect, ROOT, startServer, tempKvPath } from "./support/harness.ts";
+import { call, connect, runTask, startServer, tempKvPath } from "./support/harness.ts";
 
-async function task(args: string[], kvPath: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", ...args],
-    cwd: ROOT,
-    env: { KV_PATH: kvPath, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+function task(args: string[], kvPath: string) {
+  return runTask(args, { KV_PATH: kvPath });
 }
 
 async function isEmpty(path: string): Promise<boolean> {

@@ -17,7 +17,7 @@ import {
   call,
   type ChildServer,
   connect,
-  ROOT,
+  runTask,
   spawnServer,
   tempKvPath,
 } from "./support/harness.ts";
@@ -30,15 +30,8 @@ const POSTS_AFTER = 100;
 type Loose = any;
 type McpClient = Awaited<ReturnType<typeof connect>>;
 
-async function task(args: string[], kvPath: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", ...args],
-    cwd: ROOT,
-    env: { KV_PATH: kvPath, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+function task(args: string[], kvPath: string) {
+  return runTask(args, { KV_PATH: kvPath });
 }
 
 async function ok(client: McpClient, tool: string, args: Record<string, unknown>) {

@@ -5,20 +5,14 @@
  */
 
 import assert from "node:assert/strict";
-import { connectStdio, ROOT, tempKvPath } from "./support/harness.ts";
+import { connectStdio, runTask, tempKvPath } from "./support/harness.ts";
 import { call } from "./support/mcp.ts";
 import { memoryScript } from "./support/memory_script.ts";
 import { connectOfficialMemory } from "./support/official_memory.ts";
 
 async function importMemory(kvPath: string, file: string, env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "import-memory", file],
-    cwd: ROOT,
-    env: { KV_PATH: kvPath, NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, err: new TextDecoder().decode(out.stderr) };
+  const out = await runTask(["import-memory", file], { KV_PATH: kvPath, ...env });
+  return { code: out.code, err: out.stderr };
 }
 
 async function versionstamps(kvPath: string): Promise<string[]> {

@@ -5,7 +5,7 @@ import {
   OAuthMetadataSchema,
   OAuthProtectedResourceMetadataSchema,
 } from "../src/oauth/sdk_auth.ts";
-import { ROOT, startServer, tempKvPath } from "./support/harness.ts";
+import { runTask, startServer, tempKvPath } from "./support/harness.ts";
 import {
   authorizationUrl,
   discoverFrom401,
@@ -168,14 +168,8 @@ Deno.test("deno task clients lists a signed-in client with its last use, and rev
     };
     const signed = await signedIn(world, { name: "Claude" });
     const task = async (...args: string[]) => {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["task", "-q", "clients", ...args],
-        cwd: ROOT,
-        env: { KV_PATH: path, NO_COLOR: "1" },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      return { code: out.code, text: new TextDecoder().decode(out.stdout) };
+      const out = await runTask(["clients", ...args], { KV_PATH: path });
+      return { code: out.code, text: out.stdout };
     };
     const listed = await task();
     assert.equal(listed.code, 0);

@@ -1,18 +1,10 @@
 /** `deno task rotate-token` replaces the stored token; after a restart only the new one works. */
 
 import assert from "node:assert/strict";
-import { ROOT, spawnServer, tempKvPath } from "./support/harness.ts";
+import { runTask, spawnServer, tempKvPath } from "./support/harness.ts";
 
-async function rotate(env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "rotate-token"],
-    cwd: ROOT,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+function rotate(env: Record<string, string>) {
+  return runTask(["rotate-token"], env);
 }
 
 async function status(url: string): Promise<number> {

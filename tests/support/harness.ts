@@ -157,3 +157,19 @@ export async function tempKvPath(): Promise<{ path: string; cleanup(): Promise<v
     cleanup: () => Deno.remove(dir, { recursive: true }),
   };
 }
+
+/** Runs `deno task -q <args>` in the repository with `env` (NO_COLOR set), and its outcome. */
+export async function runTask(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", ...args],
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
