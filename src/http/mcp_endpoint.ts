@@ -90,12 +90,11 @@ export class McpEndpoint {
     toolsets: readonly Toolset[],
     authInfo?: AuthInfo,
   ): Promise<Response> {
-    const headers = new Headers(req.headers);
-    headers.delete("content-length");
+    // Each message goes to the SDK parsed (`parsedBody`), so the request is shared: the SDK
+    // reads only its URL and headers.
     const answers = await Promise.all(parts.map(async ({ message, needs }) => {
-      const one = new Request(req.url, { method: "POST", headers, body: JSON.stringify(message) });
       const response = await this.#legacy(
-        one,
+        req,
         message,
         toolsets,
         { needs, stream: false },
