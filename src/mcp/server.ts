@@ -38,7 +38,7 @@ import type { McpDeps, Toolset } from "../tools/toolset.ts";
 export type { McpDeps, Toolset } from "../tools/toolset.ts";
 
 /** The server's name and version, as clients see them. */
-export const SERVER_INFO = {
+const SERVER_INFO = {
   name: "handoff-mcp",
   title: "handoff-mcp",
   version: "0.1.0",
@@ -60,7 +60,7 @@ const LISTED: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: "public" };
  * one is created) and `resources/read` reads live state, so those stay uncached (the SDK's
  * default, `ttlMs: 0`, `private`); a static view sets its own hint (`apps.ts`).
  */
-export const CACHE_HINTS = {
+const CACHE_HINTS = {
   "tools/list": LISTED,
   "prompts/list": LISTED,
   "resources/templates/list": LISTED,
@@ -69,14 +69,12 @@ export const CACHE_HINTS = {
 
 /** What one request asks for, as far as choosing what its server registers goes. */
 export interface RequestNeeds {
-  /** The tools it calls by name. */
+  /** The tools it calls by name, each once. */
   tools: string[];
   /** Whether it lists the tools. */
   listTools: boolean;
   /** Whether it reaches prompts, resources or completions. */
   others: boolean;
-  /** Every tool (when what the request calls is not known). */
-  all?: boolean;
   /**
    * A 2026-07-28 request: that era's `subscriptions/listen` streams carry notices, so the
    * server advertises `resources.listChanged` and `resources.subscribe` (a 2025 HTTP request
@@ -205,9 +203,10 @@ function buildServer(variant: Variant, needs?: RequestNeeds, connection?: Connec
     capabilities: variant.capabilities,
     cacheHints: CACHE_HINTS,
   });
-  const tools = needs === undefined || needs.all
+  // The router names each tool once (a batch may call one twice; a server registers it once).
+  const tools = needs === undefined
     ? [...variant.tools.values()]
-    : [...new Set(needs.tools)].flatMap((name) => variant.tools.get(name) ?? []);
+    : needs.tools.flatMap((name) => variant.tools.get(name) ?? []);
   for (const { name, config, handler } of tools) {
     (server.registerTool as Register)(
       name,
