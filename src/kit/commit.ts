@@ -65,38 +65,7 @@ export interface WriteQueue {
  * Writers of one key in this process do not take turns (a queue per key was measured under 1.5×
  * on a hot key, bench/README.md): a check lost to another writer is simply tried again.
  */
-export function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
-  return commitLoop(attempt);
-}
-
-/**
- * Commits `op` once, retrying only while a local KV file is locked: for a write whose failed
- * check the caller answers itself (a lease lost, a key that appeared meanwhile).
- */
-export function commitOnce(
-  op: Deno.AtomicOperation,
-): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-  return retryLocked(() => op.commit());
-}
-
-/**
- * KV's refusal of an atomic past its byte limits, as the clear error a caller can act on: every
- * item of a call may be within its own limits while the call's atomic is not. Nothing was written.
- */
-function atomicTooLarge(error: unknown): AppError | undefined {
-  const found = error instanceof Error &&
-    /^Total (mutation|key) size too large \(max (\d+) bytes\)/.exec(error.message);
-  if (!found) return undefined;
-  const what = found[1] === "key" ? "keys" : "keys and values";
-  return new AppError(
-    "too_large",
-    `This change is larger than one atomic KV write holds (its ${what} take at most ${
-      found[2]
-    } bytes; nothing was written): send fewer items per call`,
-  );
-}
-
-async function commitLoop<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
+export async function commitWithRetry<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
   const started = Date.now();
   for (let round = 0;; round++) {
     const tried = await retryLocked(attempt).catch((error) => {
@@ -125,6 +94,33 @@ async function commitLoop<T>(attempt: () => Promise<Attempt<T>>): Promise<T> {
     }
     await backoff(round);
   }
+}
+
+/**
+ * Commits `op` once, retrying only while a local KV file is locked: for a write whose failed
+ * check the caller answers itself (a lease lost, a key that appeared meanwhile).
+ */
+export function commitOnce(
+  op: Deno.AtomicOperation,
+): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  return retryLocked(() => op.commit());
+}
+
+/**
+ * KV's refusal of an atomic past its byte limits, as the clear error a caller can act on: every
+ * item of a call may be within its own limits while the call's atomic is not. Nothing was written.
+ */
+function atomicTooLarge(error: unknown): AppError | undefined {
+  const found = error instanceof Error &&
+    /^Total (mutation|key) size too large \(max (\d+) bytes\)/.exec(error.message);
+  if (!found) return undefined;
+  const what = found[1] === "key" ? "keys" : "keys and values";
+  return new AppError(
+    "too_large",
+    `This change is larger than one atomic KV write holds (its ${what} take at most ${
+      found[2]
+    } bytes; nothing was written): send fewer items per call`,
+  );
 }
 
 /**
@@ -201,7 +197,7 @@ export async function commitBatched<I, R>(
   let tries = 0;
   try {
     await inTurn(queue.kv, id, () =>
-      commitLoop(async () => {
+      commitWithRetry(async () => {
         if (batch === undefined) {
           // An earlier turn carried this write with its own, and settles it.
           if (mine.taken) return { value: undefined };
