@@ -14,13 +14,7 @@ export function ulid(now: number = Date.now()): string {
     lastUlid.time = now;
     crypto.getRandomValues(lastUlid.random);
   }
-  let time = "";
-  let t = lastUlid.time;
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  return time + encodeRandom(lastUlid.random);
+  return encodeTime(lastUlid.time) + encodeRandom(lastUlid.random);
 }
 
 /**
@@ -28,13 +22,19 @@ export function ulid(now: number = Date.now()): string {
  * keeps: it sorts among others by that time (an imported conversation by when it happened).
  */
 export function ulidAt(ms: number): string {
+  return encodeTime(Math.max(0, Math.floor(ms))) +
+    encodeRandom(crypto.getRandomValues(new Uint8Array(10)));
+}
+
+/** A ULID's first ten characters: `ms` in Crockford base32. */
+function encodeTime(ms: number): string {
   let time = "";
-  let t = Math.max(0, Math.floor(ms));
+  let t = ms;
   for (let i = 0; i < 10; i++) {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  return time + encodeRandom(crypto.getRandomValues(new Uint8Array(10)));
+  return time;
 }
 
 function incrementRandom(bytes: Uint8Array): void {
