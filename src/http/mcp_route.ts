@@ -10,7 +10,12 @@
  */
 
 import type { RequestNeeds } from "../mcp/server.ts";
-import { classifyInboundRequest, isJsonContentType, readRequestBody } from "../mcp/sdk.ts";
+import {
+  classifyInboundRequest,
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
+  readRequestBody,
+} from "../mcp/sdk.ts";
 import { rpcError } from "./status.ts";
 
 /**
@@ -37,9 +42,6 @@ export type Routed = McpRoute & { cancels: boolean };
 
 /** The one 2025 revision with JSON-RPC batches (2025-06-18 removed them). */
 const BATCH_VERSION = "2025-03-26";
-
-/** The protocol-version key of the 2026-07-28 per-request `_meta` envelope. */
-const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 
 /** Methods a server answers from its options alone. */
 const BARE = new Set(["initialize", "server/discover", "ping", "logging/setLevel"]);
@@ -167,7 +169,7 @@ export function needsOf(messages: readonly unknown[]): RequestNeeds {
 /** Whether a message carries the 2026-07-28 envelope's protocol version. */
 function claimsModern(message: Message): boolean {
   const meta = message?.params?._meta;
-  return typeof meta === "object" && meta !== null && VERSION_KEY in meta;
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /** Whether two requests of `batch` share an id. */

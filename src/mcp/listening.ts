@@ -19,6 +19,7 @@ import type { McpDeps } from "../tools/toolset.ts";
 import {
   type JSONRPCMessage,
   type McpServer,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type ServerContext,
@@ -123,7 +124,7 @@ export class StdioListens {
     const m = message as { method?: unknown; id?: unknown; params?: { _meta?: object } };
     return m.method === "subscriptions/listen" &&
       (typeof m.id === "string" || typeof m.id === "number") &&
-      "io.modelcontextprotocol/protocolVersion" in Object(m.params?._meta);
+      PROTOCOL_VERSION_META_KEY in Object(m.params?._meta);
   }
 
   /** A message from the client: the refusal to answer instead of handing it on, if any. */
