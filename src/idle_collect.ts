@@ -33,7 +33,7 @@ export interface IdleCollectSettings {
  * through the writes of that load afterwards allocates about 0.5 MiB a second, and would
  * otherwise put the collection off until it is done.
  */
-export const IDLE_ALLOCATION_BYTES = 2 * 1024 * 1024;
+const IDLE_ALLOCATION_BYTES = 2 * 1024 * 1024;
 
 /**
  * Readings (seconds) after a collection before another may run. A full collection of a loaded
@@ -42,7 +42,7 @@ export const IDLE_ALLOCATION_BYTES = 2 * 1024 * 1024;
  * servers round by round) paid 20–40 % more CPU per call collecting after each one. One collection
  * per half minute still gives the memory of a busy spell back seconds after it ends.
  */
-export const IDLE_COLLECT_SPACING = 30;
+const IDLE_COLLECT_SPACING = 30;
 
 /**
  * The decision, apart from the clock so tests can drive it: `tick` is given one reading per
@@ -96,7 +96,7 @@ export class IdleCollector {
 }
 
 /** How often the heap is read, in milliseconds. */
-export const IDLE_COLLECT_INTERVAL_MS = 1000;
+const IDLE_COLLECT_INTERVAL_MS = 1000;
 
 /**
  * Starts watching this process's heap (see the module note) until `signal` aborts. The timer

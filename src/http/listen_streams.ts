@@ -39,11 +39,6 @@ export class ListenStreams {
 
   constructor(readonly app: McpApp, readonly options: ListenOptions) {}
 
-  /** How many streams are open. */
-  get size(): number {
-    return this.#open.size;
-  }
-
   /** Serves one `subscriptions/listen` POST whose body is `parsed`. */
   async serve(
     req: Request,

@@ -38,7 +38,7 @@ const NO_HOST = () => plain(400, "Bad Request: the Host header is missing");
  * the token is all that guards the data (the Host/Origin guard is off), so it must be long.
  * Deno Deploy is handled by `closedReason`, which fails closed instead.
  */
-export function exposureProblem(config: Config): string | undefined {
+function exposureProblem(config: Config): string | undefined {
   if (config.onDeploy || isLoopback(config.host)) return undefined;
   const min = MIN_DEPLOY_TOKEN_LENGTH;
   const beyond = `a server listening beyond loopback (HOST=${config.host}) needs at least ${min}`;

@@ -146,7 +146,7 @@ export class Listening {
  * The topic `uri` tells of for `caller`, by what the toolsets reached tell of their URIs
  * (`known`); throws naming the URIs that can be listened to.
  */
-export function uriTopic(
+function uriTopic(
   known: readonly UriTopics[],
   uri: string,
   caller: Caller,

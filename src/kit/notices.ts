@@ -59,11 +59,6 @@ export class NoticeBus {
     this.#settings = settings;
   }
 
-  /** The limits and poll interval in force. */
-  get settings(): NoticeSettings {
-    return this.#settings;
-  }
-
   /**
    * Follows the notice keys on `kv` for every topic listened to, by `mode` (see `feedModeOf`),
    * with `settings` from then on. The first connection stays: later calls change nothing.

@@ -53,7 +53,7 @@ export async function listPage<T>(
 }
 
 /** Throws a `damaged` AppError for an entry of the wrong shape; returns it otherwise. */
-export function checkStored<E extends { key: Deno.KvKey; value: unknown }>(entry: E): E {
+function checkStored<E extends { key: Deno.KvKey; value: unknown }>(entry: E): E {
   if (entry.value === null || !anyDeclared()) return entry;
   const problem = storedProblem(entry.key, entry.value);
   if (problem !== undefined) throw new AppError("damaged", damagedMessage(entry.key, problem));

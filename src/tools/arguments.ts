@@ -15,7 +15,7 @@ import { z } from "zod";
 const CLIENT_ADDITIONS: ReadonlySet<string> = new Set(["wait_for_previous"]);
 
 /** True for a name a client adds on its own, which is dropped without being reported. */
-export function isClientAddition(name: string): boolean {
+function isClientAddition(name: string): boolean {
   return CLIENT_ADDITIONS.has(name) || name.startsWith("_");
 }
 
@@ -34,7 +34,7 @@ export interface SplitArguments {
 }
 
 /** Splits `args` into what `accepted` names and the rest. */
-export function splitArguments(
+function splitArguments(
   args: Record<string, unknown>,
   accepted: ReadonlySet<string>,
 ): SplitArguments {
@@ -50,7 +50,7 @@ export function splitArguments(
 }
 
 /** The line a result's text ends with when arguments were ignored. */
-export function ignoredLine(ignored: readonly string[], accepted: readonly string[]): string {
+function ignoredLine(ignored: readonly string[], accepted: readonly string[]): string {
   const names = ignored.map((n) => `"${n}"`).join(", ");
   const allowed = accepted.length === 0 ? "none" : accepted.join(", ");
   return `Ignored argument${
@@ -72,7 +72,7 @@ interface ToolResultLike {
  * `result` telling of the `ignored` arguments: a line after its text, and `ignored_arguments` in
  * its structured content when it has some. A result with nothing ignored is returned as it is.
  */
-export function withIgnored<R>(
+function withIgnored<R>(
   result: R,
   ignored: readonly string[],
   accepted: readonly string[],
