@@ -2,9 +2,7 @@
 
 /** `bytes` as base64url text without padding (RFC 4648 §5). */
 export function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /** `value` as JSON in base64url text: how cursors carry their state. */

@@ -47,13 +47,18 @@ function incrementRandom(bytes: Uint8Array): void {
   }
 }
 
+/** The 80 random bits as 16 Crockford characters, five bits each, most significant first. */
 function encodeRandom(bytes: Uint8Array): string {
-  let bits = 0n;
-  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
   let out = "";
-  for (let i = 0; i < 16; i++) {
-    out = CROCKFORD[Number(bits & 31n)] + out;
-    bits >>= 5n;
+  let buffer = 0;
+  let held = 0;
+  for (const byte of bytes) {
+    buffer = ((buffer << 8) | byte) & 0xfff; // at most 12 bits are ever held
+    held += 8;
+    while (held >= 5) {
+      held -= 5;
+      out += CROCKFORD[(buffer >> held) & 31];
+    }
   }
   return out;
 }

@@ -12,18 +12,22 @@ import { createHash, timingSafeEqual } from "node:crypto";
  * secret was near.
  */
 export class SecretSet<T> {
-  readonly #entries: { secret: string; value: T }[];
+  /** Each secret's digest, taken once here: a request costs one digest of what it presents. */
+  readonly #entries: { digest: Uint8Array; value: T }[];
 
   constructor(secrets: Iterable<readonly [secret: string, value: T]>) {
-    this.#entries = [...secrets].map(([secret, value]) => ({ secret, value }));
+    this.#entries = [...secrets].map(([secret, value]) => ({ digest: digest(secret), value }));
   }
 
   /** What the first secret equal to `presented` proves, or `undefined`. */
   match(presented: string | null): T | undefined {
     if (presented === null) return undefined;
+    const presentedDigest = digest(presented);
     let found: T | undefined;
     for (const entry of this.#entries) {
-      if (sameSecret(presented, entry.secret) && found === undefined) found = entry.value;
+      if (timingSafeEqual(presentedDigest, entry.digest) && found === undefined) {
+        found = entry.value;
+      }
     }
     return found;
   }
