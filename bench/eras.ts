@@ -6,6 +6,8 @@
  *   clients (SDK v2, pinned) and 2025 clients (SDK v1): ≤ 1.3 (issue 25).
  * - Goal 2: the same call with all four toolsets ÷ with `focus` alone (flat in the tool count).
  * - Goal 3: HTTP requests a 2026 client makes to connect and make its first call.
+ * - A detail: the same call ÷ the floor whose tool lists one empty KV page (`FLOOR_KV_PATH`), as
+ *   `list_projects` does: how much of the gap is that one read.
  *
  * The three servers run one after another in each repeat (16 clients, 4 client processes), and
  * each ratio is the median of the per-repeat ratios, so a noisy stretch hits one repeat.
@@ -60,7 +62,9 @@ export const erasGroup: BenchGroup = {
   async run(): Promise<GroupReport> {
     const kvAll = await tempKvPath();
     const kvFocus = await tempKvPath();
+    const kvFloor = await tempKvPath();
     const floor = await startServerProcess({}, "bench/sdk_floor.ts");
+    const floorKv = await startServerProcess({ FLOOR_KV_PATH: kvFloor.path }, "bench/sdk_floor.ts");
     const all = await startServerProcess({ KV_PATH: kvAll.path });
     const focus = await startServerProcess({ KV_PATH: kvFocus.path, TOOLSETS: "focus" });
     try {
@@ -69,6 +73,7 @@ export const erasGroup: BenchGroup = {
         const row: Record<string, number> = {};
         for (const era of ["2026", "2025"] as const) {
           row[`floor_${era}`] = await cpuPerCall(floor, NOOP, era);
+          row[`floor_kv_${era}`] = await cpuPerCall(floorKv, NOOP, era);
           row[`all_${era}`] = await cpuPerCall(all, LIST, era);
           row[`focus_${era}`] = await cpuPerCall(focus, LIST, era);
           if (era === "2025") { // the 2026-07-28 revision has no ping
@@ -114,11 +119,17 @@ export const erasGroup: BenchGroup = {
         cases: { cpu_ms_per_call: cases, repeats },
         // How much of the gap is the serving path (ping, no tool) and how much the tool call.
         ping_vs_floor_ping_2025: round(ratio("all_ping_2025", "floor_ping_2025")),
+        // The same ratio against a floor whose tool makes the one KV read list_projects makes.
+        vs_floor_with_kv_read: {
+          "2026": round(ratio("all_2026", "floor_kv_2026")),
+          "2025": round(ratio("all_2025", "floor_kv_2025")),
+        },
       };
     } finally {
-      await Promise.all([floor.close(), all.close(), focus.close()]);
+      await Promise.all([floor.close(), floorKv.close(), all.close(), focus.close()]);
       await kvAll.cleanup();
       await kvFocus.cleanup();
+      await kvFloor.cleanup();
     }
   },
 };

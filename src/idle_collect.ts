@@ -49,11 +49,13 @@ const IDLE_READINGS = 2;
 
 /**
  * Readings (seconds) after a collection before another may run: a bound on the collector's CPU
- * whatever the load's rhythm. It was 30, and then one collection in a pause mid-load (the bench
- * `http` group's pause between its repeats) held back the one at the end: RSS stayed at
- * 257 MiB for 9 s after the load instead of about 110.
+ * whatever the load's rhythm (the bench `eras` group idles each server for seconds between its
+ * bursts, and a collection in every pause cost it 20–40 % more CPU per call). With one quiet
+ * reading enough, a collection in the second-long pause between the bench `http` group's
+ * repeats held back, by this spacing, the one the load's end needed: RSS stayed at 257 MiB for
+ * 9 s. Two quiet readings (`IDLE_READINGS`) let such a pause pass.
  */
-const IDLE_COLLECT_SPACING = 10;
+const IDLE_COLLECT_SPACING = 30;
 
 /**
  * The decision, apart from the clock so tests can drive it: `tick` is given one reading per
