@@ -6,8 +6,8 @@
  * `IDLE_COLLECT_MIB` since the last collection and next to nothing was allocated during the last
  * `IDLE_READINGS` seconds, it runs one full collection (`kit/garbage.ts`), which returns the freed
  * pages at once. One collection per growth of that size, never while requests allocate, never in
- * a pause between bursts shorter than that, and at most one per `IDLE_COLLECT_SPACING` seconds,
- * so its CPU is bounded.
+ * a pause between bursts shorter than that, and at most one per `IDLE_COLLECT_SPACING` seconds
+ * of work, so its CPU is bounded.
  */
 
 import { releaseGarbage } from "./kit/garbage.ts";
@@ -24,7 +24,7 @@ export interface IdleCollectSettings {
   growthBytes: number;
   /** Below this change of `heapUsed` between two readings, the process counts as idle. */
   idleBytes?: number;
-  /** Readings after a collection before the next may run (`IDLE_COLLECT_SPACING`). */
+  /** Busy readings after a collection before the next may run (`IDLE_COLLECT_SPACING`). */
   spacing?: number;
   /** Idle readings in a row before a collection runs (`IDLE_READINGS`). */
   quiet?: number;
@@ -48,14 +48,15 @@ const IDLE_ALLOCATION_BYTES = 2 * 1024 * 1024;
 const IDLE_READINGS = 2;
 
 /**
- * Readings (seconds) after a collection before another may run: a bound on the collector's CPU
- * whatever the load's rhythm (the bench `eras` group idles each server for seconds between its
- * bursts, and a collection in every pause cost it 20–40 % more CPU per call). With one quiet
- * reading enough, a collection in the second-long pause between the bench `http` group's
- * repeats held back, by this spacing, the one the load's end needed: RSS stayed at 257 MiB for
- * 9 s. Two quiet readings (`IDLE_READINGS`) let such a pause pass.
+ * Busy readings (seconds in which the heap moved) after a collection before another may run: a
+ * collection's cost is spread over at least this much work, whatever the load's rhythm. A
+ * collection costs tens of milliseconds, and the shrunk heap must grow again in the next burst
+ * (measured in-process: the first 320 calls after one cost about twice the steady rate). Counted
+ * in wall seconds (30) it held back the collection after the second of two loads 10 s apart
+ * (the bench `switches` group: RSS 239 MiB 5 s after it); busy seconds let each load of that
+ * length be followed by its collection, and keep one per several short bursts.
  */
-const IDLE_COLLECT_SPACING = 30;
+const IDLE_COLLECT_SPACING = 8;
 
 /**
  * The decision, apart from the clock so tests can drive it: `tick` is given one reading per
@@ -68,7 +69,7 @@ export class IdleCollector {
   /** `heapTotal` after the last collection (or at start): growth is measured from here. */
   #settled: number;
   #lastUsed: number;
-  /** Readings left before a collection may run again. */
+  /** Busy readings left before a collection may run again. */
   #wait = 0;
   /** Idle readings in a row so far. */
   #quiet = 0;
@@ -95,8 +96,8 @@ export class IdleCollector {
   tick(): boolean {
     const { growthBytes, idleBytes, spacing, quiet } = this.#settings;
     const now = this.#read();
-    if (this.#wait > 0) this.#wait--;
     const idle = Math.abs(now.heapUsed - this.#lastUsed) < idleBytes;
+    if (!idle && this.#wait > 0) this.#wait--;
     this.#quiet = idle ? this.#quiet + 1 : 0;
     this.#lastUsed = now.heapUsed;
     // A heap that shrank on its own (V8's reducer) is the new starting point.

@@ -58,26 +58,52 @@ Deno.test("idle collect: growth under the setting, or the setting 0, never colle
   assert.equal(small.state.collections + off.state.collections, 0);
 });
 
-Deno.test("idle collect: at most one collection per IDLE_COLLECT_SPACING readings", () => {
+Deno.test("idle collect: at most one collection per IDLE_COLLECT_SPACING busy readings", () => {
   const h = heap(30, 20);
   const collector = new IdleCollector(
     { growthBytes: 32 * MIB, spacing: 3, quiet: 1 },
     h.read,
     h.collect,
   );
-  const burst = () => {
+  let used = 70;
+  /** One second of load: the heap grown, heapUsed moving. */
+  const busy = () => {
+    used = used === 70 ? 90 : 70;
     h.state.heapTotal = 100 * MIB;
-    h.state.heapUsed = 70 * MIB;
+    h.state.heapUsed = used * MIB;
+    return collector.tick();
   };
-  burst();
-  assert.equal(collector.tick(), false);
+  assert.equal(busy(), false);
   assert.equal(collector.tick(), true);
-  // Another burst at once: grown and idle again, but within the spacing.
-  burst();
-  assert.equal(collector.tick(), false);
-  assert.equal(collector.tick(), false);
+  // A short burst (two busy readings), then idle: grown, but within the spacing, however long
+  // the pause.
+  assert.equal(busy(), false);
+  assert.equal(busy(), false);
+  for (let i = 0; i < 40; i++) assert.equal(collector.tick(), false);
   assert.equal(h.state.collections, 1);
+  // One more busy reading completes the spacing: the next quiet reading collects.
+  assert.equal(busy(), false);
   assert.equal(collector.tick(), true, "once the spacing has passed");
+  assert.equal(h.state.collections, 2);
+});
+
+Deno.test("idle collect: two loads of ten seconds each are each followed by a collection", () => {
+  // The bench `switches` shape: with the spacing counted in wall seconds (30), the second
+  // load's collection was held back and RSS stayed at 239 MiB 5 s after it.
+  const h = heap(30, 20);
+  const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
+  let used = 20;
+  for (let load = 0; load < 2; load++) {
+    for (let i = 0; i < 10; i++) {
+      used = used === 60 ? 100 : 60;
+      h.state.heapTotal = 160 * MIB;
+      h.state.heapUsed = used * MIB;
+      assert.equal(collector.tick(), false);
+    }
+    assert.equal(collector.tick(), false);
+    assert.equal(collector.tick(), true, `the collection after load ${load + 1}`);
+    used = 20;
+  }
   assert.equal(h.state.collections, 2);
 });
 
