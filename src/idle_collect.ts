@@ -52,11 +52,12 @@ const IDLE_READINGS = 2;
  * collection's cost is spread over at least this much work, whatever the load's rhythm. A
  * collection costs tens of milliseconds, and the shrunk heap must grow again in the next burst
  * (measured in-process: the first 320 calls after one cost about twice the steady rate). Counted
- * in wall seconds (30) it held back the collection after the second of two loads 10 s apart
- * (the bench `switches` group: RSS 239 MiB 5 s after it); busy seconds let each load of that
- * length be followed by its collection, and keep one per several short bursts.
+ * in wall seconds (30) it held back the collection after the second of two loads half a
+ * minute apart (the bench `switches` group: RSS 239 MiB 5 s after it), and 8 busy seconds still
+ * held back one after loads of 5–7 s: each load of 5 s or more is followed by its collection, and
+ * shorter bursts share one.
  */
-const IDLE_COLLECT_SPACING = 8;
+const IDLE_COLLECT_SPACING = 5;
 
 /**
  * The decision, apart from the clock so tests can drive it: `tick` is given one reading per
