@@ -2,11 +2,18 @@
 
 import { closedReason, type Config } from "../config.ts";
 import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
-import { createMcpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
-import { createOAuthServer } from "../oauth/server.ts";
+import { createMcpApp, type McpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
+import { createOAuthServer, type OAuthServer } from "../oauth/server.ts";
 import { selectToolsets } from "../toolsets.ts";
 import { isLoopback, rebindingGuard } from "./auth.ts";
-import { authenticate, keyringOf, resolveCaller, withOAuth } from "./identity.ts";
+import {
+  authenticate,
+  type Authentication,
+  type Keyring,
+  keyringOf,
+  resolveCaller,
+  withOAuth,
+} from "./identity.ts";
 import { authInfoOf } from "../tools/caller.ts";
 import { SseSessions } from "./sse.ts";
 import { bodyBytes, LARGE_BODY_BYTES, WriteAdmission } from "./admission.ts";
@@ -53,17 +60,7 @@ export function createHandler(deps: HandlerDeps): Handler {
       now: deps.now,
     })
     : undefined;
-  const sse = new SseSessions({
-    keepAliveMs: config.sseKeepAliveMs,
-    maxRequestBytes: config.maxRequestBytes,
-    maxSessions: config.sseMaxSessions,
-    idleMs: config.sseIdleMs,
-    connect: (transport, toolsets) => app.buildServer(toolsets).connect(transport),
-  });
-  const streamable = new McpEndpoint(app, {
-    maxRequestBytes: config.maxRequestBytes,
-    keepAliveMs: config.sseKeepAliveMs,
-  });
+  const { sse, streamable } = mcpTransports(app, config);
 
   const admission = new WriteAdmission(config.admission);
   const admitted = (req: Request, match: Matched, ctx: Omit<RouteContext, "params">) =>
@@ -89,19 +86,10 @@ export function createHandler(deps: HandlerDeps): Handler {
     if (rebound) return rebound;
     const open = publicRoutes(url.pathname.slice(1));
     if (open) return await admitted(req, open, { url, base: "/", caller: deps.caller, info });
-    if (oauth) {
-      const answered = await oauth.handle(req, info);
-      if (answered) return answered;
-    }
-    let auth = authenticate(req, url, keyring);
-    if (oauth) {
-      const gated = await withOAuth(auth, req, url, oauth, RPC_PATHS);
-      if (gated instanceof Response) return gated;
-      auth = gated;
-    }
-    if (!auth) return NOT_FOUND();
-    const match = routes(auth.path);
-    if (!match) return NOT_FOUND();
+    const auth = await authenticated(req, url, info, keyring, oauth);
+    if (auth instanceof Response) return auth;
+    const match = auth && routes(auth.path);
+    if (!auth || !match) return NOT_FOUND();
     let caller;
     try {
       caller = resolveCaller(auth.auth, req, config.defaultClientName);
@@ -117,6 +105,40 @@ export function createHandler(deps: HandlerDeps): Handler {
       await streamable.close();
     },
   });
+}
+
+/** The two ways MCP is served over HTTP: `/mcp` (both eras) and legacy SSE. */
+function mcpTransports(app: McpApp, config: Config) {
+  const sse = new SseSessions({
+    keepAliveMs: config.sseKeepAliveMs,
+    maxRequestBytes: config.maxRequestBytes,
+    maxSessions: config.sseMaxSessions,
+    idleMs: config.sseIdleMs,
+    connect: (transport, toolsets) => app.buildServer(toolsets).connect(transport),
+  });
+  const streamable = new McpEndpoint(app, {
+    maxRequestBytes: config.maxRequestBytes,
+    keepAliveMs: config.sseKeepAliveMs,
+  });
+  return { sse, streamable };
+}
+
+/**
+ * What a request's credentials prove: OAuth's own endpoints answered, a token (path or bearer)
+ * or an OAuth access token checked; the answer that refuses it (OAuth's challenge), or
+ * `undefined` when nothing proved anything (the caller answers 404).
+ */
+async function authenticated(
+  req: Request,
+  url: URL,
+  info: Deno.ServeHandlerInfo | undefined,
+  keyring: Keyring,
+  oauth: OAuthServer | undefined,
+): Promise<Authentication | Response | undefined> {
+  if (!oauth) return authenticate(req, url, keyring);
+  const answered = await oauth.handle(req, info);
+  if (answered) return answered;
+  return await withOAuth(authenticate(req, url, keyring), req, url, oauth, RPC_PATHS);
 }
 
 /** The MCP endpoints: `/mcp` (both eras), and legacy SSE with its message endpoint. */
