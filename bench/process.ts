@@ -89,3 +89,30 @@ export async function startServerProcess(
     },
   };
 }
+
+/**
+ * Waits until `server` has fallen quiet: under 5 % of a core over each of two windows of
+ * `windowMs` in a row. A server started on a seeded KV first indexes what it finds for search
+ * (issue 28: "search: queued N existing items"); a group that measures per-call CPU waits for
+ * that, which the `search` group measures on its own (first-start passages/s). Returns the
+ * seconds it waited; throws after `timeoutMs`.
+ */
+export async function waitQuiet(
+  server: Pick<ServerProcess, "cpuMs">,
+  windowMs = 500,
+  timeoutMs = 180_000,
+): Promise<number> {
+  const started = performance.now();
+  let quiet = 0;
+  let before = await server.cpuMs();
+  while (quiet < 2) {
+    if (performance.now() - started > timeoutMs) {
+      throw new Error(`the server did not fall quiet within ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const now = await server.cpuMs();
+    quiet = now - before < windowMs * 0.05 ? quiet + 1 : 0;
+    before = now;
+  }
+  return Math.round((performance.now() - started) / 100) / 10;
+}

@@ -12,7 +12,7 @@ import { CASES, seed } from "./http.ts";
 import { tempKvPath } from "../tests/support/harness.ts";
 import { type BenchGroup, goal, type GroupReport, median, medianOf, round } from "./lib.ts";
 import { type CaseResult, runLoad } from "./load.ts";
-import { type ServerProcess, startServerProcess } from "./process.ts";
+import { type ServerProcess, startServerProcess, waitQuiet } from "./process.ts";
 
 const REPEATS = 3;
 /** The least a mechanism must earn on its goal to stay. */
@@ -100,6 +100,8 @@ async function run(): Promise<GroupReport> {
       if (setting.cases.includes("get_state_500")) await seed(file.path);
       servers[name] = await startServerProcess({ KV_PATH: file.path, ...setting.env });
     }
+    // Each server first indexes its seed for search; the loads start once all are quiet.
+    for (const server of Object.values(servers)) await waitQuiet(server);
     const repeats: Results[] = [];
     for (let i = 0; i < REPEATS; i++) {
       const results: Results = {};

@@ -23,7 +23,7 @@ import { getDiscussion } from "../src/table/store_discussion_page.ts";
 import { acceptHandoff, createHandoff } from "../src/table/store_handoffs.ts";
 import { createTask, updateTask } from "../src/table/store_tasks.ts";
 import { tempKvPath } from "../tests/support/harness.ts";
-import { processCpuMs, startServerProcess } from "./process.ts";
+import { processCpuMs, startServerProcess, waitQuiet } from "./process.ts";
 import { type BenchGroup, goal, measureInterleaved, ratio, round } from "./lib.ts";
 import { noticeDelays } from "./table_notices.ts";
 
@@ -155,6 +155,8 @@ export async function benchTable(): Promise<Record<string, unknown>> {
   kv.close();
   const seedSeconds = round((performance.now() - seedStarted) / 1000);
   const server = await startServerProcess({ KV_PATH: kvFile.path, TOOLSETS: "table" });
+  // The server first indexes the seed for search; posts are measured once that is done.
+  const indexSeconds = await waitQuiet(server);
   const clients: McpClient[] = [];
   let reader: McpClient | undefined;
   const connect = async (name: string) => {
@@ -215,6 +217,7 @@ export async function benchTable(): Promise<Record<string, unknown>> {
       transport: "streamable-http (stateless), loopback; server is main.ts in its own process",
       kv: "file",
       seed_seconds: seedSeconds,
+      first_start_index_seconds: indexSeconds,
       clients: CLIENTS,
       posts_per_client: POSTS_PER_CLIENT,
       post_message_one_discussion: oneRun,
