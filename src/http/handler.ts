@@ -3,22 +3,15 @@
 import { closedReason, type Config } from "../config.ts";
 import { json, plain, type Route, type RouteContext } from "../kit/web.ts";
 import { createMcpApp, type McpApp, type McpDeps, type Toolset } from "../mcp/server.ts";
-import { createOAuthServer, type OAuthServer } from "../oauth/server.ts";
+import { createOAuthServer } from "../oauth/server.ts";
 import { selectToolsets } from "../toolsets.ts";
 import { isLoopback, rebindingGuard } from "./auth.ts";
-import {
-  authenticate,
-  type Authentication,
-  type Keyring,
-  keyringOf,
-  resolveCaller,
-  withOAuth,
-} from "./identity.ts";
+import { authenticated, keyringOf, resolveCaller } from "./identity.ts";
 import { authInfoOf } from "../tools/caller.ts";
 import { SseSessions } from "./sse.ts";
 import { bodyBytes, LARGE_BODY_BYTES, WriteAdmission } from "./admission.ts";
 import { McpEndpoint } from "./mcp_endpoint.ts";
-import { errorResponse, refusal, RPC_PATHS } from "./status.ts";
+import { errorResponse, refusal } from "./status.ts";
 
 /** What the handler needs: KV, configuration and the resolved token. */
 export interface HandlerDeps extends McpDeps {
@@ -121,24 +114,6 @@ function mcpTransports(app: McpApp, config: Config) {
     keepAliveMs: config.sseKeepAliveMs,
   });
   return { sse, streamable };
-}
-
-/**
- * What a request's credentials prove: OAuth's own endpoints answered, a token (path or bearer)
- * or an OAuth access token checked; the answer that refuses it (OAuth's challenge), or
- * `undefined` when nothing proved anything (the caller answers 404).
- */
-async function authenticated(
-  req: Request,
-  url: URL,
-  info: Deno.ServeHandlerInfo | undefined,
-  keyring: Keyring,
-  oauth: OAuthServer | undefined,
-): Promise<Authentication | Response | undefined> {
-  if (!oauth) return authenticate(req, url, keyring);
-  const answered = await oauth.handle(req, info);
-  if (answered) return answered;
-  return await withOAuth(authenticate(req, url, keyring), req, url, oauth, RPC_PATHS);
 }
 
 /** The MCP endpoints: `/mcp` (both eras), and legacy SSE with its message endpoint. */

@@ -11,6 +11,7 @@ import { AppError } from "../kit/errors.ts";
 import { SecretSet } from "../kit/secret.ts";
 import { bearerToken } from "../kit/web.ts";
 import type { OAuthServer } from "../oauth/server.ts";
+import { RPC_PATHS } from "./status.ts";
 
 /** What authentication proved about a request. */
 export type Authenticated =
@@ -102,7 +103,7 @@ export function clientNameHeader(req: Request): string | undefined {
  * usable credentials gets the 401 that starts a sign-in. Every other route keeps answering 404
  * without a token.
  */
-export async function withOAuth(
+async function withOAuth(
   auth: Authentication | undefined,
   req: Request,
   url: URL,
@@ -119,4 +120,22 @@ export async function withOAuth(
     if (caller) return { path, base: auth?.base ?? "/", auth: { kind: "oauth", ...caller } };
   }
   return auth ?? oauth.challenge(req, bearer !== null);
+}
+
+/**
+ * What a request's credentials prove: OAuth's own endpoints answered, a token (path or bearer)
+ * or an OAuth access token checked; the answer that refuses it (OAuth's challenge), or
+ * `undefined` when nothing proved anything (the caller answers 404).
+ */
+export async function authenticated(
+  req: Request,
+  url: URL,
+  info: Deno.ServeHandlerInfo | undefined,
+  keyring: Keyring,
+  oauth: OAuthServer | undefined,
+): Promise<Authentication | Response | undefined> {
+  if (!oauth) return authenticate(req, url, keyring);
+  const answered = await oauth.handle(req, info);
+  if (answered) return answered;
+  return await withOAuth(authenticate(req, url, keyring), req, url, oauth, RPC_PATHS);
 }
