@@ -120,6 +120,9 @@ export async function unreadOf(
   };
 }
 
+/** The most entries `unreadDiscussions` reads in one batch (Deno KV takes up to 1,000). */
+const LIST_BATCH_MAX = 500;
+
 /** A discussion with unread messages, as the workspace context names it. */
 export interface UnreadDiscussion {
   id: string;
@@ -143,9 +146,13 @@ export async function unreadDiscussions(
   const found: UnreadDiscussion[] = [];
   const want = Math.min(total, max);
   if (want <= 0) return found;
+  // Only a discussion with a read position (or without messages) is passed over, so the first
+  // `want + positions.size` entries mostly hold every one wanted: one batch of that size, not
+  // 500 (with 1,000 discussions and none read, the context took 5.8 ms instead of 2.6 in-process).
+  // The iterator reads on when empty discussions sit among them.
   const entries = listEntries<DiscussionSummary>(ctx.kv, { prefix: keys.activityIn(ws) }, {
     reverse: true,
-    batchSize: 500,
+    batchSize: Math.min(LIST_BATCH_MAX, want + positions.size),
   });
   for await (const { value: d } of entries) {
     const unread = d.latest_seq - (positions.get(d.id) ?? 0);

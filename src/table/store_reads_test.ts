@@ -128,6 +128,27 @@ Deno.test("unread: a discussion read before and not listed still counts, and the
   });
 });
 
+Deno.test("unread: the named discussions skip read and empty ones beyond the first batch, newest first", async () => {
+  await withTable({}, async ({ ctx, clock }) => {
+    const open = async (title: string, body?: string) => {
+      clock.advanceDays(0.01);
+      return (await createDiscussion(ctx, CODEX, { title, body, workspace: WS })).discussion.id;
+    };
+    for (const title of ["d1", "d2", "d3", "d4", "d5"]) await open(title, "x");
+    for (const title of ["e1", "e2", "e3"]) await open(title); // no message: nothing to read
+    const read: string[] = [];
+    for (const title of ["r1", "r2", "r3", "r4"]) read.push(await open(title, "x"));
+    for (const id of read) await getDiscussion(ctx, { discussion_id: id }, CLAUDE);
+    // Newest first: r4…r1 (read), e3…e1 (empty), then d5, d4, d3. The read goes past the first
+    // seven entries (three wanted plus four read positions) to find them.
+    const c = await getWorkspaceContext(ctx, CLAUDE, { workspace: WS, limit: 3 });
+    const { items, discussions, has_more } = c.open_items.unread;
+    assert.deepEqual(items.map((d) => [d.title, d.unread]), [["d5", 1], ["d4", 1], ["d3", 1]]);
+    assert.equal(discussions, 5);
+    assert.equal(has_more, true);
+  });
+});
+
 Deno.test("read positions never move back under concurrent reads and posts of one participant", async () => {
   await withTable({}, async ({ ctx }) => {
     const { discussion } = await createDiscussion(ctx, CODEX, {
