@@ -20,14 +20,7 @@ import { type CaseSpec, type Era, runLoad } from "./load.ts";
 import { type ServerProcess, startServerProcess } from "./process.ts";
 
 const REPEATS = 3;
-/**
- * Each server idles while the others run, and a server that falls idle gives its heap back (idle
- * collection, or V8's own reducer a few seconds later): the first few hundred calls after that
- * cost up to twice the steady rate while the heap grows again. Four warmup rounds (640 calls)
- * take that transient out of what is compared; its cost is the idle_collect setting's, shown in
- * the `switches` group.
- */
-const ROUNDS = { rounds: 4, warmupRounds: 4 };
+const ROUNDS = { rounds: 4, warmupRounds: 2 };
 const LIST: Record<string, CaseSpec> = { call: { call: { tool: "list_projects" } } };
 const NOOP: Record<string, CaseSpec> = { call: { call: { tool: "noop" } } };
 /** `ping` on both servers (2025 era): the serving path alone, no tool (a detail, not a goal). */

@@ -97,7 +97,7 @@ async function run(): Promise<GroupReport> {
       repeats.push(await runLoad(server, CASES));
     }
     // The memory a load leaves behind: V8's own reducer gives it back 8–10 s after allocation
-    // stops, the server's idle collection (IDLE_COLLECT_MIB) within about 2 s. Read every
+    // stops, the server's idle collection (IDLE_COLLECT_MIB) within 2–3 s. Read every
     // second, judged AFTER_LOAD_MS after the last call.
     const rssAfterLoad = await server.rssMiB();
     const rssIdleSeries: number[] = [];

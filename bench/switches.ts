@@ -149,6 +149,21 @@ async function run(): Promise<GroupReport> {
       settings: Object.fromEntries(Object.entries(SETTINGS).map(([n, s]) => [n, s.env])),
       cases: medians,
       [`rss_mib_${RSS_AFTER_MS / 1000}_s_after_each_load`]: rss,
+      // What idle collection costs in CPU (a detail): each server idles while the others load,
+      // so the one that collects starts each load on a shrunk heap. On ÷ off, per call, medians
+      // of the per-repeat ratios (after the load's 2 warmup rounds, as every case here).
+      idle_collect_cpu_on_vs_off: Object.fromEntries(
+        (["add_task_16_projects", "sequentialthinking"] as const).map((c) => [
+          c,
+          round(
+            median(
+              repeats.map((r) =>
+                r.on.cases[c].cpu_ms_per_call / r.idle_collect_off.cases[c].cpu_ms_per_call
+              ),
+            ),
+          ),
+        ]),
+      ),
     };
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.close()));

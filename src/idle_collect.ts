@@ -5,9 +5,10 @@
  * 8–10 s after allocation stops. This watches the heap once a second: when it has grown by
  * `IDLE_COLLECT_MIB` since the last collection and next to nothing was allocated during the last
  * `IDLE_READINGS` seconds, it runs one full collection (`kit/garbage.ts`), which returns the freed
- * pages at once. One collection per growth of that size, never while requests allocate, never in
- * a pause between bursts shorter than that, and at most one per `IDLE_COLLECT_SPACING` seconds
- * of work, so its CPU is bounded.
+ * pages at once. One collection per growth of that size; not while requests allocate nor in a
+ * pause between bursts shorter than that (a heuristic: idle is judged by how far `heapUsed` moved
+ * between readings); and at most one per `IDLE_COLLECT_SPACING` readings in which the heap moved,
+ * so its CPU is bounded.
  */
 
 import { releaseGarbage } from "./kit/garbage.ts";
@@ -48,8 +49,10 @@ const IDLE_ALLOCATION_BYTES = 2 * 1024 * 1024;
 const IDLE_READINGS = 2;
 
 /**
- * Busy readings (seconds in which the heap moved) after a collection before another may run: a
- * collection's cost is spread over at least this much work, whatever the load's rhythm. A
+ * Busy readings (seconds in which `heapUsed` moved by `IDLE_ALLOCATION_BYTES` or more, which is
+ * mostly work) after a collection before another may run: a collection's cost is spread over
+ * that much, whatever the load's rhythm; bursts shorter than that after a collection share it, and
+ * what they grew is left to V8's own reducer until a later burst completes the spacing. A
  * collection costs tens of milliseconds, and the shrunk heap must grow again in the next burst
  * (measured in-process: the first 320 calls after one cost about twice the steady rate). Counted
  * in wall seconds (30) it held back the collection after the second of two loads half a

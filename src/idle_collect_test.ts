@@ -107,8 +107,35 @@ Deno.test("idle collect: two loads of ten seconds each are each followed by a co
   assert.equal(h.state.collections, 2);
 });
 
+Deno.test("idle collect: a load of exactly IDLE_COLLECT_SPACING busy readings gets its collection; one shorter does not", () => {
+  const h = heap(30, 20);
+  // The default spacing (5): the `switches` group's loads of 5–7 s each get their collection.
+  const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
+  let used = 20;
+  const load = (seconds: number) => {
+    for (let i = 0; i < seconds; i++) {
+      used = used === 60 ? 100 : 60;
+      h.state.heapTotal = 160 * MIB;
+      h.state.heapUsed = used * MIB;
+      assert.equal(collector.tick(), false);
+    }
+  };
+  const quiet = () => [collector.tick(), collector.tick(), collector.tick()].some((c) => c);
+  load(5);
+  assert.equal(quiet(), true, "the first load");
+  used = 20;
+  load(5);
+  assert.equal(quiet(), true, "a load of exactly the spacing");
+  used = 20;
+  load(4);
+  assert.equal(quiet(), false, "a load one reading short shares the last collection");
+  assert.equal(h.state.collections, 2);
+  load(1);
+  assert.equal(quiet(), true, "the next busy reading completes the spacing");
+});
+
 Deno.test("idle collect: a pause of one reading between bursts is not idle; the load's end is", () => {
-  // The bench \`http\` group's shape: three bursts a second apart, then the load ends. A
+  // The bench `http` group's shape: three bursts a second apart, then the load ends. A
   // collection in a pause would hold back (by the spacing) the one the end of the load needs.
   const h = heap(30, 20);
   const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);

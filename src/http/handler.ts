@@ -6,7 +6,7 @@ import { createMcpApp, type McpApp, type McpDeps, type Toolset } from "../mcp/se
 import { createOAuthServer } from "../oauth/server.ts";
 import { selectToolsets } from "../toolsets.ts";
 import { isLoopback, rebindingGuard } from "./auth.ts";
-import { authenticated, keyringOf, resolveCaller } from "./identity.ts";
+import { checkCredentials, keyringOf, resolveCaller } from "./identity.ts";
 import { authInfoOf } from "../tools/caller.ts";
 import { SseSessions } from "./sse.ts";
 import { bodyBytes, LARGE_BODY_BYTES, WriteAdmission } from "./admission.ts";
@@ -79,7 +79,7 @@ export function createHandler(deps: HandlerDeps): Handler {
     if (rebound) return rebound;
     const open = publicRoutes(url.pathname.slice(1));
     if (open) return await admitted(req, open, { url, base: "/", caller: deps.caller, info });
-    const auth = await authenticated(req, url, info, keyring, oauth);
+    const auth = await checkCredentials(req, url, info, keyring, oauth);
     if (auth instanceof Response) return auth;
     const match = auth && routes(auth.path);
     if (!auth || !match) return NOT_FOUND();

@@ -127,7 +127,7 @@ async function withOAuth(
  * or an OAuth access token checked; the answer that refuses it (OAuth's challenge), or
  * `undefined` when nothing proved anything (the caller answers 404).
  */
-export async function authenticated(
+export async function checkCredentials(
   req: Request,
   url: URL,
   info: Deno.ServeHandlerInfo | undefined,
