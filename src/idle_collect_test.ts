@@ -16,6 +16,19 @@ function heap(total: number, used: number) {
   return { state, read, collect };
 }
 
+/** Seconds of load on `h`: the heap grown to 160 MiB, heapUsed moving 40 MiB each reading. */
+function loader(h: ReturnType<typeof heap>, collector: IdleCollector) {
+  let used = 60;
+  return (seconds: number) => {
+    for (let i = 0; i < seconds; i++) {
+      used = used === 60 ? 100 : 60;
+      h.state.heapTotal = 160 * MIB;
+      h.state.heapUsed = used * MIB;
+      assert.equal(collector.tick(), false, "never while requests allocate");
+    }
+  };
+}
+
 Deno.test("idle collect: collects once the heap grew and nothing allocated for the quiet readings", () => {
   const h = heap(30, 20);
   const collector = new IdleCollector({ growthBytes: 32 * MIB, quiet: 1 }, h.read, h.collect);
@@ -92,17 +105,11 @@ Deno.test("idle collect: two loads of ten seconds each are each followed by a co
   // load's collection was held back and RSS stayed at 239 MiB 5 s after it.
   const h = heap(30, 20);
   const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
-  let used = 20;
-  for (let load = 0; load < 2; load++) {
-    for (let i = 0; i < 10; i++) {
-      used = used === 60 ? 100 : 60;
-      h.state.heapTotal = 160 * MIB;
-      h.state.heapUsed = used * MIB;
-      assert.equal(collector.tick(), false);
-    }
+  const load = loader(h, collector);
+  for (let n = 1; n <= 2; n++) {
+    load(10);
     assert.equal(collector.tick(), false);
-    assert.equal(collector.tick(), true, `the collection after load ${load + 1}`);
-    used = 20;
+    assert.equal(collector.tick(), true, `the collection after load ${n}`);
   }
   assert.equal(h.state.collections, 2);
 });
@@ -111,22 +118,12 @@ Deno.test("idle collect: a load of exactly IDLE_COLLECT_SPACING busy readings ge
   const h = heap(30, 20);
   // The default spacing (5): the `switches` group's loads of 5–7 s each get their collection.
   const collector = new IdleCollector({ growthBytes: 32 * MIB }, h.read, h.collect);
-  let used = 20;
-  const load = (seconds: number) => {
-    for (let i = 0; i < seconds; i++) {
-      used = used === 60 ? 100 : 60;
-      h.state.heapTotal = 160 * MIB;
-      h.state.heapUsed = used * MIB;
-      assert.equal(collector.tick(), false);
-    }
-  };
+  const load = loader(h, collector);
   const quiet = () => [collector.tick(), collector.tick(), collector.tick()].some((c) => c);
   load(5);
   assert.equal(quiet(), true, "the first load");
-  used = 20;
   load(5);
   assert.equal(quiet(), true, "a load of exactly the spacing");
-  used = 20;
   load(4);
   assert.equal(quiet(), false, "a load one reading short shares the last collection");
   assert.equal(h.state.collections, 2);
