@@ -19,7 +19,7 @@ import { type BenchGroup, goal, type GroupReport, median, round } from "./lib.ts
 import { type CaseSpec, type Era, runLoad } from "./load.ts";
 import { type ServerProcess, startServerProcess } from "./process.ts";
 
-const REPEATS = 3;
+const REPEATS = 5;
 const ROUNDS = { rounds: 4, warmupRounds: 2 };
 const LIST: Record<string, CaseSpec> = { call: { call: { tool: "list_projects" } } };
 const NOOP: Record<string, CaseSpec> = { call: { call: { tool: "noop" } } };
