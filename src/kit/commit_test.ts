@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
+import { countCommits, withKv } from "../../tests/support/kv.ts";
 import { atomic, commitWithRetry, StaleRead } from "./commit.ts";
 
 Deno.test("commitWithRetry() retries a check that failed because another writer won", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+  await withKv(async (kv) => {
     await kv.set(["n"], 0);
     const increment = () =>
       commitWithRetry(async () => {
@@ -17,22 +17,17 @@ Deno.test("commitWithRetry() retries a check that failed because another writer 
       [...results].sort((a, b) => a - b),
       Array.from({ length: 50 }, (_, i) => i + 1),
     );
-  } finally {
-    kv.close();
-  }
+  });
 });
 
 Deno.test("commitWithRetry() returns without writing when the attempt has no op", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+  await withKv(async (kv) => {
     assert.equal(
       await commitWithRetry(() => Promise.resolve({ value: "nothing to do" })),
       "nothing to do",
     );
     assert.equal((await Array.fromAsync(kv.list({ prefix: [] }))).length, 0);
-  } finally {
-    kv.close();
-  }
+  });
 });
 Deno.test("commitWithRetry() runs the attempt again when it reports a stale read", async () => {
   let rounds = 0;
@@ -45,48 +40,34 @@ Deno.test("commitWithRetry() runs the attempt again when it reports a stale read
 });
 
 Deno.test("commitWithRetry() lands every one of concurrent writers of one key, each lost check tried again", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+  await withKv(async (kv) => {
     await kv.set(["n"], 0);
-    let failed = 0;
+    const commits = countCommits(kv);
     const increment = () =>
       commitWithRetry(async () => {
         const current = await kv.get<number>(["n"]);
-        const op = kv.atomic().check(current).set(["n"], current.value! + 1);
-        const commit = op.commit.bind(op);
-        op.commit = async () => {
-          const res = await commit();
-          if (!res.ok) failed++;
-          return res;
-        };
-        return { op, value: undefined };
+        return { op: kv.atomic().check(current).set(["n"], current.value! + 1), value: undefined };
       });
     await Promise.all(Array.from({ length: 30 }, increment));
     assert.equal((await kv.get(["n"])).value, 30);
     // All 30 read the first value at once: every one but the first lost a check at least once.
-    assert.ok(failed >= 29, `${failed} lost checks`);
-  } finally {
-    kv.close();
-  }
+    assert.ok(commits.failed() >= 29, `${commits.failed()} lost checks`);
+  });
 });
 
 Deno.test("atomic(kv) can be committed again after a failed check (commitOnce's retry)", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+  await withKv(async (kv) => {
     await kv.set(["k"], 1);
     const op = atomic(kv).check({ key: ["k"], versionstamp: null }).set(["j"], 1);
     assert.equal((await op.commit()).ok, false);
     await kv.delete(["k"]);
     assert.equal((await op.commit()).ok, true);
     assert.equal((await kv.get(["j"])).value, 1);
-  } finally {
-    kv.close();
-  }
+  });
 });
 
 Deno.test("atomic(kv): concurrent writes each commit on their own, a failed check fails only its own", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+  await withKv(async (kv) => {
     await kv.set(["stale"], 1);
     const old = await kv.get(["stale"]);
     await kv.set(["stale"], 2);
@@ -104,7 +85,5 @@ Deno.test("atomic(kv): concurrent writes each commit on their own, a failed chec
     );
     const stamps = spread.flatMap((r) => r.ok ? [r.versionstamp] : []);
     assert.equal(new Set(stamps).size, 16);
-  } finally {
-    kv.close();
-  }
+  });
 });

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
+import { withKv } from "../../tests/support/kv.ts";
 import { listAll, listPage, readKey } from "./reads.ts";
 import { retryLocked } from "./retry.ts";
 
 Deno.test("listPage() walks both directions without skipping or repeating", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+  await withKv(async (kv) => {
     for (let i = 0; i < 23; i++) await kv.set(["x", i], i);
     for (const reverse of [false, true]) {
       const seen: number[] = [];
@@ -21,9 +21,7 @@ Deno.test("listPage() walks both directions without skipping or repeating", asyn
       const expected = Array.from({ length: 23 }, (_, i) => i);
       assert.deepEqual(seen, reverse ? expected.reverse() : expected);
     }
-  } finally {
-    kv.close();
-  }
+  });
 });
 
 Deno.test("retryLocked() retries while another process holds the KV file, and only then", async () => {
@@ -81,8 +79,7 @@ function lockingKv(kv: Deno.Kv, failListAfter: number[], failGets: number): Deno
 }
 
 Deno.test("listEntries() resumes after a locked read without skipping or repeating", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
+  await withKv(async (kv) => {
     for (let i = 0; i < 25; i++) await kv.set(["n", i], i);
     const all = await listAll<number>(lockingKv(kv, [3, 10], 0), { prefix: ["n"] });
     assert.deepEqual(all.map((e) => e.value), Array.from({ length: 25 }, (_, i) => i));
@@ -106,7 +103,5 @@ Deno.test("listEntries() resumes after a locked read without skipping or repeati
       start: ["n", 15],
     }, { reverse: true });
     assert.deepEqual(backRanged.map((e) => e.value), [24, 23, 22, 21, 20, 19, 18, 17, 16, 15]);
-  } finally {
-    kv.close();
-  }
+  });
 });
