@@ -85,7 +85,7 @@ export const DEFAULT_SSE_IDLE_MS = 30 * 60_000;
 /** Default `SHUTDOWN_GRACE_MS`. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Default `IDLE_COLLECT_MIB`: the heap of a started server is about 30 MiB. */
-export const DEFAULT_IDLE_COLLECT_MIB = 32;
+const DEFAULT_IDLE_COLLECT_MIB = 32;
 /** Where the embedded KV lives when `KV_PATH` is unset locally. */
 export const DEFAULT_KV_PATH = "./data/handoff.kv";
 

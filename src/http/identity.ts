@@ -9,7 +9,7 @@ import type { NamedToken } from "../config.ts";
 import { type Caller, clientNameProblem } from "../kit/caller.ts";
 import { AppError } from "../kit/errors.ts";
 import { SecretSet } from "../kit/secret.ts";
-import { bearerToken } from "../kit/web.ts";
+import { bearerToken, UTF8 } from "../kit/web.ts";
 import type { OAuthServer } from "../oauth/server.ts";
 import { RPC_PATHS } from "./status.ts";
 
@@ -88,7 +88,7 @@ export function clientNameHeader(req: Request): string | undefined {
   try {
     // Deno's `Headers` holds only byte strings: each character is one byte.
     const bytes = Uint8Array.from(raw, (c) => c.charCodeAt(0));
-    name = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    name = UTF8.decode(bytes);
   } catch {
     throw new AppError("invalid", "X-Client-Name is not well-formed UTF-8", "invalid_client_name");
   }
@@ -98,7 +98,7 @@ export function clientNameHeader(req: Request): string | undefined {
 }
 
 /**
- * `auth` (the token check's result) with OAuth applied: on the MCP endpoints (`mcpPaths`) an
+ * `auth` (the token check's result) with OAuth applied: on the MCP endpoints (`RPC_PATHS`) an
  * OAuth access token is accepted (and outranks a path token beside it), and a request without
  * usable credentials gets the 401 that starts a sign-in. Every other route keeps answering 404
  * without a token.
@@ -108,12 +108,11 @@ async function withOAuth(
   req: Request,
   url: URL,
   oauth: OAuthServer,
-  mcpPaths: readonly string[],
 ): Promise<Authentication | Response | undefined> {
   // A bearer that already matched AUTH_TOKEN or AUTH_TOKENS is not an OAuth token.
   if (auth !== undefined && auth.base === "/") return auth;
   const path = auth?.path ?? url.pathname.slice(1);
-  if (!mcpPaths.includes(path)) return auth;
+  if (!RPC_PATHS.includes(path)) return auth;
   const bearer = bearerToken(req);
   if (bearer !== null) {
     const caller = await oauth.verify(req, bearer);
@@ -137,5 +136,5 @@ export async function checkCredentials(
   if (!oauth) return authenticate(req, url, keyring);
   const answered = await oauth.handle(req, info);
   if (answered) return answered;
-  return await withOAuth(authenticate(req, url, keyring), req, url, oauth, RPC_PATHS);
+  return await withOAuth(authenticate(req, url, keyring), req, url, oauth);
 }

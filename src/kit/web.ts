@@ -50,7 +50,7 @@ export function plain(status: number, text: string, headers: HeadersInit = {}): 
 }
 
 /** A whole-body decoder keeps no state between calls, so one serves every request. */
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+export const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads the whole body as text, refusing more than `maxBytes` before it is all buffered. */
 export async function readText(req: Request, maxBytes: number): Promise<string> {

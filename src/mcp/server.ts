@@ -85,8 +85,6 @@ export interface RequestNeeds {
 
 /** The MCP side of a process: toolsets registered once, served to any number of connections. */
 export interface McpApp {
-  /** The toolsets this app serves, in registration order. */
-  readonly toolsets: readonly Toolset[];
   /**
    * The server factory, the one thing handed to `createMcpHandler`, `serveStdio` and the SSE
    * sessions: a new server exposing `toolsets` (a subset of the app's, in the app's order; all by
@@ -156,7 +154,6 @@ export function createMcpApp(given: McpDeps, toolsets: readonly Toolset[]): McpA
   };
   const listeningOf = (variant: Variant) => new Listening(notices, variant.uriTopics);
   return {
-    toolsets,
     buildServer: (subset = toolsets, needs, listening) => {
       const variant = variantOf(subset);
       if (needs !== undefined) return buildServer(variant, needs);
