@@ -195,7 +195,14 @@ export async function getWorkspaceContext(
     withMessages: count("discussions") - count("discussions_empty"),
   });
   const listed = (d: DiscussionSummary): ListedDiscussion => ({ ...d, unread: unread.of(d) });
-  const named = await unreadDiscussions(ctx, ws, positions, unread.totals.discussions, limit);
+  const named = await unreadDiscussions(
+    ctx,
+    ws,
+    positions,
+    unread.totals.discussions,
+    limit,
+    recent,
+  );
   const inactive = pending.filter((h) => h.state === "stale");
   const here = mine.get(ws) ?? emptyWaiting();
   const problems: string[] = [];

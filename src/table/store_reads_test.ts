@@ -146,6 +146,18 @@ Deno.test("unread: the named discussions skip read and empty ones beyond the fir
     assert.deepEqual(items.map((d) => [d.title, d.unread]), [["d5", 1], ["d4", 1], ["d3", 1]]);
     assert.equal(discussions, 5);
     assert.equal(has_more, true);
+    // An unread one in the head the context listed: named once, the read going on past the head.
+    await post(ctx, CODEX, read[0], 1); // r1 becomes the newest, one unread
+    const d = await getWorkspaceContext(ctx, CLAUDE, { workspace: WS, limit: 3 });
+    assert.deepEqual(
+      d.open_items.unread.items.map((x) => [x.title, x.unread]),
+      [["r1", 1], ["d5", 1], ["d4", 1]],
+    );
+    const e = await getWorkspaceContext(ctx, CLAUDE, { workspace: WS, limit: 5 });
+    assert.deepEqual(
+      e.open_items.unread.items.map((x) => x.title),
+      ["r1", "d5", "d4", "d3", "d2"],
+    );
   });
 });
 
