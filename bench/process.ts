@@ -46,20 +46,18 @@ const threadsSeen = new Map<number, Map<string, number>>();
  */
 export async function processCpuMs(pid: number): Promise<number> {
   const seen = threadsSeen.get(pid) ?? new Map<string, number>();
-  try {
-    for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
-      try {
-        const text = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/schedstat`);
-        seen.set(task.name, Number(text.split(" ")[0]));
-      } catch (error) {
-        // Ended between the listing and the read: its last reading stands.
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-      }
+  let read = 0;
+  for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+    try {
+      const text = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/schedstat`);
+      seen.set(task.name, Number(text.split(" ")[0]));
+      read++;
+    } catch (error) {
+      // Ended between the listing and the read: its last reading stands.
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound && threadsSeen.has(pid)) throw error;
-    return await processTicksMs(pid);
   }
+  if (read === 0 && !threadsSeen.has(pid)) return await processTicksMs(pid);
   threadsSeen.set(pid, seen);
   let ns = 0;
   for (const value of seen.values()) ns += value;
