@@ -36,13 +36,15 @@ export async function processTicksMs(pid: number): Promise<number> {
 const threadsSeen = new Map<number, Map<string, number>>();
 
 /**
- * CPU milliseconds (user + system, every thread) `pid` has used, to the nanosecond: the
- * scheduler's count of each thread's time on a CPU (`/proc/<pid>/task/<tid>/schedstat`). The
+ * CPU milliseconds (user + system, every thread) `pid` has used, in the scheduler's nanosecond
+ * count of each thread's time on a CPU (`/proc/<pid>/task/<tid>/schedstat`; a thread running as
+ * it is read may lag by a scheduler tick, 1–4 ms, against 10 ms ticks per thread before). The
  * tick count of `/proc/<pid>/stat` (10 ms) is too coarse for a round of a few hundred calls: a
  * case of the `eras` group holds 13–40 ticks, so one tick more or less moved a ratio by up to
- * 15 %. A thread that has ended counts what it had used when last read (a thread ends idle: the
- * runtime's blocking pool lets a thread go after seconds without work). Falls back to the ticks
- * where the kernel keeps no such count.
+ * 15 %. A thread that has ended counts what it had used when last read, and one that started
+ * and ended between two readings is missed; both are rare: the runtime's threads live as long
+ * as it does, and its blocking pool lets a thread go only after seconds without work. Falls back
+ * to the ticks where no thread's count can be read.
  */
 export async function processCpuMs(pid: number): Promise<number> {
   const seen = threadsSeen.get(pid) ?? new Map<string, number>();
@@ -95,6 +97,8 @@ export async function startServerProcess(
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
+  // A process id can come back: threads an earlier process of this id had are not this one's.
+  threadsSeen.delete(child.pid);
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let output = "";
   while (!/listening on (http:\/\/\S+)/.test(output)) {
@@ -118,6 +122,7 @@ export async function startServerProcess(
       child.kill("SIGTERM");
       await child.status;
       await drained;
+      threadsSeen.delete(child.pid);
     },
   };
 }

@@ -41,7 +41,7 @@ const IDLE_ALLOCATION_BYTES = 2 * 1024 * 1024;
 
 /**
  * Idle readings in a row (a second apart) before a collection runs. A full collection of a loaded
- * heap costs tens of milliseconds, and the code it drops must be compiled again in the next burst
+ * heap costs tens of milliseconds, and the code that runs after it is slower until warmed again
  * (`kit/garbage.ts`): a server whose load comes in bursts a second or two apart paid 20–40 % more
  * CPU per call collecting in every pause. Two quiet readings let such pauses pass, and still give
  * the memory of a busy spell back two or three seconds after it ends.
@@ -53,8 +53,8 @@ const IDLE_READINGS = 2;
  * mostly work) after a collection before another may run: a collection's cost is spread over
  * that much, whatever the load's rhythm; bursts shorter than that after a collection share it, and
  * what they grew is left to V8's own reducer until a later burst completes the spacing. A
- * collection costs tens of milliseconds, and the code it drops must be compiled again in the next
- * burst (measured in-process: the first 320 calls after one cost about twice the steady rate).
+ * collection costs tens of milliseconds, and the code that runs after it is slower until warmed
+ * again (measured in-process: the first 320 calls after one cost about twice the steady rate).
  * Counted in wall seconds (30) it held back the collection after the second of two loads half a
  * minute apart (the bench `switches` group: RSS 239 MiB 5 s after it), and 8 busy seconds still
  * held back one after loads of 5–7 s: each load of 5 s or more is followed by its collection, and

@@ -8,9 +8,12 @@
  * documented way to ask for a full collection in a running process. What that `gc` runs is V8's
  * low-memory notification (traced as "low memory notification": memory-reducing full collections
  * until nothing more is freed), whatever options it is given. It returns the freed pages at once,
- * and it also drops the compiled code and caches the process had warmed: measured in-process on a
- * zod parse loop, the 20 iterations after it cost 5–6× the steady rate, the next 200 about 2×,
- * and the rate stays some 20 % higher for a while. A regular major collection (`gc({ type:
+ * and the code that runs next is slower, as if what the process had warmed (compiled code,
+ * caches) were gone: measured in-process on a zod parse loop, the 20 iterations after it cost
+ * 5–6× the steady rate, the next 200 about 2×, and the rate stays some 20 % higher for a while.
+ * Which part of V8's state that is was not pinned down: `--no-flush-bytecode`,
+ * `--no-flush-baseline-code` and a larger young generation changed nothing. A regular major
+ * collection (`gc({ type:
  * "major" })` with `--expose-gc` given at start) costs nothing afterwards, but keeps the pages it
  * frees: after the bench `http` load it left 226 MiB resident (248 before; 111 after this one).
  */
