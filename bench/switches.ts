@@ -151,8 +151,8 @@ async function run(): Promise<GroupReport> {
       [`rss_mib_${RSS_AFTER_MS / 1000}_s_after_each_load`]: rss,
       // What idle collection costs in CPU (a detail): each server idles while the others load,
       // so the one that collects starts each load after a collection (kit/garbage.ts says what
-      // that costs the code that runs next). On ÷ off, per call, medians
-      // of the per-repeat ratios (after the load's 2 warmup rounds, as every case here).
+      // that costs the code that runs next). On ÷ off, per call, medians of the per-repeat
+      // ratios (after the load's 2 warmup rounds, as every case here).
       idle_collect_cpu_on_vs_off: Object.fromEntries(
         (["add_task_16_projects", "sequentialthinking"] as const).map((c) => [
           c,

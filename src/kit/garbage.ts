@@ -13,9 +13,9 @@
  * 5–6× the steady rate, the next 200 about 2×, and the rate stays some 20 % higher for a while.
  * Which part of V8's state that is was not pinned down: `--no-flush-bytecode`,
  * `--no-flush-baseline-code` and a larger young generation changed nothing. A regular major
- * collection (`gc({ type:
- * "major" })` with `--expose-gc` given at start) costs nothing afterwards, but keeps the pages it
- * frees: after the bench `http` load it left 226 MiB resident (248 before; 111 after this one).
+ * collection (`gc({ type: "major" })` with `--expose-gc` given at start) costs nothing afterwards,
+ * but keeps the pages it frees: after the bench `http` load it left 226 MiB resident (248 before;
+ * 111 after this one).
  */
 
 import { setFlagsFromString } from "node:v8";
